@@ -1,0 +1,37 @@
+//===- CEmitter.h - Print a loop-IR Program as a static C99 program -------===//
+#pragma once
+
+#include "npucc/ir/Tensor.h"
+#include "npucc/lir/Program.h"
+#include "npucc/support/Result.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace npucc::codegen {
+
+struct EmittedFile {
+  std::string path; // relative to OUT/
+  std::string contents;
+};
+
+struct EmitOptions {
+  std::string prefix = "model"; // C identifier prefix: model.h, model_run()
+};
+
+/// Header (API), source (run function), weights, and the used runtime files.
+Result<std::vector<EmittedFile>> emitC(const lir::Program &p, const EmitOptions &opts);
+
+/// A self-contained test program `<prefix>_test.c` embedding inputs and
+/// expected outputs; exits non-zero when an output differs by more than
+/// `relTol` * max|expected|.
+EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
+                            const std::vector<ir::Tensor> &inputs,
+                            const std::vector<ir::Tensor> &expected, double relTol);
+
+/// Writes files into a temporary sibling of `dir`, then renames it over
+/// `dir`: a failure never leaves a half-written directory.
+Status writeOutputDir(const std::string &dir, const std::vector<EmittedFile> &files);
+
+} // namespace npucc::codegen

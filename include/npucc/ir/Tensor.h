@@ -1,0 +1,71 @@
+//===- Tensor.h - Dense constant data with dtype and shape ----------------===//
+//
+// Tensor is the unit of constant data in the graph (initializers, folded
+// values) and of runtime data in the reference interpreter. Data is stored as
+// raw little-endian bytes; typed views are provided by data<T>().
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/DType.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace npucc::ir {
+
+using Shape = std::vector<int64_t>;
+
+int64_t numElements(const Shape &s);
+std::string shapeStr(const Shape &s); // "1x3x224x224"
+
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(DType t, Shape s) : Type(t), Dims(std::move(s)), Bytes(byteSizeOf(Type, Dims), 0) {}
+
+  DType dtype() const { return Type; }
+  const Shape &shape() const { return Dims; }
+  int64_t numElements() const { return ir::numElements(Dims); }
+  size_t byteSize() const { return Bytes.size(); }
+
+  template <typename T> T *data() { return reinterpret_cast<T *>(Bytes.data()); }
+  template <typename T> const T *data() const { return reinterpret_cast<const T *>(Bytes.data()); }
+  uint8_t *raw() { return Bytes.data(); }
+  const uint8_t *raw() const { return Bytes.data(); }
+  std::vector<uint8_t> &bytes() { return Bytes; }
+  const std::vector<uint8_t> &bytes() const { return Bytes; }
+
+  /// Reinterpret with a new shape of the same element count.
+  void reshape(Shape s) { Dims = std::move(s); }
+
+  /// Element i converted to double / int64 whatever the dtype.
+  double getDouble(int64_t i) const;
+  int64_t getInt(int64_t i) const;
+  void setDouble(int64_t i, double v);
+  void setInt(int64_t i, int64_t v);
+
+  /// All elements as int64 (for shape-like tensors).
+  std::vector<int64_t> toInts() const;
+
+  static Tensor fromInts(DType t, Shape s, const std::vector<int64_t> &v);
+  static Tensor fromFloats(Shape s, const std::vector<float> &v);
+  static Tensor scalar(DType t, double v);
+
+  bool operator==(const Tensor &o) const {
+    return Type == o.Type && Dims == o.Dims && Bytes == o.Bytes;
+  }
+
+  static size_t byteSizeOf(DType t, const Shape &s) {
+    return static_cast<size_t>(ir::numElements(s)) * dtypeSize(t);
+  }
+
+private:
+  DType Type = DType::F32;
+  Shape Dims;
+  std::vector<uint8_t> Bytes;
+};
+
+} // namespace npucc::ir

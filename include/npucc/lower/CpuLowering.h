@@ -1,0 +1,66 @@
+//===- CpuLowering.h - Graph IR to loop IR for the CPU kernels ------------===//
+//
+// lowerGraphToCpu plans the arena (lifetimes, views, in-place reuse) and asks
+// each op family's lowering for the kernel calls of one node. The family
+// functions (lib/lower/cpu/<Family>.cpp) only choose a kernel and its scalar
+// parameters; they never print C.
+//
+// Kernel C API conventions (runtime/kernels/npucc_<family>.{c,h}):
+//   - function names npucc_<op>_<dtype>, e.g. npucc_conv2d_f32;
+//   - buffer parameters first (inputs in ONNX order, then outputs), then
+//     scalars (int32_t dims/params, float constants), then `const int32_t *`
+//     arrays for shapes/strides where rank varies;
+//   - no allocation; scratch memory, when needed, is an extra buffer operand
+//     that the lowering requests with LowerContext::scratch().
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/Graph.h"
+#include "npucc/lir/Program.h"
+#include "npucc/support/Result.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace npucc::lower {
+
+class LowerContext {
+public:
+  virtual ~LowerContext() = default;
+  /// The buffer holding a value (arena slice, weight, model input or output).
+  virtual lir::BufferRef buffer(const ir::Value *v) = 0;
+  /// A scratch buffer of `bytes` live only during the current node.
+  virtual lir::BufferRef scratch(int64_t bytes) = 0;
+  /// Record that a runtime file (e.g. "kernels/npucc_conv.c") is needed.
+  virtual void useKernelFile(const std::string &path) = 0;
+  /// The scratch bytes the current node will request (asked before planning).
+  virtual bool planningScratch() const { return false; }
+};
+
+/// Per-family lowering entry points, one per file in lib/lower/cpu/.
+using FamilyLowering = Status (*)(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerConvFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerMatMulFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerPoolFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerNormFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerElementwiseFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerActivationFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerSoftmaxFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerReduceFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerDataMovementFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+Status lowerMiscFamily(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
+
+/// The family responsible for an op kind, or null (views, Constant).
+FamilyLowering familyFor(ir::OpKind k);
+
+struct CpuLowerOptions {
+  int64_t arenaAlign = 16;
+};
+
+/// Plans memory and lowers every node. The graph must be fully static
+/// (all shapes known) and contain no Constant nodes.
+Result<lir::Program> lowerGraphToCpu(const ir::Graph &g, const CpuLowerOptions &opts = {});
+
+} // namespace npucc::lower

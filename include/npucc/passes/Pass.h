@@ -1,0 +1,48 @@
+//===- Pass.h - Graph passes and the pass manager -------------------------===//
+//
+// A pass is a function `Status run(Graph&, PassContext&)` declared once in
+// Passes.def (name, summary, factory). The table drives the pass factory,
+// `--passes=`, `--print-after=` and `--list-passes`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/Graph.h"
+#include "npucc/support/Result.h"
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace npucc::passes {
+
+struct PassContext {
+  std::map<std::string, int64_t> stats; // "pass.statistic" -> count
+  std::ostream *printOut = nullptr;     // where --print-after writes
+  std::vector<std::string> printAfter;  // pass names, or "all"
+  bool verifyEach = true;
+  void bump(const std::string &stat, int64_t n = 1) { stats[stat] += n; }
+};
+
+using PassFn = Status (*)(ir::Graph &, PassContext &);
+
+struct PassInfo {
+  const char *name;    // "constant-fold"
+  const char *summary; // one line for --list-passes
+  PassFn run;
+};
+
+/// All passes of Passes.def, in table order.
+const std::vector<PassInfo> &allPasses();
+const PassInfo *findPass(const std::string &name);
+
+/// The default float pipeline (comma-separated names).
+const char *defaultPipeline();
+
+/// Runs a comma-separated list of pass names, verifying after each when
+/// ctx.verifyEach, printing after the ones named in ctx.printAfter.
+Status runPipeline(ir::Graph &g, const std::string &pipeline, PassContext &ctx);
+
+} // namespace npucc::passes

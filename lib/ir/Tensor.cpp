@@ -1,0 +1,92 @@
+//===- Tensor.cpp - Constant data helpers ---------------------------------===//
+#include "npucc/ir/Tensor.h"
+
+namespace npucc::ir {
+
+int64_t numElements(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+std::string shapeStr(const Shape &s) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? "x" : "") + std::to_string(s[i]);
+  return r.empty() ? "scalar" : r;
+}
+
+namespace {
+template <typename F> auto visitElem(DType t, const uint8_t *p, int64_t i, F f) {
+  switch (t) {
+#define X(e, n, c, s, o)                                                                           \
+  case DType::e: {                                                                                 \
+    c v;                                                                                           \
+    std::memcpy(&v, p + i * s, s);                                                                 \
+    return f(v);                                                                                   \
+  }
+    NPUCC_DTYPES(X)
+#undef X
+  }
+  return f(0.0f);
+}
+template <typename V> void storeElem(DType t, uint8_t *p, int64_t i, V val) {
+  switch (t) {
+#define X(e, n, c, s, o)                                                                           \
+  case DType::e: {                                                                                 \
+    c v = static_cast<c>(val);                                                                     \
+    std::memcpy(p + i * s, &v, s);                                                                 \
+    return;                                                                                        \
+  }
+    NPUCC_DTYPES(X)
+#undef X
+  }
+}
+} // namespace
+
+double Tensor::getDouble(int64_t i) const {
+  return visitElem(Type, Bytes.data(), i, [](auto v) { return static_cast<double>(v); });
+}
+int64_t Tensor::getInt(int64_t i) const {
+  return visitElem(Type, Bytes.data(), i, [](auto v) { return static_cast<int64_t>(v); });
+}
+void Tensor::setDouble(int64_t i, double v) {
+  if (Type == DType::Bool)
+    v = v != 0.0 ? 1.0 : 0.0;
+  storeElem(Type, Bytes.data(), i, v);
+}
+void Tensor::setInt(int64_t i, int64_t v) {
+  if (Type == DType::Bool)
+    v = v != 0;
+  storeElem(Type, Bytes.data(), i, v);
+}
+
+std::vector<int64_t> Tensor::toInts() const {
+  std::vector<int64_t> r(static_cast<size_t>(numElements()));
+  for (size_t i = 0; i < r.size(); ++i)
+    r[i] = getInt(static_cast<int64_t>(i));
+  return r;
+}
+
+Tensor Tensor::fromInts(DType t, Shape s, const std::vector<int64_t> &v) {
+  Tensor r(t, std::move(s));
+  for (size_t i = 0; i < v.size() && static_cast<int64_t>(i) < r.numElements(); ++i)
+    r.setInt(static_cast<int64_t>(i), v[i]);
+  return r;
+}
+
+Tensor Tensor::fromFloats(Shape s, const std::vector<float> &v) {
+  Tensor r(DType::F32, std::move(s));
+  for (size_t i = 0; i < v.size() && static_cast<int64_t>(i) < r.numElements(); ++i)
+    r.data<float>()[i] = v[i];
+  return r;
+}
+
+Tensor Tensor::scalar(DType t, double v) {
+  Tensor r(t, {});
+  r.setDouble(0, v);
+  return r;
+}
+
+} // namespace npucc::ir

@@ -1,0 +1,66 @@
+//===- Verifier.cpp - Structural checks of a Graph ------------------------===//
+#include "npucc/ir/Verifier.h"
+
+#include <set>
+
+namespace npucc::ir {
+
+Status verifyGraph(const Graph &g) {
+  std::set<const Value *> defined;
+  std::set<std::string> names;
+  for (auto &v : g.values()) {
+    if (!names.insert(v->name).second)
+      return error("duplicate value name '" + v->name + "'").inFile(g.sourceFile);
+    for (int64_t d : v->shape)
+      if (d < 0)
+        return error("value '" + v->name + "' has an unknown or negative dimension (" +
+                     shapeStr(v->shape) + "); bind it with --shape")
+            .inFile(g.sourceFile);
+    if (v->isConstant()) {
+      if (v->constant->dtype() != v->dtype || v->constant->shape() != v->shape)
+        return error("constant '" + v->name + "' data does not match its type")
+            .inFile(g.sourceFile);
+      defined.insert(v.get());
+    }
+    if (v->quant && v->quant->scale.size() != v->quant->zeroPoint.size())
+      return error("value '" + v->name + "' has mismatched quantization scale/zero point")
+          .inFile(g.sourceFile);
+  }
+  for (Value *v : g.inputs) {
+    if (v->producer)
+      return error("graph input '" + v->name + "' is produced by a node").inFile(g.sourceFile);
+    defined.insert(v);
+  }
+  for (auto &np : g.nodes()) {
+    const Node &n = *np;
+    const OpInfo &info = n.info();
+    int nin = static_cast<int>(n.inputs.size());
+    int nout = static_cast<int>(n.outputs.size());
+    if (nin < info.minInputs || (info.maxInputs >= 0 && nin > info.maxInputs))
+      return nodeError(g, n, "has " + std::to_string(nin) + " inputs, expected " +
+                                 std::to_string(info.minInputs) + ".." +
+                                 (info.maxInputs < 0 ? "n" : std::to_string(info.maxInputs)));
+    if (nout < info.minOutputs || (info.maxOutputs >= 0 && nout > info.maxOutputs))
+      return nodeError(g, n, "has " + std::to_string(nout) + " outputs, expected " +
+                                 std::to_string(info.minOutputs) + ".." +
+                                 (info.maxOutputs < 0 ? "n" : std::to_string(info.maxOutputs)));
+    for (const Value *in : n.inputs)
+      if (in && !defined.count(in))
+        return nodeError(g, n, "uses '" + in->name + "' before it is defined");
+    for (const Value *out : n.outputs) {
+      if (!out)
+        return nodeError(g, n, "has a missing output");
+      if (out->producer != &n)
+        return nodeError(g, n, "output '" + out->name + "' has an inconsistent producer");
+      if (defined.count(out))
+        return nodeError(g, n, "redefines '" + out->name + "'");
+      defined.insert(out);
+    }
+  }
+  for (const Value *o : g.outputs)
+    if (!defined.count(o))
+      return error("graph output '" + o->name + "' is never defined").inFile(g.sourceFile);
+  return success();
+}
+
+} // namespace npucc::ir

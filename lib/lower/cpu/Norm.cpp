@@ -1,0 +1,11 @@
+//===- Norm.cpp - CPU lowering of the Norm op family ----------------------===//
+// Placeholder until the family's kernels land: reports the op as unsupported.
+#include "npucc/lower/CpuLowering.h"
+
+namespace npucc::lower {
+
+Status lowerNormFamily(const ir::Node &n, LowerContext &, std::vector<lir::Instr> &) {
+  return error(std::string("no CPU kernel for ") + n.opName() + " yet").atNode(n.name, n.opName());
+}
+
+} // namespace npucc::lower
