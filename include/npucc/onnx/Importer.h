@@ -1,0 +1,40 @@
+//===- Importer.h - ONNX model to npucc graph IR --------------------------===//
+//
+// Built on libonnx: the model is checked (onnx::checker), converted to one
+// opset where the version converter can (best effort, never fatal), shape-
+// inferred (onnx::shape_inference) after dynamic dims are bound, and then
+// translated into the canonical IR forms (see docs/ir.md).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/Graph.h"
+#include "npucc/support/Result.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace npucc::onnx {
+
+struct ImportOptions {
+  /// --shape NAME=1x3x224x224: binds a graph input's dynamic dims.
+  std::map<std::string, ir::Shape> shapes;
+  /// Opset the version converter tries to reach (up only; best effort).
+  int targetOpset = 13;
+};
+
+/// Imports an .onnx file. Every error names the model file, and the node and
+/// op where there is one. Unsupported ops are reported all at once.
+Result<std::unique_ptr<ir::Graph>> importModel(const std::string &path,
+                                               const ImportOptions &opts = {});
+
+/// Reads a serialized onnx.TensorProto (.pb) file.
+Result<ir::Tensor> readTensorProto(const std::string &path, std::string *name = nullptr);
+/// Writes one.
+Status writeTensorProto(const std::string &path, const ir::Tensor &t, const std::string &name);
+
+/// Parses "NAME=1x3x224x224" (as given to --shape).
+Result<std::pair<std::string, ir::Shape>> parseShapeBinding(const std::string &text);
+
+} // namespace npucc::onnx
