@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# End-to-end checks of the npucc command line: bad input gives a clear one-line error, a
+# non-zero exit and leaves OUT/ untouched; output is byte-identical across runs; the arena
+# size printed equals the one the generated code declares.
+# Usage: cli_test.sh NPUCC SOURCE_DIR
+set -uo pipefail
+npucc="$1"
+src="$2"
+model="$src/models/tinycnn/model.onnx"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "PASS: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+
+# expect_error NAME PATTERN CMD...: non-zero exit, stderr matches PATTERN, OUT/ untouched.
+expect_error() {
+  local name="$1" pattern="$2"
+  shift 2
+  rm -rf "$tmp/out" && mkdir -p "$tmp/out" && echo keep > "$tmp/out/sentinel"
+  if "$@" > "$tmp/stdout" 2> "$tmp/stderr"; then
+    bad "$name: exit code 0"
+    return
+  fi
+  if ! grep -Eq -- "$pattern" "$tmp/stderr"; then
+    bad "$name: stderr does not match /$pattern/:"
+    sed 's/^/    /' "$tmp/stderr"
+    return
+  fi
+  if [ "$(ls "$tmp/out")" != "sentinel" ] || [ "$(cat "$tmp/out/sentinel")" != keep ]; then
+    bad "$name: OUT/ was modified"
+    return
+  fi
+  ok "$name ($(head -n1 "$tmp/stderr"))"
+}
+
+printf 'this is not an onnx model\n\x01\x02\x03' > "$tmp/garbage.onnx"
+head -c 300 "$model" > "$tmp/truncated.onnx"
+expect_error "missing file" "missing\.onnx.*(not found|cannot open|No such)" \
+  "$npucc" "$tmp/missing.onnx" -o "$tmp/out"
+expect_error "garbage file" "garbage\.onnx.*error" "$npucc" "$tmp/garbage.onnx" -o "$tmp/out"
+expect_error "truncated file" "truncated\.onnx.*error" "$npucc" "$tmp/truncated.onnx" -o "$tmp/out"
+expect_error "bad --shape" "--shape|shape" "$npucc" "$model" -o "$tmp/out" --shape "input=1xZ"
+expect_error "bad --prefix" "prefix" "$npucc" "$model" -o "$tmp/out" --prefix "9bad-name"
+expect_error "unknown pass" "unknown pass.*no-such-pass" "$npucc" "$model" -o "$tmp/out" \
+  --passes no-such-pass
+for f in "$src"/test/e2e/bad/*.onnx; do
+  [ -e "$f" ] || continue
+  expected="$(cat "${f%.onnx}.expect" 2>/dev/null || echo 'error')"
+  expect_error "bad model $(basename "$f")" "$expected" "$npucc" "$f" -o "$tmp/out"
+done
+
+# Determinism: two compilations give byte-identical folders.
+"$npucc" "$model" -o "$tmp/a" > "$tmp/a.log" 2>&1 && "$npucc" "$model" -o "$tmp/b" > /dev/null 2>&1
+if diff -r "$tmp/a" "$tmp/b" > /dev/null; then ok "byte-identical output"; else bad "output differs between runs"; fi
+
+# Re-compiling over an existing OUT/ replaces it wholly.
+echo stale > "$tmp/a/stale.txt"
+"$npucc" "$model" -o "$tmp/a" > /dev/null 2>&1
+if [ ! -e "$tmp/a/stale.txt" ] && [ -f "$tmp/a/model.h" ]; then ok "OUT/ replaced atomically"; else bad "OUT/ not replaced"; fi
+
+# The arena size printed equals the one the generated code declares.
+printed="$(sed -n 's/.*arena: \([0-9]*\) bytes.*/\1/p' "$tmp/a.log" | head -n1)"
+declared="$(sed -n 's/^#define MODEL_ARENA_BYTES \([0-9]*\).*/\1/p' "$tmp/a/model.h" | head -n1)"
+if [ -n "$printed" ] && [ "$printed" = "$declared" ]; then ok "arena printed = declared ($printed)"; else bad "arena printed '$printed' vs declared '$declared'"; fi
+
+# The generated C is warning-free under gcc and clang in strict C99.
+for cc in gcc clang; do
+  command -v "$cc" > /dev/null || continue
+  if (cd "$tmp/a" && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c ./*.c) > "$tmp/cc.log" 2>&1; then
+    ok "generated C compiles with $cc -std=c99 -Wall -Wextra -Werror -pedantic"
+  else
+    bad "generated C does not compile cleanly with $cc:"; sed 's/^/    /' "$tmp/cc.log" | head -20
+  fi
+done
+
+# --emit-test writes a self-contained program that passes.
+if "$npucc" "$model" -o "$tmp/t" --emit-test --data "$src/models/tinycnn/test_data_set_0" > /dev/null 2>&1 \
+   && (cd "$tmp/t" && cc -std=c99 -O2 ./*.c -o test -lm && ./test) > "$tmp/t.log" 2>&1; then
+  ok "--emit-test --data program passes"
+else
+  bad "--emit-test --data:"; sed 's/^/    /' "$tmp/t.log" | tail -5
+fi
+if "$npucc" "$model" -o "$tmp/t2" --emit-test > /dev/null 2>&1 \
+   && (cd "$tmp/t2" && cc -std=c99 -O2 ./*.c -o test -lm && ./test) > "$tmp/t2.log" 2>&1; then
+  ok "--emit-test (reference interpreter) program passes"
+else
+  bad "--emit-test (interpreter):"; sed 's/^/    /' "$tmp/t2.log" | tail -5
+fi
+
+# --list-ops, --version, --help.
+"$npucc" --list-ops | grep -q "^Conv " && ok "--list-ops" || bad "--list-ops"
+"$npucc" --version | grep -q "^npucc " && ok "--version" || bad "--version"
+"$npucc" --help | grep -q -- "--emit-test" && ok "--help" || bad "--help"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,253 @@
+//===- Check.cpp - `npucc check MODEL_DIR`: build, run, compare -----------===//
+//
+// Compiles the model, writes the generated C plus a small file-driven main
+// into a build folder, builds it with the system C compiler, runs it on every
+// test_data_set_N and compares each output with output_K.pb.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "npucc/driver/Compare.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace npucc::tool {
+
+std::vector<fs::path> numberedFiles(const fs::path &dir, const std::string &stem);
+
+namespace {
+
+/// A host-only main: `prog in_0.bin ... out_0.bin ...` (counts from the header).
+std::string harnessSource(const std::string &prefix) {
+  std::string p = prefix;
+  std::string P;
+  for (char c : prefix)
+    P += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::ostringstream s;
+  s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
+    << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n\n"
+    << "int main(int argc, char **argv) {\n"
+    << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
+    << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
+    << "  int i, rc;\n"
+    << "  if (argc != 1 + " << P << "_NUM_INPUTS + " << P << "_NUM_OUTPUTS) {\n"
+    << "    fprintf(stderr, \"usage: %s inputs... outputs...\\n\", argv[0]);\n"
+    << "    return 2;\n  }\n"
+    << "  for (i = 0; i < " << P << "_NUM_INPUTS; ++i) {\n"
+    << "    size_t n = " << p << "_inputs[i].bytes;\n"
+    << "    void *b = malloc(n ? n : 1);\n"
+    << "    FILE *f = fopen(argv[1 + i], \"rb\");\n"
+    << "    if (!b || !f || fread(b, 1, n, f) != n) { fprintf(stderr, \"cannot read %s\\n\", "
+       "argv[1 + i]); return 2; }\n"
+    << "    fclose(f);\n    in[i] = b;\n  }\n"
+    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
+    << "    size_t n = " << p << "_outputs[i].bytes;\n"
+    << "    out[i] = calloc(n ? n : 1, 1);\n  }\n"
+    << "  rc = " << p << "_run(in, out);\n"
+    << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
+    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
+    << "    size_t n = " << p << "_outputs[i].bytes;\n"
+    << "    FILE *f = fopen(argv[1 + " << P << "_NUM_INPUTS + i], \"wb\");\n"
+    << "    if (!f || fwrite(out[i], 1, n, f) != n) return 2;\n"
+    << "    fclose(f);\n  }\n"
+    << "  for (i = 0; i < " << P << "_NUM_INPUTS; ++i) free((void *)in[i]);\n"
+    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) free(out[i]);\n"
+    << "  return 0;\n}\n";
+  return s.str();
+}
+
+std::string shellQuote(const std::string &s) {
+  std::string r = "'";
+  for (char c : s)
+    r += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return r + "'";
+}
+
+Status writeFile(const fs::path &p, const std::string &data) {
+  std::ofstream o(p, std::ios::binary);
+  o.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!o)
+    return error("cannot write '" + p.string() + "'");
+  return success();
+}
+
+std::string readText(const fs::path &p) {
+  std::ifstream i(p, std::ios::binary);
+  std::stringstream s;
+  s << i.rdbuf();
+  return s.str();
+}
+
+struct OutputReport {
+  int dataset;
+  driver::Comparison cmp;
+};
+
+} // namespace
+
+int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
+  fs::path dir = flags.modelDir;
+  fs::path model = dir / "model.onnx";
+  if (!fs::is_regular_file(model))
+    return reportError(error("'" + model.string() + "' not found (expected the ONNX backend-test "
+                             "layout: model.onnx and test_data_set_N/)"));
+  std::vector<fs::path> sets;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(dir, ec))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty())
+    return reportError(error("no test_data_set_N folder in '" + dir.string() + "'"));
+
+  auto opts = makeCompileOptions(model.string(), common);
+  if (!opts)
+    return reportError(opts.error());
+  auto cr = driver::compileModel(*opts);
+  if (!cr)
+    return reportError(cr.error());
+
+  // Build folder.
+  fs::path build;
+  bool temp = flags.keepDir.empty();
+  if (temp) {
+    std::string tmpl = (fs::temp_directory_path() / "npucc-check-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      return reportError(error("cannot create a temporary folder"));
+    build = tmpl;
+  } else {
+    build = flags.keepDir;
+    fs::create_directories(build, ec);
+  }
+  auto cleanup = [&] {
+    if (temp)
+      fs::remove_all(build, ec);
+  };
+  for (const codegen::EmittedFile &f : cr->files)
+    if (Status s = writeFile(build / f.path, f.contents); !s) {
+      cleanup();
+      return reportError(s.error());
+    }
+  if (Status s = writeFile(build / "npucc_check_main.c", harnessSource(common.prefix)); !s) {
+    cleanup();
+    return reportError(s.error());
+  }
+  std::string cflags = flags.cflags;
+  if (flags.sanitize)
+    cflags += " -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer";
+  std::string cmd = "cd " + shellQuote(build.string()) + " && " + flags.cc + " -std=c99 " +
+                    cflags + " -I. *.c -o model_check -lm > build.log 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::string log = readText(build / "build.log");
+    cleanup();
+    return reportError(error("building the generated C failed:\n" + log));
+  }
+
+  std::vector<OutputReport> reports;
+  bool allPass = true;
+  size_t nIn = cr->program.inputs.size(), nOut = cr->program.outputs.size();
+  for (size_t si = 0; si < sets.size(); ++si) {
+    std::vector<fs::path> inFiles = numberedFiles(sets[si], "input");
+    std::vector<fs::path> outFiles = numberedFiles(sets[si], "output");
+    if (inFiles.size() != nIn || outFiles.size() != nOut) {
+      cleanup();
+      return reportError(error(sets[si].string() + ": has " + std::to_string(inFiles.size()) +
+                               " inputs and " + std::to_string(outFiles.size()) +
+                               " outputs, the model " + std::to_string(nIn) + " and " +
+                               std::to_string(nOut)));
+    }
+    std::string args;
+    for (size_t i = 0; i < nIn; ++i) {
+      auto t = onnx::readTensorProto(inFiles[i].string());
+      if (!t) {
+        cleanup();
+        return reportError(t.error());
+      }
+      const lir::IOBuffer &io = cr->program.inputs[i];
+      if (t->dtype() != io.dtype || t->numElements() != ir::numElements(io.shape)) {
+        cleanup();
+        return reportError(error(inFiles[i].string() + ": " + ir::dtypeName(t->dtype()) + " " +
+                                 ir::shapeStr(t->shape()) + " does not match model input '" +
+                                 io.name + "' " + ir::dtypeName(io.dtype) + " " +
+                                 ir::shapeStr(io.shape)));
+      }
+      fs::path raw = build / ("in_" + std::to_string(i) + ".bin");
+      std::string bytes(reinterpret_cast<const char *>(t->raw()), t->byteSize());
+      if (Status s = writeFile(raw, bytes); !s) {
+        cleanup();
+        return reportError(s.error());
+      }
+      args += " " + shellQuote(raw.string());
+    }
+    for (size_t i = 0; i < nOut; ++i)
+      args += " " + shellQuote((build / ("out_" + std::to_string(i) + ".bin")).string());
+    std::string run = "cd " + shellQuote(build.string()) + " && ./model_check" + args +
+                      " > run.log 2>&1";
+    if (std::system(run.c_str()) != 0) {
+      std::string log = readText(build / "run.log");
+      cleanup();
+      return reportError(error("running the generated program failed on " +
+                               sets[si].filename().string() + ":\n" + log));
+    }
+    for (size_t i = 0; i < nOut; ++i) {
+      auto ref = onnx::readTensorProto(outFiles[i].string());
+      if (!ref) {
+        cleanup();
+        return reportError(ref.error());
+      }
+      const lir::IOBuffer &io = cr->program.outputs[i];
+      ir::Tensor got(io.dtype, io.shape);
+      std::string bytes = readText(build / ("out_" + std::to_string(i) + ".bin"));
+      std::memcpy(got.raw(), bytes.data(), std::min(bytes.size(), got.byteSize()));
+      driver::Comparison c = driver::compareTensors(got, *ref, flags.tolerance);
+      c.name = io.name;
+      allPass = allPass && c.pass;
+      reports.push_back({static_cast<int>(si), c});
+    }
+  }
+  cleanup();
+
+  std::printf("%-14s %-28s %12s %12s %10s %s\n", "data set", "output", "max abs err", "rel err",
+              "first bad", "result");
+  nlohmann::json j;
+  j["model"] = model.string();
+  j["tolerance"] = flags.tolerance;
+  j["arena_bytes"] = cr->program.arenaSize;
+  for (const OutputReport &r : reports) {
+    std::printf("%-14s %-28s %12.4g %12.4g %10lld %s\n",
+                ("test_data_set_" + std::to_string(r.dataset)).c_str(), r.cmp.name.c_str(),
+                r.cmp.maxAbsError, r.cmp.relError, static_cast<long long>(r.cmp.firstMismatch),
+                r.cmp.pass ? "PASS" : (r.cmp.shapeMismatch ? "FAIL (type/shape)" : "FAIL"));
+    j["outputs"].push_back({{"data_set", r.dataset},
+                            {"output", r.cmp.name},
+                            {"max_abs_error", r.cmp.maxAbsError},
+                            {"max_abs_reference", r.cmp.maxAbsRef},
+                            {"rel_error", r.cmp.relError},
+                            {"first_mismatch", r.cmp.firstMismatch},
+                            {"mismatches", r.cmp.mismatches},
+                            {"pass", r.cmp.pass}});
+  }
+  j["pass"] = allPass;
+  std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");
+  if (!flags.jsonPath.empty()) {
+    std::ofstream o(flags.jsonPath);
+    o << j.dump(2) << "\n";
+    if (!o)
+      return reportError(error("cannot write '" + flags.jsonPath + "'"));
+  }
+  return allPass ? 0 : 1;
+}
+
+} // namespace npucc::tool
