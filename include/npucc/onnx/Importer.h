@@ -21,6 +21,8 @@ struct ImportOptions {
   /// --shape NAME=1x3x224x224: binds a graph input's dynamic dims.
   std::map<std::string, ir::Shape> shapes;
   /// Opset the version converter tries to reach (up only; best effort).
+  /// 0 disables the converter (the importer's own canonicalization of old
+  /// opsets then does all the work).
   int targetOpset = 13;
 };
 
