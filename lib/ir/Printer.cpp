@@ -1,7 +1,9 @@
 //===- Printer.cpp - Deterministic textual form of the graph IR -----------===//
 #include "npucc/ir/Printer.h"
 
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace npucc::ir {
@@ -75,10 +77,20 @@ std::string attrText(const Attribute &a, int64_t elideAbove) {
   return std::visit(V{elideAbove}, a);
 }
 
+// Names the parser cannot read back bare (empty, with whitespace or one of
+// `,(){}"`, or ending in ':') are quoted: %"a b".
+std::string nameText(const std::string &n) {
+  bool bare = !n.empty() && n.back() != ':';
+  for (char c : n)
+    if (std::isspace(static_cast<unsigned char>(c)) || std::strchr(",(){}\"", c))
+      bare = false;
+  return bare ? n : quote(n);
+}
+
 std::string ref(const Value *v) {
   if (!v)
     return "_";
-  return (v->isConstant() ? "@" : "%") + v->name;
+  return (v->isConstant() ? "@" : "%") + nameText(v->name);
 }
 
 } // namespace
@@ -98,7 +110,7 @@ std::string typeStr(const Value &v) {
 }
 
 void printGraph(std::ostream &os, const Graph &g, const PrintOptions &opts) {
-  os << "graph @" << g.name << "(";
+  os << "graph @" << nameText(g.name) << "(";
   for (size_t i = 0; i < g.inputs.size(); ++i)
     os << (i ? ", " : "") << ref(g.inputs[i]) << ": " << typeStr(*g.inputs[i]);
   os << ") -> (";
@@ -107,7 +119,7 @@ void printGraph(std::ostream &os, const Graph &g, const PrintOptions &opts) {
   os << ") {\n";
   for (auto &v : g.values())
     if (v->isConstant())
-      os << "  const @" << v->name << ": " << typeStr(*v) << " = "
+      os << "  const @" << nameText(v->name) << ": " << typeStr(*v) << " = "
          << tensorData(*v->constant, opts.elideAbove) << "\n";
   for (auto &n : g.nodes()) {
     os << "  ";

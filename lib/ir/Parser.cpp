@@ -1,0 +1,697 @@
+//===- Parser.cpp - Recursive-descent parser of the textual graph IR ------===//
+//
+// Reads exactly what Printer.cpp writes (see Printer.h for the grammar by
+// example), plus a few conveniences for hand-written tests: `//` comments,
+// an optional `loc(...)`, empty `{}` attribute braces, integer literals in
+// float constants, and quoted value names (`%"a b"`). Errors are Diagnostics
+// whose file is "buffer:line:col".
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/ir/Parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+namespace npucc::ir {
+
+namespace {
+
+/// Constants above this many bytes are rejected (protects against garbage
+/// shapes such as f32[100000,100000] = dense<elided>).
+constexpr int64_t MaxConstantBytes = int64_t(1) << 31;
+
+bool isNameChar(char c) {
+  return !std::isspace(static_cast<unsigned char>(c)) && c != ',' && c != '(' && c != ')' &&
+         c != '"' && c != '{' && c != '}' && c != '\0';
+}
+
+bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+/// True when a numeric token denotes a float (the printer always writes a
+/// '.', an exponent, "inf" or "nan" for floats).
+bool isFloatToken(const std::string &t) {
+  return t.find_first_of(".eEinIN") != std::string::npos;
+}
+
+class Parser {
+public:
+  Parser(const std::string &text, const std::string &bufferName)
+      : Src(text), BufName(bufferName) {}
+
+  Result<std::unique_ptr<Graph>> run() {
+    G = std::make_unique<Graph>();
+    G->sourceFile = BufName;
+    if (!parseGraph())
+      return *Err;
+    return std::move(G);
+  }
+
+private:
+  const std::string &Src;
+  std::string BufName;
+  size_t Pos = 0;
+  std::unique_ptr<Graph> G;
+  std::optional<Diagnostic> Err;
+
+  // ---- Low-level scanning ---------------------------------------------------
+
+  bool fail(size_t at, const std::string &msg) {
+    if (Err)
+      return false;
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < Src.size(); ++i) {
+      if (Src[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    Diagnostic d(msg);
+    d.file = BufName + ":" + std::to_string(line) + ":" + std::to_string(col);
+    Err = d;
+    return false;
+  }
+  bool fail(const std::string &msg) { return fail(Pos, msg); }
+
+  char cur() const { return Pos < Src.size() ? Src[Pos] : '\0'; }
+  char at(size_t i) const { return i < Src.size() ? Src[i] : '\0'; }
+
+  void skipWs() {
+    for (;;) {
+      while (Pos < Src.size() && std::isspace(static_cast<unsigned char>(Src[Pos])))
+        ++Pos;
+      if (cur() == '/' && at(Pos + 1) == '/') {
+        while (Pos < Src.size() && Src[Pos] != '\n')
+          ++Pos;
+        continue;
+      }
+      return;
+    }
+  }
+
+  char peek() {
+    skipWs();
+    return cur();
+  }
+
+  bool consume(char c) {
+    if (peek() != c)
+      return false;
+    ++Pos;
+    return true;
+  }
+
+  std::string describeHere() {
+    skipWs();
+    if (Pos >= Src.size())
+      return "end of input";
+    size_t e = Pos;
+    while (e < Src.size() && e - Pos < 12 && !std::isspace(static_cast<unsigned char>(Src[e])))
+      ++e;
+    return "'" + Src.substr(Pos, e - Pos) + "'";
+  }
+
+  bool expect(char c, const char *context) {
+    if (consume(c))
+      return true;
+    return fail(std::string("expected '") + c + "' " + context + ", found " + describeHere());
+  }
+
+  /// `open [elem {, elem}] close`; `elem()` parses one element.
+  template <typename F> bool parseList(char open, char close, const char *where, F elem) {
+    if (!expect(open, where))
+      return false;
+    if (consume(close))
+      return true;
+    do {
+      if (!elem())
+        return false;
+    } while (consume(','));
+    return expect(close, where);
+  }
+
+  /// Peeks an identifier without consuming it.
+  std::string peekIdent() {
+    skipWs();
+    if (!isIdentStart(cur()))
+      return "";
+    size_t e = Pos;
+    while (e < Src.size() && isIdentChar(Src[e]))
+      ++e;
+    return Src.substr(Pos, e - Pos);
+  }
+
+  bool parseIdent(std::string &out, const char *what) {
+    out = peekIdent();
+    if (out.empty())
+      return fail(std::string("expected ") + what + ", found " + describeHere());
+    Pos += out.size();
+    return true;
+  }
+
+  bool consumeKeyword(const char *kw) {
+    if (peekIdent() != kw)
+      return false;
+    Pos += std::string(kw).size();
+    return true;
+  }
+
+  bool expectKeyword(const char *kw, const char *context) {
+    if (consumeKeyword(kw))
+      return true;
+    return fail(std::string("expected '") + kw + "' " + context + ", found " + describeHere());
+  }
+
+  bool parseString(std::string &out) {
+    if (peek() != '"')
+      return fail("expected a string, found " + describeHere());
+    size_t start = Pos++;
+    out.clear();
+    for (;;) {
+      if (Pos >= Src.size())
+        return fail(start, "unterminated string");
+      char c = Src[Pos++];
+      if (c == '"')
+        return true;
+      if (c == '\\') {
+        if (Pos >= Src.size())
+          return fail(start, "unterminated string");
+        c = Src[Pos++];
+      }
+      out += c;
+    }
+  }
+
+  /// A value name right after its sigil: bare characters or a quoted string.
+  /// A ':' ends a bare name only when followed by whitespace (`%x: f32[1]`).
+  bool parseName(std::string &out) {
+    if (cur() == '"')
+      return parseString(out);
+    size_t start = Pos;
+    while (Pos < Src.size() && isNameChar(Src[Pos])) {
+      if (Src[Pos] == ':' &&
+          (Pos + 1 >= Src.size() || std::isspace(static_cast<unsigned char>(Src[Pos + 1]))))
+        break;
+      ++Pos;
+    }
+    if (Pos == start)
+      return fail("expected a name");
+    out = Src.substr(start, Pos - start);
+    return true;
+  }
+
+  /// A numeric token: [+-] then digits/'.'/exponent, or inf / nan.
+  bool scanNumber(std::string &tok, size_t &startOut) {
+    skipWs();
+    size_t start = Pos, p = Pos;
+    if (at(p) == '-' || at(p) == '+')
+      ++p;
+    if (std::isalpha(static_cast<unsigned char>(at(p)))) {
+      while (std::isalpha(static_cast<unsigned char>(at(p))))
+        ++p;
+    } else {
+      while (std::isdigit(static_cast<unsigned char>(at(p))) || at(p) == '.')
+        ++p;
+      if (at(p) == 'e' || at(p) == 'E') {
+        ++p;
+        if (at(p) == '-' || at(p) == '+')
+          ++p;
+        while (std::isdigit(static_cast<unsigned char>(at(p))))
+          ++p;
+      }
+    }
+    tok = Src.substr(start, p - start);
+    startOut = start;
+    if (tok.empty() || tok == "-" || tok == "+")
+      return fail("expected a number, found " + describeHere());
+    Pos = p;
+    return true;
+  }
+
+  bool toDouble(const std::string &tok, size_t start, double &out) {
+    char *end = nullptr;
+    out = std::strtod(tok.c_str(), &end);
+    if (end != tok.c_str() + tok.size())
+      return fail(start, "invalid number '" + tok + "'");
+    return true;
+  }
+
+  bool toInt(const std::string &tok, size_t start, int64_t &out) {
+    if (isFloatToken(tok))
+      return fail(start, "expected an integer, found '" + tok + "'");
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (end != tok.c_str() + tok.size())
+      return fail(start, "invalid integer '" + tok + "'");
+    if (errno == ERANGE)
+      return fail(start, "integer '" + tok + "' out of range");
+    out = v;
+    return true;
+  }
+
+  bool parseInt(int64_t &out) {
+    std::string tok;
+    size_t start;
+    return scanNumber(tok, start) && toInt(tok, start, out);
+  }
+
+  bool parseDouble(double &out) {
+    std::string tok;
+    size_t start;
+    return scanNumber(tok, start) && toDouble(tok, start, out);
+  }
+
+  // ---- Types and data --------------------------------------------------------
+
+  bool parseShape(Shape &s) {
+    s.clear();
+    return parseList('[', ']', "in a shape", [&] {
+      int64_t d = 0;
+      return parseInt(d) && (s.push_back(d), true);
+    });
+  }
+
+  bool parseDType(DType &t) {
+    size_t start = (skipWs(), Pos);
+    std::string name;
+    if (!parseIdent(name, "an element type"))
+      return false;
+    auto dt = dtypeFromName(name);
+    if (!dt)
+      return fail(start, "unknown element type '" + name + "'");
+    t = *dt;
+    return true;
+  }
+
+  /// `q(scale, zp)` or `q<axis>([scales], [zps])`, after the shape.
+  bool parseQuant(std::optional<QuantParams> &q) {
+    if (peekIdent() != "q" || (at(Pos + 1) != '(' && at(Pos + 1) != '<'))
+      return true;
+    ++Pos;
+    QuantParams p;
+    auto scale = [&] {
+      double s = 0;
+      return parseDouble(s) && (p.scale.push_back(static_cast<float>(s)), true);
+    };
+    auto zeroPoint = [&] {
+      int64_t z = 0;
+      return parseInt(z) && (p.zeroPoint.push_back(static_cast<int32_t>(z)), true);
+    };
+    if (consume('<')) {
+      int64_t axis = 0;
+      if (!parseInt(axis) || !expect('>', "after the quantization axis") ||
+          !expect('(', "after 'q<axis>'") || !parseList('[', ']', "in the scales", scale) ||
+          !expect(',', "between scales and zero points") ||
+          !parseList('[', ']', "in the zero points", zeroPoint))
+        return false;
+      p.axis = static_cast<int>(axis);
+    } else if (!expect('(', "after 'q'") || !scale() ||
+               !expect(',', "between scale and zero point") || !zeroPoint()) {
+      return false;
+    }
+    if (!expect(')', "to end the quantization parameters"))
+      return false;
+    q = std::move(p);
+    return true;
+  }
+
+  bool parseType(DType &t, Shape &s, std::optional<QuantParams> &q) {
+    return parseDType(t) && parseShape(s) && parseQuant(q);
+  }
+
+  bool checkConstantShape(const Shape &s, DType t, size_t start) {
+    int64_t n = 1;
+    for (int64_t d : s) {
+      if (d < 0)
+        return fail(start, "constant data needs a static shape");
+      if (d > 0 && n > MaxConstantBytes / d)
+        return fail(start, "constant is too large");
+      n *= d;
+    }
+    if (n > MaxConstantBytes / static_cast<int64_t>(dtypeSize(t)))
+      return fail(start, "constant is too large");
+    return true;
+  }
+
+  /// `dense<[v, ...]>` or `dense<elided>` (zeros) for the given type.
+  bool parseDense(DType t, const Shape &s, size_t typeStart, Tensor &out) {
+    if (!expectKeyword("dense", "for constant data") || !expect('<', "after 'dense'") ||
+        !checkConstantShape(s, t, typeStart))
+      return false;
+    out = Tensor(t, s);
+    if (consumeKeyword("elided"))
+      return expect('>', "after 'elided'");
+    size_t listStart = (skipWs(), Pos);
+    int64_t n = out.numElements(), i = 0;
+    bool ok = parseList('[', ']', "in constant data", [&] {
+      std::string tok;
+      size_t start = 0;
+      if (!scanNumber(tok, start))
+        return false;
+      if (i >= n)
+        return fail(start, "too many elements for " + std::string(dtypeName(t)) + "[" +
+                               shapeStr(s) + "] (expected " + std::to_string(n) + ")");
+      double d = 0;
+      int64_t v = 0;
+      if (isFloat(t) ? !toDouble(tok, start, d) : !toInt(tok, start, v))
+        return false;
+      isFloat(t) ? out.setDouble(i++, d) : out.setInt(i++, v);
+      return true;
+    });
+    if (!ok)
+      return false;
+    if (i != n)
+      return fail(listStart, "expected " + std::to_string(n) + " elements, found " +
+                                 std::to_string(i));
+    return expect('>', "to end 'dense<...>'");
+  }
+
+  // ---- Attributes ---------------------------------------------------------------
+
+  /// Numeric tokens as one attribute: float(s) when any token is a float.
+  bool numbersAttr(const std::vector<std::pair<std::string, size_t>> &toks, bool list,
+                   Attribute &a) {
+    bool anyFloat = false;
+    for (auto &t : toks)
+      anyFloat |= isFloatToken(t.first);
+    std::vector<float> fs;
+    std::vector<int64_t> is;
+    for (auto &[tok, ts] : toks) {
+      double d = 0;
+      int64_t v = 0;
+      if (anyFloat ? !toDouble(tok, ts, d) : !toInt(tok, ts, v))
+        return false;
+      anyFloat ? fs.push_back(static_cast<float>(d)) : is.push_back(v);
+    }
+    if (list)
+      a = anyFloat ? Attribute(fs) : Attribute(is);
+    else
+      a = anyFloat ? Attribute(fs[0]) : Attribute(is[0]);
+    return true;
+  }
+
+  bool parseAttrValue(Attribute &a) {
+    char c = peek();
+    size_t start = Pos;
+    std::vector<std::pair<std::string, size_t>> toks;
+    auto number = [&] {
+      std::string tok;
+      size_t ts = 0;
+      return scanNumber(tok, ts) && (toks.push_back({tok, ts}), true);
+    };
+    if (c == '"') {
+      std::string s;
+      return parseString(s) && (a = s, true);
+    }
+    if (c == '[') {
+      std::vector<std::string> strs;
+      bool ok = parseList('[', ']', "in a list", [&] {
+        if (peek() != '"')
+          return number();
+        std::string s;
+        return parseString(s) && (strs.push_back(s), true);
+      });
+      if (!ok)
+        return false;
+      if (!strs.empty() && !toks.empty())
+        return fail(start, "a list mixes strings and numbers");
+      if (!strs.empty())
+        return a = strs, true;
+      return numbersAttr(toks, true, a);
+    }
+    std::string id = peekIdent();
+    if (!id.empty() && id != "inf" && id != "nan") {
+      // A tensor attribute: `f32[2] dense<[...]>`.
+      DType t = DType::F32;
+      Shape s;
+      Tensor tensor;
+      if (!parseDType(t) || !parseShape(s) || !parseDense(t, s, start, tensor))
+        return false;
+      a = std::move(tensor);
+      return true;
+    }
+    return number() && numbersAttr(toks, false, a);
+  }
+
+  // ---- Values ------------------------------------------------------------------
+
+  /// `%name`, `@name` or `_` (absent, only when allowAbsent).
+  bool parseRef(char &sigil, std::string &name, size_t &start, bool allowAbsent) {
+    char c = peek();
+    start = Pos;
+    if (allowAbsent && c == '_' && !isNameChar(at(Pos + 1))) {
+      ++Pos;
+      sigil = '_';
+      return true;
+    }
+    if (c != '%' && c != '@')
+      return fail(std::string("expected ") + (allowAbsent ? "'%', '@' or '_'" : "'%' or '@'") +
+                  ", found " + describeHere());
+    sigil = c;
+    ++Pos;
+    return parseName(name);
+  }
+
+  bool lookup(char sigil, const std::string &name, size_t start, Value *&out) {
+    out = G->findValue(name);
+    if (!out)
+      return fail(start, std::string("use of undefined value '") + sigil + name + "'");
+    if (sigil == '@' && !out->isConstant())
+      return fail(start, "'@" + name + "' is not a constant (write '%" + name + "')");
+    if (sigil == '%' && out->isConstant())
+      return fail(start, "'%" + name + "' is a constant (write '@" + name + "')");
+    return true;
+  }
+
+  /// A new `%name` (or `@name` when sigil is '@') not defined before.
+  bool parseNewName(char wantSigil, const char *what, std::string &name, size_t &start) {
+    char sigil = 0;
+    if (!parseRef(sigil, name, start, false))
+      return false;
+    if (sigil != wantSigil)
+      return fail(start, std::string(what) + " start with '" + wantSigil + "'");
+    if (G->findValue(name))
+      return fail(start, "redefinition of value '" + name + "'");
+    return true;
+  }
+
+  // ---- Graph -------------------------------------------------------------------
+
+  bool parseConst() {
+    std::string name;
+    size_t start = 0;
+    if (!parseNewName('@', "constant names", name, start) ||
+        !expect(':', "after the constant name"))
+      return false;
+    DType t = DType::F32;
+    Shape s;
+    std::optional<QuantParams> q;
+    size_t typeStart = (skipWs(), Pos);
+    Tensor data;
+    if (!parseType(t, s, q) || !expect('=', "after the constant type") ||
+        !parseDense(t, s, typeStart, data))
+      return false;
+    Value *v = G->addConstant(name, std::move(data));
+    v->quant = q;
+    return true;
+  }
+
+  bool parseNode() {
+    std::vector<std::string> results;
+    if (peek() != '=') {
+      do {
+        std::string name;
+        size_t start = 0;
+        if (!parseNewName('%', "node results", name, start))
+          return false;
+        if (std::find(results.begin(), results.end(), name) != results.end())
+          return fail(start, "redefinition of value '" + name + "'");
+        results.push_back(name);
+      } while (consume(','));
+    }
+    if (!expect('=', "after the node results"))
+      return false;
+    size_t opStart = (skipWs(), Pos);
+    std::string opText;
+    if (!parseIdent(opText, "an op name"))
+      return false;
+    std::optional<OpKind> kind;
+    size_t nOps = 0;
+    const OpInfo *ops = allOps(nOps);
+    for (size_t i = 0; i < nOps && !kind; ++i)
+      if (opText == ops[i].name)
+        kind = ops[i].kind;
+    if (!kind)
+      return fail(opStart, "unknown op '" + opText + "'");
+    std::vector<Value *> ins;
+    bool ok = parseList('(', ')', "in the operands", [&] {
+      char sigil = 0;
+      std::string name;
+      size_t start = 0;
+      Value *v = nullptr;
+      if (!parseRef(sigil, name, start, true) || (sigil != '_' && !lookup(sigil, name, start, v)))
+        return false;
+      ins.push_back(v);
+      return true;
+    });
+    if (!ok)
+      return false;
+    std::map<std::string, Attribute> attrs;
+    if (peek() == '{' && !parseList('{', '}', "in the attributes", [&] {
+          size_t start = (skipWs(), Pos);
+          std::string key;
+          Attribute a;
+          if (!parseIdent(key, "an attribute name"))
+            return false;
+          if (attrs.count(key))
+            return fail(start, "duplicate attribute '" + key + "'");
+          if (!expect('=', "after the attribute name") || !parseAttrValue(a))
+            return false;
+          attrs[key] = std::move(a);
+          return true;
+        }))
+      return false;
+    if (!expect(':', "before the result types"))
+      return false;
+    std::vector<Value *> outs;
+    size_t typesStart = (skipWs(), Pos);
+    auto countError = [&](size_t found) {
+      return fail(typesStart, "expected " + std::to_string(results.size()) +
+                                  " result types, found " + std::to_string(found));
+    };
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (i && !consume(','))
+        return countError(i);
+      DType t = DType::F32;
+      Shape s;
+      std::optional<QuantParams> q;
+      if (!parseType(t, s, q))
+        return false;
+      Value *v = G->addValue(results[i], t, s);
+      v->quant = q;
+      outs.push_back(v);
+    }
+    if (peek() == ',')
+      return countError(results.size() + 1);
+    std::string nodeName = results.empty() ? "" : results[0];
+    if (consumeKeyword("loc") && (!expect('(', "after 'loc'") || !parseString(nodeName) ||
+                                  !expect(')', "to end 'loc(...)'")))
+      return false;
+    Node *n = G->addNode(*kind, nodeName, std::move(ins), std::move(outs));
+    n->attrs = std::move(attrs);
+    return true;
+  }
+
+  using RefList = std::vector<std::pair<std::string, size_t>>; // "%name"/"@name", offset
+
+  bool parseRefInto(RefList &refs) {
+    char sigil = 0;
+    std::string name;
+    size_t start = 0;
+    if (!parseRef(sigil, name, start, false))
+      return false;
+    refs.push_back({std::string(1, sigil) + name, start});
+    return true;
+  }
+
+  bool parseGraph() {
+    if (!expectKeyword("graph", "at the start of the input") ||
+        !expect('@', "before the graph name"))
+      return false;
+    // The graph name ends at '(' (a quoted name may contain anything).
+    if (cur() == '"') {
+      if (!parseString(G->name))
+        return false;
+    } else {
+      size_t start = Pos;
+      while (Pos < Src.size() && Src[Pos] != '(' &&
+             !std::isspace(static_cast<unsigned char>(Src[Pos])))
+        ++Pos;
+      G->name = Src.substr(start, Pos - start);
+    }
+    bool ok = parseList('(', ')', "in the graph inputs", [&] {
+      std::string name;
+      size_t start = 0;
+      DType t = DType::F32;
+      Shape s;
+      std::optional<QuantParams> q;
+      if (!parseNewName('%', "graph inputs", name, start) ||
+          !expect(':', "after the input name") || !parseType(t, s, q))
+        return false;
+      Value *v = G->addValue(name, t, s);
+      v->quant = q;
+      G->inputs.push_back(v);
+      return true;
+    });
+    RefList sigOuts, retOuts;
+    if (!ok || !expect('-', "before the graph results") ||
+        !expect('>', "before the graph results") ||
+        !parseList('(', ')', "in the graph results", [&] { return parseRefInto(sigOuts); }) ||
+        !expect('{', "to start the graph body"))
+      return false;
+    size_t retStart = 0;
+    for (;;) {
+      char c = peek();
+      if (c == '\0')
+        return fail("unexpected end of input in the graph body (missing 'return')");
+      if (consumeKeyword("const")) {
+        if (!parseConst())
+          return false;
+        continue;
+      }
+      if (peekIdent() == "return") {
+        retStart = Pos;
+        Pos += 6;
+        if (peek() != '}' && peek() != '\0') {
+          do {
+            if (!parseRefInto(retOuts))
+              return false;
+          } while (consume(','));
+        }
+        break;
+      }
+      if (c != '%' && c != '=')
+        return fail("expected 'const', a node or 'return', found " + describeHere());
+      if (!parseNode())
+        return false;
+    }
+    if (!expect('}', "to end the graph"))
+      return false;
+    if (peek() != '\0')
+      return fail("unexpected text after the graph: " + describeHere());
+    if (retOuts.size() != sigOuts.size())
+      return fail(retStart, "'return' lists " + std::to_string(retOuts.size()) +
+                                " values but the graph signature lists " +
+                                std::to_string(sigOuts.size()));
+    for (size_t i = 0; i < retOuts.size(); ++i) {
+      const std::string &ref = retOuts[i].first;
+      if (ref != sigOuts[i].first)
+        return fail(retOuts[i].second, "'return' value '" + ref +
+                                           "' does not match the graph signature ('" +
+                                           sigOuts[i].first + "')");
+      Value *v = nullptr;
+      if (!lookup(ref[0], ref.substr(1), retOuts[i].second, v))
+        return false;
+      G->outputs.push_back(v);
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+Result<std::unique_ptr<Graph>> parseGraph(const std::string &text, const std::string &bufferName) {
+  Parser p(text, bufferName);
+  return p.run();
+}
+
+} // namespace npucc::ir
