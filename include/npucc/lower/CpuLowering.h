@@ -57,6 +57,9 @@ FamilyLowering familyFor(ir::OpKind k);
 
 struct CpuLowerOptions {
   int64_t arenaAlign = 16;
+  /// Optional: consulted before familyFor (a null answer falls back to it).
+  /// Lets tests inject fake family lowerings.
+  FamilyLowering (*familyOverride)(ir::OpKind) = nullptr;
 };
 
 /// Plans memory and lowers every node. The graph must be fully static

@@ -1,0 +1,32 @@
+/* npucc_common.h - Small helpers shared by all npucc CPU kernels (C99).
+ *
+ * Header-only: include guards, fixed-width integer types, a `restrict`
+ * macro that also works when a kernel .c file is compiled as C++ (unit
+ * tests), and min/max/clamp helpers. No allocation, no I/O. */
+#ifndef NPUCC_COMMON_H
+#define NPUCC_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* C99 `restrict`; C++ compilers spell it __restrict. */
+#if defined(__cplusplus)
+#define NPUCC_RESTRICT __restrict
+#else
+#define NPUCC_RESTRICT restrict
+#endif
+
+static inline int32_t npucc_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int32_t npucc_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+static inline int64_t npucc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t npucc_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline float npucc_minf(float a, float b) { return a < b ? a : b; }
+static inline float npucc_maxf(float a, float b) { return a > b ? a : b; }
+
+/* Clamps x to [lo, hi]. A NaN x is returned unchanged. */
+static inline float npucc_clampf(float x, float lo, float hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+#endif /* NPUCC_COMMON_H */

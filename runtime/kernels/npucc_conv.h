@@ -1,0 +1,57 @@
+/* npucc_conv.h - float32 2-D convolution kernels: Conv, depthwise Conv, ConvTranspose (C99).
+ *
+ * Layouts are ONNX's: X [N][C][H][W], Conv weights [M][C/group][KH][KW],
+ * ConvTranspose weights [C][M/group][KH][KW], Y [N][M][OH][OW]. Pads are the
+ * top/left pads; the bottom/right pads (and ConvTranspose output_padding)
+ * are implied by OH/OW. bias may be NULL. The output is clamped to
+ * [act_min, act_max] (pass -FLT_MAX/FLT_MAX for no fused activation).
+ * 1-D convolutions are 2-D ones with H = KH = 1.
+ *
+ * npucc_conv2d_f32 runs the packed SGEMM with an implicit im2col view of
+ * the image (needs npucc_gemm.c). npucc_depthwise_conv2d_f32 is a direct
+ * kernel for C/group == 1 and needs no scratch. */
+#ifndef NPUCC_CONV_H
+#define NPUCC_CONV_H
+
+#include "npucc_common.h"
+#include "npucc_gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Columns of the ConvTranspose GEMM processed per pass (bounds scratch). */
+#define NPUCC_CONVT_NC 256
+
+/* Scratch floats of npucc_conv2d_f32. */
+size_t npucc_conv2d_scratch_floats(int32_t C, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                                   int32_t KW, int32_t group);
+
+void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float *Y,
+                      float *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                      int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
+                      int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
+                      float act_min, float act_max);
+
+/* group == C, M = C * multiplier: output channel m reads input channel m / multiplier. */
+void npucc_depthwise_conv2d_f32(const float *X, const float *Wt, const float *bias, float *Y,
+                                int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
+                                int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
+                                int32_t DH, int32_t DW, int32_t PT, int32_t PL, float act_min,
+                                float act_max);
+
+/* Scratch floats of npucc_conv_transpose2d_f32. */
+size_t npucc_conv_transpose2d_scratch_floats(int32_t C, int32_t H, int32_t W, int32_t M,
+                                             int32_t KH, int32_t KW, int32_t group);
+
+void npucc_conv_transpose2d_f32(const float *X, const float *Wt, const float *bias, float *Y,
+                                float *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                                int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                                int32_t PL, int32_t group, float act_min, float act_max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUCC_CONV_H */
