@@ -18,6 +18,9 @@ struct EmittedFile {
 
 struct EmitOptions {
   std::string prefix = "model"; // C identifier prefix: model.h, model_run()
+  /// Extra headers #included by <prefix>.c after the kernel headers (e.g. a
+  /// header declaring callees that are not runtime kernels; used by tests).
+  std::vector<std::string> extraIncludes;
 };
 
 /// Header (API), source (run function), weights, and the used runtime files.

@@ -15,6 +15,7 @@
 
 #include "npucc/ir/DType.h"
 #include "npucc/ir/Tensor.h"
+#include "npucc/support/Result.h"
 
 #include <cstdint>
 #include <ostream>
@@ -32,6 +33,13 @@ struct BufferRef {
   int64_t offset = 0; // bytes from the region's start
   int64_t size = 0;   // bytes
   ir::DType dtype = ir::DType::F32;
+
+  /// An absent optional operand (printed `null`, emitted as a null pointer):
+  /// a non-arena region with a negative index.
+  static BufferRef null(ir::DType t = ir::DType::F32) {
+    return BufferRef{Region::Const, -1, 0, 0, t};
+  }
+  bool isNull() const { return region != Region::Arena && index < 0; }
 };
 
 struct IntArray {
@@ -44,6 +52,8 @@ struct FloatArray {
 /// One operand: a buffer, an integer, a float, or a constant array.
 using Arg = std::variant<BufferRef, int64_t, float, IntArray, FloatArray>;
 
+/// Opcodes: "call" (callee(args...)), "memcpy" (args: dst, src buffers; copies
+/// dst.size bytes) and "memset" (args: dst buffer, int64 byte value).
 struct Instr {
   std::string opcode;  // "call" for CPU kernels; "memcpy" for copies
   std::string callee;  // kernel function name, e.g. "npucc_conv2d_f32"
@@ -68,11 +78,32 @@ struct Program {
   std::vector<IOBuffer> inputs, outputs;
   int64_t arenaSize = 0;   // bytes
   int64_t arenaAlign = 16; // bytes
+  int64_t peakLiveBytes = 0;   // lower bound on arenaSize: most bytes live at once
+  int64_t activationBytes = 0; // sum of the (aligned) sizes of all arena buffers
   std::vector<Instr> body;
   std::vector<std::string> kernelFiles; // runtime files used, e.g. "kernels/conv_f32.c"
 };
 
+/// Deterministic text form, one item per line:
+///   program "name"
+///   arena 16384 align 16
+///   stats peak 12288 activations 28672
+///   const @w0: f32[16,3,3,3] 1728 bytes
+///   input %in0 "x": f32[1,3,32,32]
+///   output %out0 "y": f32[1,10]
+///   kernel "kernels/npucc_conv.c"
+///   call npucc_conv2d_f32(%in0[0:12288], @w0, %arena[0:65536], 1, 0.5, i[1,2], f[1.0])  // conv0 (Conv)
+///   memcpy(%out0[0:40], %arena[0:40]:i64)
+/// Buffer operands are %arena / %in<i> / %out<i> / @<const> with [offset:size]
+/// in bytes; `:dtype` follows when it differs from the region's own dtype
+/// (f32 for the arena). A whole constant prints as just `@name`. Floats always
+/// carry a '.', an exponent, inf or nan; `i[...]`/`f[...]` are int/float arrays;
+/// `null` is an absent buffer operand (BufferRef::null()).
 void printProgram(std::ostream &os, const Program &p);
 std::string printProgram(const Program &p);
+
+/// Parses printProgram's text. Constant data is not in the text: constants
+/// come back zero-filled with the printed dtype and shape.
+Result<Program> parseProgram(const std::string &text, const std::string &bufferName = "<lir>");
 
 } // namespace npucc::lir

@@ -1,0 +1,481 @@
+//===- CEmitter.cpp - Print a loop-IR Program as static C99 files ---------===//
+//
+// emitC writes <prefix>.h (API), <prefix>.c (arena, tensor-info tables, the
+// run function: one kernel call / memcpy / memset per instruction),
+// <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
+// files the program uses, flat (basename only). The output only depends on
+// the Program, so re-running gives byte-identical files.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/codegen/CEmitter.h"
+#include "npucc/codegen/EmbeddedRuntime.h"
+
+#include "CText.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace npucc::codegen {
+
+using lir::BufferRef;
+using lir::Program;
+using lir::Region;
+using namespace ctext;
+
+namespace {
+
+class Emitter {
+public:
+  Emitter(const Program &p, const EmitOptions &o) : P(p), Prefix(o.prefix), Opts(o) {
+    Upper = upper(Prefix);
+  }
+
+  Result<std::vector<EmittedFile>> run();
+
+private:
+  Status checkBuffer(const BufferRef &b, size_t instr) const;
+  std::string pointer(const BufferRef &b) const;
+  Result<std::string> argText(const lir::Arg &a, const lir::Instr &in, size_t idx);
+  Result<std::string> body();
+  std::string header() const;
+  std::string source(const std::string &runBody, const std::vector<std::string> &kernelHeaders);
+  std::string weightsHeader() const;
+  std::string weightsSource() const;
+  std::string constName(int i) const { return Prefix + "_w_" + P.constants[i].name; }
+
+  const Program &P;
+  std::string Prefix, Upper;
+  const EmitOptions &Opts;
+  bool NeedsMath = false;
+  mutable bool ArenaUsed = false;
+  std::map<std::vector<int64_t>, int> IntArrays;
+  std::map<std::vector<uint32_t>, int> FloatArrayIds;
+  std::vector<std::vector<float>> FloatArrays;
+  std::vector<const std::vector<int64_t> *> IntArrayOrder;
+};
+
+/// The names in `#include "name"` lines of a C file.
+std::vector<std::string> quotedIncludes(const std::string &text) {
+  std::vector<std::string> r;
+  size_t pos = 0;
+  while ((pos = text.find("#include \"", pos)) != std::string::npos) {
+    size_t b = pos + 10, e = text.find('"', b);
+    if (e == std::string::npos)
+      break;
+    r.push_back(text.substr(b, e - b));
+    pos = e;
+  }
+  return r;
+}
+
+Diagnostic instrError(size_t i, const lir::Instr &in, const std::string &msg) {
+  std::string where =
+      "instruction " + std::to_string(i) + " (" + (in.callee.empty() ? in.opcode : in.callee) + ")";
+  if (!in.comment.empty())
+    where += " [" + in.comment + "]";
+  return error(where + ": " + msg);
+}
+
+Status Emitter::checkBuffer(const BufferRef &b, size_t i) const {
+  const lir::Instr &in = P.body[i];
+  if (b.isNull())
+    return success();
+  if (b.offset < 0 || b.size < 0)
+    return instrError(i, in, "negative buffer offset or size");
+  int64_t limit = 0;
+  switch (b.region) {
+  case Region::Arena:
+    limit = P.arenaSize;
+    break;
+  case Region::Const:
+    if (b.index < 0 || size_t(b.index) >= P.constants.size())
+      return instrError(i, in, "constant index out of range");
+    limit = int64_t(P.constants[b.index].data.byteSize());
+    break;
+  case Region::Input:
+    if (b.index < 0 || size_t(b.index) >= P.inputs.size())
+      return instrError(i, in, "input index out of range");
+    limit = int64_t(ir::Tensor::byteSizeOf(P.inputs[b.index].dtype, P.inputs[b.index].shape));
+    break;
+  case Region::Output:
+    if (b.index < 0 || size_t(b.index) >= P.outputs.size())
+      return instrError(i, in, "output index out of range");
+    limit = int64_t(ir::Tensor::byteSizeOf(P.outputs[b.index].dtype, P.outputs[b.index].shape));
+    break;
+  }
+  if (b.offset + b.size > limit)
+    return instrError(i, in,
+                      "buffer [" + std::to_string(b.offset) + ":" + std::to_string(b.size) +
+                          "] exceeds its region of " + std::to_string(limit) + " bytes");
+  return success();
+}
+
+std::string Emitter::pointer(const BufferRef &b) const {
+  std::string ct = ir::dtypeCType(b.dtype);
+  std::string off = std::to_string(b.offset);
+  if (b.isNull())
+    return b.region == Region::Output ? "(" + ct + " *)0" : "(const " + ct + " *)0";
+  switch (b.region) {
+  case Region::Arena:
+    if (P.arenaSize == 0)
+      return "(" + ct + " *)0";
+    ArenaUsed = true;
+    return "(" + ct + " *)(" + Prefix + "_arena.bytes + " + off + ")";
+  case Region::Input:
+    if (b.offset == 0)
+      return "(const " + ct + " *)inputs[" + std::to_string(b.index) + "]";
+    return "(const " + ct + " *)((const uint8_t *)inputs[" + std::to_string(b.index) + "] + " +
+           off + ")";
+  case Region::Output:
+    if (b.offset == 0)
+      return "(" + ct + " *)outputs[" + std::to_string(b.index) + "]";
+    return "(" + ct + " *)((uint8_t *)outputs[" + std::to_string(b.index) + "] + " + off + ")";
+  case Region::Const: {
+    std::string n = constName(b.index) + ".v";
+    if (b.offset == 0 && b.dtype == P.constants[b.index].data.dtype())
+      return n;
+    return "(const " + ct + " *)((const uint8_t *)" + n + " + " + off + ")";
+  }
+  }
+  return "0";
+}
+
+Result<std::string> Emitter::argText(const lir::Arg &a, const lir::Instr &in, size_t idx) {
+  if (auto *b = std::get_if<BufferRef>(&a)) {
+    NPUCC_TRY(checkBuffer(*b, idx));
+    return pointer(*b);
+  }
+  if (auto *i = std::get_if<int64_t>(&a))
+    return intLiteral(*i);
+  if (auto *f = std::get_if<float>(&a))
+    return floatLiteral(*f, &NeedsMath);
+  if (auto *ia = std::get_if<lir::IntArray>(&a)) {
+    if (ia->values.empty())
+      return std::string("(const int32_t *)0");
+    for (int64_t v : ia->values)
+      if (v < INT32_MIN || v > INT32_MAX)
+        return instrError(idx, in, "array value " + std::to_string(v) + " does not fit int32_t");
+    auto it = IntArrays.find(ia->values);
+    if (it == IntArrays.end()) {
+      it = IntArrays.emplace(ia->values, int(IntArrays.size())).first;
+      IntArrayOrder.push_back(&it->first);
+    }
+    return Prefix + "_ia" + std::to_string(it->second);
+  }
+  const auto &fa = std::get<lir::FloatArray>(a);
+  if (fa.values.empty())
+    return std::string("(const float *)0");
+  std::vector<uint32_t> bits(fa.values.size());
+  std::memcpy(bits.data(), fa.values.data(), bits.size() * 4);
+  auto it = FloatArrayIds.find(bits);
+  if (it == FloatArrayIds.end()) {
+    it = FloatArrayIds.emplace(bits, int(FloatArrays.size())).first;
+    FloatArrays.push_back(fa.values);
+  }
+  return Prefix + "_fa" + std::to_string(it->second);
+}
+
+Result<std::string> Emitter::body() {
+  std::string r;
+  for (size_t i = 0; i < P.body.size(); ++i) {
+    const lir::Instr &in = P.body[i];
+    if (!in.comment.empty())
+      r += "  /* " + commentText(in.comment) + " */\n";
+    if (in.opcode == "call") {
+      if (!isIdentifier(in.callee))
+        return instrError(i, in, "callee '" + in.callee + "' is not a C identifier");
+      std::string line = "  " + in.callee + "(";
+      for (size_t k = 0; k < in.args.size(); ++k) {
+        auto t = argText(in.args[k], in, i);
+        if (!t)
+          return t.error();
+        line += (k ? ", " : "") + *t;
+      }
+      r += line + ");\n";
+    } else if (in.opcode == "memcpy" || in.opcode == "memset") {
+      bool copy = in.opcode == "memcpy";
+      const BufferRef *dst = in.args.size() == 2 ? std::get_if<BufferRef>(&in.args[0]) : nullptr;
+      const BufferRef *src = copy && dst ? std::get_if<BufferRef>(&in.args[1]) : nullptr;
+      const int64_t *val = !copy && dst ? std::get_if<int64_t>(&in.args[1]) : nullptr;
+      if (!dst || (copy && !src) || (!copy && !val))
+        return instrError(i, in,
+                          copy ? "memcpy needs (dst, src) buffers"
+                               : "memset needs (dst buffer, byte value)");
+      NPUCC_TRY(checkBuffer(*dst, i));
+      BufferRef d = *dst;
+      d.dtype = ir::DType::U8;
+      if (copy) {
+        NPUCC_TRY(checkBuffer(*src, i));
+        if (src->size < dst->size)
+          return instrError(i, in, "memcpy source is smaller than the destination");
+        BufferRef s = *src;
+        s.dtype = ir::DType::U8;
+        if (dst->size > 0)
+          r += "  memcpy(" + pointer(d) + ", " + pointer(s) + ", " + std::to_string(dst->size) +
+               ");\n";
+      } else if (dst->size > 0) {
+        r += "  memset(" + pointer(d) + ", " + std::to_string(*val & 0xff) + ", " +
+             std::to_string(dst->size) + ");\n";
+      }
+    } else {
+      return instrError(i, in, "the C emitter does not know opcode '" + in.opcode + "'");
+    }
+  }
+  return r;
+}
+
+std::string ioComment(const char *what, size_t i, const lir::IOBuffer &b) {
+  std::string s = " * " + std::string(what) + " " + std::to_string(i) + " " +
+                  commentText(cString(b.name)) + ": " + ir::dtypeName(b.dtype) + "[";
+  for (size_t k = 0; k < b.shape.size(); ++k)
+    s += (k ? "," : "") + std::to_string(b.shape[k]);
+  return s + "]\n";
+}
+
+std::string Emitter::header() const {
+  int64_t weightBytes = 0;
+  for (const auto &c : P.constants)
+    weightBytes += int64_t(c.data.byteSize());
+  std::string h = "/* " + Prefix + ".h - API of the model " + commentText(cString(P.modelName)) +
+                  ", compiled by npucc. Generated file: do not edit. */\n";
+  h += "#ifndef " + Upper + "_H\n#define " + Upper + "_H\n\n#include \"npucc_types.h\"\n\n";
+  h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  h += "#define " + Upper + "_NUM_INPUTS " + std::to_string(P.inputs.size()) + "\n";
+  h += "#define " + Upper + "_NUM_OUTPUTS " + std::to_string(P.outputs.size()) + "\n";
+  for (size_t i = 0; i < P.inputs.size(); ++i)
+    h += "#define " + Upper + "_INPUT" + std::to_string(i) + "_BYTES " +
+         std::to_string(ir::Tensor::byteSizeOf(P.inputs[i].dtype, P.inputs[i].shape)) + "\n";
+  for (size_t i = 0; i < P.outputs.size(); ++i)
+    h += "#define " + Upper + "_OUTPUT" + std::to_string(i) + "_BYTES " +
+         std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) + "\n";
+  h += "#define " + Upper + "_ARENA_BYTES " + std::to_string(P.arenaSize) + "\n";
+  h += "#define " + Upper + "_WEIGHT_BYTES " + std::to_string(weightBytes) + "\n\n";
+  h += "/* Names, element types and shapes of the model inputs and outputs. */\n";
+  h += "extern const npucc_tensor_info " + Prefix + "_inputs[];\n";
+  h += "extern const npucc_tensor_info " + Prefix + "_outputs[];\n\n";
+  h += "/*\n * Runs the model once.\n";
+  for (size_t i = 0; i < P.inputs.size(); ++i)
+    h += ioComment("input", i, P.inputs[i]);
+  for (size_t i = 0; i < P.outputs.size(); ++i)
+    h += ioComment("output", i, P.outputs[i]);
+  h += " * inputs[i] points to " + Upper + "_INPUT<i>_BYTES bytes (read only), outputs[i] to\n";
+  h += " * " + Upper + "_OUTPUT<i>_BYTES bytes that receive the result; element data is\n";
+  h += " * densely packed in row-major order. Buffers should be aligned for their element\n";
+  h += " * type. The function uses a static arena of " + Upper + "_ARENA_BYTES bytes, so it is\n";
+  h += " * not reentrant. Returns NPUCC_OK (0) on success.\n */\n";
+  h += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]);\n\n";
+  h += "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " + Upper + "_H */\n";
+  return h;
+}
+
+std::string infoTable(const std::string &prefix, const char *kind,
+                      const std::vector<lir::IOBuffer> &bufs) {
+  std::string r;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (bufs[i].shape.empty())
+      continue;
+    r += "static const int32_t " + prefix + "_" + kind + std::to_string(i) + "_shape[" +
+         std::to_string(bufs[i].shape.size()) + "] = {";
+    for (size_t k = 0; k < bufs[i].shape.size(); ++k)
+      r += (k ? ", " : "") + std::to_string(bufs[i].shape[k]);
+    r += "};\n";
+  }
+  r += "const npucc_tensor_info " + prefix + "_" + kind + "s[" +
+       std::to_string(bufs.empty() ? 1 : bufs.size()) + "] = {\n";
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    const lir::IOBuffer &b = bufs[i];
+    std::string shape = b.shape.empty() ? std::string("(const int32_t *)0")
+                                        : prefix + "_" + kind + std::to_string(i) + "_shape";
+    r += "  {" + cString(b.name) + ", " + dtypeEnum(b.dtype) + ", " +
+         std::to_string(b.shape.size()) + ", " + shape + ", " +
+         std::to_string(ir::Tensor::byteSizeOf(b.dtype, b.shape)) + "},\n";
+  }
+  if (bufs.empty())
+    r += "  {\"\", NPUCC_F32, 0, (const int32_t *)0, 0} /* placeholder: no entries */\n";
+  return r + "};\n\n";
+}
+
+std::string Emitter::source(const std::string &runBody,
+                            const std::vector<std::string> &kernelHeaders) {
+  std::string s = "/* " + Prefix + ".c - the model " + commentText(cString(P.modelName)) +
+                  " as kernel calls, compiled by npucc. Generated file: do not edit. */\n";
+  s += "#include <string.h>\n";
+  if (NeedsMath)
+    s += "#include <math.h>\n";
+  s += "\n#include \"" + Prefix + ".h\"\n#include \"" + Prefix + "_weights.h\"\n";
+  for (const std::string &h : kernelHeaders)
+    s += "#include \"" + h + "\"\n";
+  for (const std::string &h : Opts.extraIncludes)
+    s += "#include \"" + h + "\"\n";
+  s += "\n";
+  if (P.arenaSize > 0 && ArenaUsed) {
+    s += "/* Activations: " + std::to_string(P.arenaSize) + " bytes (lower bound " +
+         std::to_string(P.peakLiveBytes) + ", unshared " + std::to_string(P.activationBytes) +
+         "). */\n";
+    s +=
+        "static union {\n  uint8_t bytes[" + std::to_string(P.arenaSize) +
+        "];\n  long double align_ld;\n  double align_d;\n  int64_t align_i;\n  void *align_p;\n} " +
+        Prefix + "_arena;\n\n";
+  }
+  for (size_t i = 0; i < IntArrayOrder.size(); ++i) {
+    const auto &v = *IntArrayOrder[i];
+    s += "static const int32_t " + Prefix + "_ia" + std::to_string(i) + "[" +
+         std::to_string(v.size()) + "] = {";
+    for (size_t k = 0; k < v.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(v[k]);
+    s += "};\n";
+  }
+  for (size_t i = 0; i < FloatArrays.size(); ++i) {
+    const auto &v = FloatArrays[i];
+    s += "static const float " + Prefix + "_fa" + std::to_string(i) + "[" +
+         std::to_string(v.size()) + "] = {";
+    for (size_t k = 0; k < v.size(); ++k)
+      s += (k ? ", " : "") + floatLiteral(v[k], nullptr);
+    s += "};\n";
+  }
+  if (!IntArrayOrder.empty() || !FloatArrays.empty())
+    s += "\n";
+  s += infoTable(Prefix, "input", P.inputs);
+  s += infoTable(Prefix, "output", P.outputs);
+  s += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]) {\n";
+  s += "  (void)inputs;\n  (void)outputs;\n";
+  s += runBody;
+  s += "  return NPUCC_OK;\n}\n";
+  return s;
+}
+
+std::string Emitter::weightsHeader() const {
+  std::string h = "/* " + Prefix + "_weights.h - constant tensors of the model " +
+                  commentText(cString(P.modelName)) + ". Generated file: do not edit. */\n";
+  h +=
+      "#ifndef " + Upper + "_WEIGHTS_H\n#define " + Upper + "_WEIGHTS_H\n\n#include <stdint.h>\n\n";
+  h += "/* Each constant is a union of its exact bit patterns (bits) and its typed\n"
+       " * elements (v); the long double member aligns it. */\n";
+  for (size_t i = 0; i < P.constants.size(); ++i) {
+    const ir::Tensor &t = P.constants[i].data;
+    std::string n = constName(int(i));
+    h += "\n/* @" + P.constants[i].name + ": " + ir::dtypeName(t.dtype()) + "[";
+    for (size_t k = 0; k < t.shape().size(); ++k)
+      h += (k ? "," : "") + std::to_string(t.shape()[k]);
+    h += "], " + std::to_string(t.byteSize()) + " bytes */\n";
+    h += unionTypedef(n + "_t", t.dtype(), t.numElements());
+    h += "extern const " + n + "_t " + n + ";\n";
+  }
+  h += "\n#endif /* " + Upper + "_WEIGHTS_H */\n";
+  return h;
+}
+
+std::string Emitter::weightsSource() const {
+  size_t total = 0;
+  for (const auto &c : P.constants)
+    total += c.data.byteSize() * 3 + 128;
+  std::string s;
+  s.reserve(total + 1024);
+  s += "/* " + Prefix + "_weights.c - constant tensors of the model " +
+       commentText(cString(P.modelName)) + ". Generated file: do not edit. */\n";
+  s += "#include \"" + Prefix + "_weights.h\"\n";
+  for (size_t i = 0; i < P.constants.size(); ++i) {
+    const ir::Tensor &t = P.constants[i].data;
+    std::string n = constName(int(i));
+    s += "\nconst " + n + "_t " + n + " = {{\n";
+    appendBits(s, t.raw(), ir::dtypeSize(t.dtype()), size_t(t.numElements()));
+    s += "}};\n";
+  }
+  return s;
+}
+
+Result<std::vector<EmittedFile>> Emitter::run() {
+  if (!isIdentifier(Prefix))
+    return error("output prefix '" + Prefix + "' is not a C identifier");
+  std::set<std::string> names;
+  for (const auto &c : P.constants) {
+    if (!isIdentifier(c.name))
+      return error("constant name '" + c.name + "' is not a C identifier");
+    if (!names.insert(c.name).second)
+      return error("constant name '" + c.name + "' is used twice");
+  }
+  auto runBody = body();
+  if (!runBody)
+    return runBody.error();
+
+  // Runtime files: the types header, the common kernel header, every kernel
+  // file and its header, written flat.
+  std::vector<std::pair<std::string, const std::string *>> runtime;
+  std::vector<std::string> kernelHeaders;
+  auto addRuntime = [&](const std::string &path, bool required) -> Status {
+    for (const auto &r : runtime)
+      if (r.first == path)
+        return success();
+    const std::string *c = findRuntimeFile(path);
+    if (!c) {
+      if (required)
+        return error("runtime file '" + path + "' is not embedded in this npucc");
+      return success();
+    }
+    runtime.emplace_back(path, c);
+    return success();
+  };
+  NPUCC_TRY(addRuntime("include/npucc_types.h", true));
+  NPUCC_TRY(addRuntime("kernels/npucc_common.h", false));
+  for (const std::string &k : P.kernelFiles) {
+    NPUCC_TRY(addRuntime(k, true));
+    std::string h = k;
+    if (h.size() > 2 && h.compare(h.size() - 2, 2, ".c") == 0) {
+      h.back() = 'h';
+      NPUCC_TRY(addRuntime(h, false));
+    }
+    if (findRuntimeFile(h) && h.size() > 2 && h.compare(h.size() - 2, 2, ".h") == 0) {
+      std::string b = baseName(h);
+      bool seen = false;
+      for (const auto &x : kernelHeaders)
+        seen = seen || x == b;
+      if (!seen)
+        kernelHeaders.push_back(b);
+    }
+  }
+  // Close over `#include "x.h"` between runtime files (and the x.c that
+  // implements an included x.h), so the copied kernels always build and link.
+  for (size_t i = 0; i < runtime.size(); ++i) {
+    for (const std::string &inc : quotedIncludes(*runtime[i].second)) {
+      for (const EmbeddedFile &e : embeddedRuntimeFiles()) {
+        std::string ep = e.path;
+        if (baseName(ep) != inc)
+          continue;
+        NPUCC_TRY(addRuntime(ep, true));
+        if (ep.size() > 2 && ep.compare(ep.size() - 2, 2, ".h") == 0) {
+          std::string c = ep;
+          c.back() = 'c';
+          NPUCC_TRY(addRuntime(c, false));
+        }
+        break;
+      }
+    }
+  }
+
+  std::vector<EmittedFile> files;
+  files.push_back({Prefix + ".h", header()});
+  files.push_back({Prefix + ".c", source(*runBody, kernelHeaders)});
+  files.push_back({Prefix + "_weights.h", weightsHeader()});
+  files.push_back({Prefix + "_weights.c", weightsSource()});
+  std::set<std::string> paths;
+  for (const auto &f : files)
+    paths.insert(f.path);
+  for (const auto &[path, contents] : runtime) {
+    std::string b = baseName(path);
+    if (!paths.insert(b).second)
+      return error("two output files would be named '" + b + "' (runtime file '" + path +
+                   "'; choose another --prefix)");
+    files.push_back({b, *contents});
+  }
+  return files;
+}
+
+} // namespace
+
+Result<std::vector<EmittedFile>> emitC(const Program &p, const EmitOptions &opts) {
+  Emitter e(p, opts);
+  return e.run();
+}
+
+} // namespace npucc::codegen

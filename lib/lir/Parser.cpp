@@ -1,0 +1,479 @@
+//===- Parser.cpp - Read the loop-IR text written by printProgram ---------===//
+//
+// Line-oriented: each line is one header item or one instruction (see
+// Program.h). Errors are "buffer:line:col: message". Constant data is not in
+// the text, so constants are zero-filled.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/lir/Program.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+
+namespace npucc::lir {
+
+namespace {
+
+class LineParser {
+public:
+  LineParser(const std::string &line, const std::string &buffer, int lineNo)
+      : S(line), Buffer(buffer), LineNo(lineNo) {}
+
+  Diagnostic err(const std::string &msg) const {
+    return Diagnostic(Buffer + ":" + std::to_string(LineNo) + ":" + std::to_string(Pos + 1) + ": " +
+                      msg);
+  }
+  void skipWs() {
+    while (Pos < S.size() && (S[Pos] == ' ' || S[Pos] == '\t'))
+      ++Pos;
+  }
+  bool atEnd() {
+    skipWs();
+    return Pos >= S.size();
+  }
+  bool peek(char c) {
+    skipWs();
+    return Pos < S.size() && S[Pos] == c;
+  }
+  bool accept(char c) {
+    if (!peek(c))
+      return false;
+    ++Pos;
+    return true;
+  }
+  bool acceptWord(const std::string &w) {
+    skipWs();
+    if (S.compare(Pos, w.size(), w) != 0)
+      return false;
+    size_t e = Pos + w.size();
+    if (e < S.size() && (std::isalnum(static_cast<unsigned char>(S[e])) || S[e] == '_'))
+      return false;
+    Pos = e;
+    return true;
+  }
+  Status expect(char c) {
+    if (!accept(c))
+      return err(std::string("expected '") + c + "'");
+    return success();
+  }
+  Status expectWord(const std::string &w) {
+    if (!acceptWord(w))
+      return err("expected '" + w + "'");
+    return success();
+  }
+  Result<std::string> ident() {
+    skipWs();
+    size_t b = Pos;
+    while (Pos < S.size() && (std::isalnum(static_cast<unsigned char>(S[Pos])) || S[Pos] == '_'))
+      ++Pos;
+    if (b == Pos || std::isdigit(static_cast<unsigned char>(S[b])))
+      return err("expected an identifier");
+    return S.substr(b, Pos - b);
+  }
+  Result<int64_t> integer() {
+    skipWs();
+    size_t b = Pos;
+    if (Pos < S.size() && S[Pos] == '-')
+      ++Pos;
+    while (Pos < S.size() && std::isdigit(static_cast<unsigned char>(S[Pos])))
+      ++Pos;
+    if (Pos == b || (Pos == b + 1 && S[b] == '-')) {
+      Pos = b;
+      return err("expected an integer");
+    }
+    errno = 0;
+    long long v = std::strtoll(S.c_str() + b, nullptr, 10);
+    if (errno == ERANGE) {
+      Pos = b;
+      return err("integer out of range");
+    }
+    return static_cast<int64_t>(v);
+  }
+  Result<std::string> quoted() {
+    skipWs();
+    if (Pos >= S.size() || S[Pos] != '"')
+      return err("expected a string");
+    ++Pos;
+    std::string r;
+    while (Pos < S.size() && S[Pos] != '"') {
+      char c = S[Pos++];
+      if (c == '\\' && Pos < S.size()) {
+        char e = S[Pos++];
+        r += e == 'n' ? '\n' : e;
+      } else {
+        r += c;
+      }
+    }
+    if (Pos >= S.size())
+      return err("unterminated string");
+    ++Pos;
+    return r;
+  }
+  /// A number token: returns true in isFloat when it is a float literal.
+  Result<std::pair<int64_t, float>> number(bool &isFloat) {
+    skipWs();
+    size_t b = Pos;
+    while (Pos < S.size() && (std::isalnum(static_cast<unsigned char>(S[Pos])) || S[Pos] == '.' ||
+                              S[Pos] == '-' || S[Pos] == '+'))
+      ++Pos;
+    std::string tok = S.substr(b, Pos - b);
+    if (tok.empty())
+      return err("expected a number");
+    std::string body = tok[0] == '-' ? tok.substr(1) : tok;
+    if (body == "inf" || body == "nan") {
+      isFloat = true;
+      float v = body == "inf" ? std::numeric_limits<float>::infinity()
+                              : std::numeric_limits<float>::quiet_NaN();
+      return std::make_pair(int64_t(0), tok[0] == '-' ? -v : v);
+    }
+    isFloat = tok.find_first_of(".eE") != std::string::npos;
+    char *end = nullptr;
+    if (isFloat) {
+      float v = std::strtof(tok.c_str(), &end);
+      if (*end) {
+        Pos = b;
+        return err("bad float '" + tok + "'");
+      }
+      return std::make_pair(int64_t(0), v);
+    }
+    Pos = b;
+    auto i = integer();
+    if (!i)
+      return i.error();
+    if (Pos != b + tok.size())
+      return err("bad number '" + tok + "'");
+    return std::make_pair(*i, 0.0f);
+  }
+  Result<ir::DType> dtype() {
+    auto n = ident();
+    if (!n)
+      return n.error();
+    auto t = ir::dtypeFromName(*n);
+    if (!t)
+      return err("unknown dtype '" + *n + "'");
+    return *t;
+  }
+  Result<ir::Shape> shape() {
+    NPUCC_TRY(expect('['));
+    ir::Shape s;
+    if (accept(']'))
+      return s;
+    do {
+      auto d = integer();
+      if (!d)
+        return d.error();
+      s.push_back(*d);
+    } while (accept(','));
+    NPUCC_TRY(expect(']'));
+    return s;
+  }
+  std::string rest() {
+    skipWs();
+    std::string r = S.substr(Pos);
+    Pos = S.size();
+    return r;
+  }
+  size_t pos() const { return Pos; }
+  const std::string &text() const { return S; }
+
+private:
+  const std::string &S;
+  const std::string &Buffer;
+  int LineNo;
+  size_t Pos = 0;
+};
+
+struct ProgramParser {
+  Program P;
+  std::map<std::string, int> ConstIndex;
+
+  Result<BufferRef> buffer(LineParser &lp) {
+    BufferRef b;
+    ir::DType natural = ir::DType::F32;
+    if (lp.accept('@')) {
+      auto n = lp.ident();
+      if (!n)
+        return n.error();
+      auto it = ConstIndex.find(*n);
+      if (it == ConstIndex.end())
+        return lp.err("unknown constant '@" + *n + "'");
+      b.region = Region::Const;
+      b.index = it->second;
+      const ConstBuffer &c = P.constants[it->second];
+      natural = c.data.dtype();
+      b.size = int64_t(c.data.byteSize());
+    } else {
+      NPUCC_TRY(lp.expect('%'));
+      auto n = lp.ident();
+      if (!n)
+        return n.error();
+      const std::string &s = *n;
+      auto indexOf = [&](size_t prefix, size_t count) -> Result<int> {
+        std::string digits = s.substr(prefix);
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+          return lp.err("bad buffer name '%" + s + "'");
+        int i = std::atoi(digits.c_str());
+        if (size_t(i) >= count)
+          return lp.err("buffer '%" + s + "' out of range");
+        return i;
+      };
+      if (s == "arena") {
+        b.region = Region::Arena;
+      } else if (s.rfind("in", 0) == 0) {
+        auto i = indexOf(2, P.inputs.size());
+        if (!i)
+          return i.error();
+        b.region = Region::Input;
+        b.index = *i;
+        natural = P.inputs[*i].dtype;
+      } else if (s.rfind("out", 0) == 0) {
+        auto i = indexOf(3, P.outputs.size());
+        if (!i)
+          return i.error();
+        b.region = Region::Output;
+        b.index = *i;
+        natural = P.outputs[*i].dtype;
+      } else {
+        return lp.err("unknown buffer '%" + s + "'");
+      }
+      if (!lp.peek('['))
+        return lp.err("expected '[offset:size]'");
+    }
+    if (lp.accept('[')) {
+      auto off = lp.integer();
+      if (!off)
+        return off.error();
+      NPUCC_TRY(lp.expect(':'));
+      auto size = lp.integer();
+      if (!size)
+        return size.error();
+      NPUCC_TRY(lp.expect(']'));
+      b.offset = *off;
+      b.size = *size;
+    }
+    b.dtype = natural;
+    if (lp.accept(':')) {
+      auto t = lp.dtype();
+      if (!t)
+        return t.error();
+      b.dtype = *t;
+    }
+    return b;
+  }
+
+  Result<Arg> arg(LineParser &lp) {
+    if (lp.peek('@') || lp.peek('%')) {
+      auto b = buffer(lp);
+      if (!b)
+        return b.error();
+      return Arg(*b);
+    }
+    if (lp.acceptWord("i")) {
+      NPUCC_TRY(lp.expect('['));
+      IntArray a;
+      if (!lp.accept(']')) {
+        do {
+          auto v = lp.integer();
+          if (!v)
+            return v.error();
+          a.values.push_back(*v);
+        } while (lp.accept(','));
+        NPUCC_TRY(lp.expect(']'));
+      }
+      return Arg(a);
+    }
+    if (lp.acceptWord("f")) {
+      NPUCC_TRY(lp.expect('['));
+      FloatArray a;
+      if (!lp.accept(']')) {
+        do {
+          bool isF = false;
+          auto v = lp.number(isF);
+          if (!v)
+            return v.error();
+          a.values.push_back(isF ? v->second : static_cast<float>(v->first));
+        } while (lp.accept(','));
+        NPUCC_TRY(lp.expect(']'));
+      }
+      return Arg(a);
+    }
+    if (lp.acceptWord("null")) {
+      BufferRef b = BufferRef::null();
+      if (lp.accept(':')) {
+        auto t = lp.dtype();
+        if (!t)
+          return t.error();
+        b.dtype = *t;
+      }
+      return Arg(b);
+    }
+    bool isF = false;
+    auto v = lp.number(isF);
+    if (!v)
+      return v.error();
+    if (isF)
+      return Arg(v->second);
+    return Arg(v->first);
+  }
+
+  Status instr(LineParser &lp) {
+    Instr in;
+    auto op = lp.ident();
+    if (!op)
+      return op.error();
+    in.opcode = *op;
+    if (!lp.peek('(')) {
+      auto callee = lp.ident();
+      if (!callee)
+        return callee.error();
+      in.callee = *callee;
+    }
+    NPUCC_TRY(lp.expect('('));
+    if (!lp.accept(')')) {
+      do {
+        auto a = arg(lp);
+        if (!a)
+          return a.error();
+        in.args.push_back(std::move(*a));
+      } while (lp.accept(','));
+      NPUCC_TRY(lp.expect(')'));
+    }
+    if (!lp.atEnd()) {
+      if (lp.text().compare(lp.pos(), 2, "//") != 0)
+        return lp.err("expected end of line or '// comment'");
+      std::string c = lp.text().substr(lp.pos() + 2);
+      if (!c.empty() && c[0] == ' ')
+        c.erase(0, 1);
+      in.comment = c;
+    }
+    P.body.push_back(std::move(in));
+    return success();
+  }
+
+  Status io(LineParser &lp, bool isInput) {
+    NPUCC_TRY(lp.expect('%'));
+    auto n = lp.ident();
+    if (!n)
+      return n.error();
+    std::string want =
+        (isInput ? "in" : "out") + std::to_string(isInput ? P.inputs.size() : P.outputs.size());
+    if (*n != want)
+      return lp.err("expected '%" + want + "'");
+    IOBuffer b;
+    auto name = lp.quoted();
+    if (!name)
+      return name.error();
+    b.name = *name;
+    NPUCC_TRY(lp.expect(':'));
+    auto t = lp.dtype();
+    if (!t)
+      return t.error();
+    b.dtype = *t;
+    auto s = lp.shape();
+    if (!s)
+      return s.error();
+    b.shape = *s;
+    (isInput ? P.inputs : P.outputs).push_back(std::move(b));
+    return success();
+  }
+
+  Status line(LineParser &lp) {
+    if (lp.atEnd() || lp.peek('#'))
+      return success();
+    if (lp.acceptWord("program")) {
+      auto n = lp.quoted();
+      if (!n)
+        return n.error();
+      P.modelName = *n;
+    } else if (lp.acceptWord("arena")) {
+      auto s = lp.integer();
+      if (!s)
+        return s.error();
+      NPUCC_TRY(lp.expectWord("align"));
+      auto a = lp.integer();
+      if (!a)
+        return a.error();
+      P.arenaSize = *s;
+      P.arenaAlign = *a;
+    } else if (lp.acceptWord("stats")) {
+      NPUCC_TRY(lp.expectWord("peak"));
+      auto pk = lp.integer();
+      if (!pk)
+        return pk.error();
+      NPUCC_TRY(lp.expectWord("activations"));
+      auto ac = lp.integer();
+      if (!ac)
+        return ac.error();
+      P.peakLiveBytes = *pk;
+      P.activationBytes = *ac;
+    } else if (lp.acceptWord("const")) {
+      NPUCC_TRY(lp.expect('@'));
+      auto n = lp.ident();
+      if (!n)
+        return n.error();
+      if (ConstIndex.count(*n))
+        return lp.err("constant '@" + *n + "' defined twice");
+      NPUCC_TRY(lp.expect(':'));
+      auto t = lp.dtype();
+      if (!t)
+        return t.error();
+      auto s = lp.shape();
+      if (!s)
+        return s.error();
+      for (int64_t d : *s)
+        if (d < 0)
+          return lp.err("negative dimension");
+      auto bytes = lp.integer();
+      if (!bytes)
+        return bytes.error();
+      NPUCC_TRY(lp.expectWord("bytes"));
+      ConstBuffer c{*n, ir::Tensor(*t, *s)};
+      if (int64_t(c.data.byteSize()) != *bytes)
+        return lp.err("constant '@" + *n + "' has " + std::to_string(c.data.byteSize()) +
+                      " bytes, not " + std::to_string(*bytes));
+      ConstIndex[*n] = int(P.constants.size());
+      P.constants.push_back(std::move(c));
+    } else if (lp.acceptWord("input")) {
+      NPUCC_TRY(io(lp, true));
+    } else if (lp.acceptWord("output")) {
+      NPUCC_TRY(io(lp, false));
+    } else if (lp.acceptWord("kernel")) {
+      auto k = lp.quoted();
+      if (!k)
+        return k.error();
+      P.kernelFiles.push_back(*k);
+    } else {
+      return instr(lp);
+    }
+    if (!lp.atEnd())
+      return lp.err("unexpected text at end of line");
+    return success();
+  }
+};
+
+} // namespace
+
+Result<Program> parseProgram(const std::string &text, const std::string &bufferName) {
+  ProgramParser pp;
+  size_t start = 0;
+  int lineNo = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    ++lineNo;
+    LineParser lp(line, bufferName, lineNo);
+    NPUCC_TRY(pp.line(lp));
+    start = end + 1;
+  }
+  return std::move(pp.P);
+}
+
+} // namespace npucc::lir

@@ -1,0 +1,154 @@
+//===- Printer.cpp - Deterministic text form of a loop-IR Program ---------===//
+//
+// The format is documented in include/npucc/lir/Program.h; Parser.cpp reads
+// it back. Used by --emit=lir and by lowering tests.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/lir/Program.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace npucc::lir {
+
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      r += std::string("\\") + c;
+    else if (c == '\n')
+      r += "\\n";
+    else
+      r += c;
+  }
+  return r + "\"";
+}
+
+std::string shapeText(const ir::Shape &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+std::string floatText(float f) {
+  if (std::isnan(f))
+    return std::signbit(f) ? "-nan" : "nan";
+  if (std::isinf(f))
+    return f < 0 ? "-inf" : "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+std::string bufferText(const Program &p, const BufferRef &b) {
+  if (b.isNull())
+    return b.dtype == ir::DType::F32 ? "null" : std::string("null:") + ir::dtypeName(b.dtype);
+  std::string base;
+  ir::DType natural = ir::DType::F32;
+  bool whole = false;
+  switch (b.region) {
+  case Region::Arena:
+    base = "%arena";
+    break;
+  case Region::Input:
+    base = "%in" + std::to_string(b.index);
+    if (b.index >= 0 && size_t(b.index) < p.inputs.size())
+      natural = p.inputs[b.index].dtype;
+    break;
+  case Region::Output:
+    base = "%out" + std::to_string(b.index);
+    if (b.index >= 0 && size_t(b.index) < p.outputs.size())
+      natural = p.outputs[b.index].dtype;
+    break;
+  case Region::Const:
+    if (b.index >= 0 && size_t(b.index) < p.constants.size()) {
+      const ConstBuffer &c = p.constants[b.index];
+      base = "@" + c.name;
+      natural = c.data.dtype();
+      whole = b.offset == 0 && b.size == int64_t(c.data.byteSize());
+    } else {
+      base = "@#" + std::to_string(b.index); // dangling: printed, never parsed
+    }
+    break;
+  }
+  std::string r = base;
+  if (!(whole && b.dtype == natural))
+    r += "[" + std::to_string(b.offset) + ":" + std::to_string(b.size) + "]";
+  if (b.dtype != natural)
+    r += std::string(":") + ir::dtypeName(b.dtype);
+  return r;
+}
+
+std::string argText(const Program &p, const Arg &a) {
+  if (auto *b = std::get_if<BufferRef>(&a))
+    return bufferText(p, *b);
+  if (auto *i = std::get_if<int64_t>(&a))
+    return std::to_string(*i);
+  if (auto *f = std::get_if<float>(&a))
+    return floatText(*f);
+  if (auto *ia = std::get_if<IntArray>(&a)) {
+    std::string r = "i[";
+    for (size_t k = 0; k < ia->values.size(); ++k)
+      r += (k ? "," : "") + std::to_string(ia->values[k]);
+    return r + "]";
+  }
+  const FloatArray &fa = std::get<FloatArray>(a);
+  std::string r = "f[";
+  for (size_t k = 0; k < fa.values.size(); ++k)
+    r += (k ? "," : "") + floatText(fa.values[k]);
+  return r + "]";
+}
+
+std::string oneLine(const std::string &s) {
+  std::string r = s;
+  for (char &c : r)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+  return r;
+}
+
+} // namespace
+
+void printProgram(std::ostream &os, const Program &p) {
+  os << "program " << quote(p.modelName) << "\n";
+  os << "arena " << p.arenaSize << " align " << p.arenaAlign << "\n";
+  os << "stats peak " << p.peakLiveBytes << " activations " << p.activationBytes << "\n";
+  for (const ConstBuffer &c : p.constants)
+    os << "const @" << c.name << ": " << ir::dtypeName(c.data.dtype()) << shapeText(c.data.shape())
+       << " " << c.data.byteSize() << " bytes\n";
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    os << "input %in" << i << " " << quote(p.inputs[i].name) << ": "
+       << ir::dtypeName(p.inputs[i].dtype) << shapeText(p.inputs[i].shape) << "\n";
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    os << "output %out" << i << " " << quote(p.outputs[i].name) << ": "
+       << ir::dtypeName(p.outputs[i].dtype) << shapeText(p.outputs[i].shape) << "\n";
+  for (const std::string &k : p.kernelFiles)
+    os << "kernel " << quote(k) << "\n";
+  for (const Instr &in : p.body) {
+    os << in.opcode;
+    if (!in.callee.empty())
+      os << " " << in.callee;
+    os << "(";
+    for (size_t i = 0; i < in.args.size(); ++i)
+      os << (i ? ", " : "") << argText(p, in.args[i]);
+    os << ")";
+    if (!in.comment.empty())
+      os << "  // " << oneLine(in.comment);
+    os << "\n";
+  }
+}
+
+std::string printProgram(const Program &p) {
+  std::ostringstream os;
+  printProgram(os, p);
+  return os.str();
+}
+
+} // namespace npucc::lir
