@@ -1,0 +1,57 @@
+/* npucc_hal.h - Hardware abstraction for the NPU command interface.
+ *
+ * Register access and completion waiting. Two back ends, chosen at compile
+ * time:
+ *   - default (firmware): volatile MMIO at the description's base address;
+ *     no OS, no printf, no malloc.
+ *   - NPUCC_HAL_SIM defined (host): forwards to the simulator attached with
+ *     npucc_sim_attach() (runtime/sim/npucc_sim.h).
+ */
+#ifndef NPUCC_HAL_H
+#define NPUCC_HAL_H
+
+#include <stdint.h>
+
+#include "npucc_desc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of the HAL and the command layer. */
+#define NPUCC_OK 0
+#define NPUCC_ERR_UNSUPPORTED (-1) /* the NPU has no such command / parameter */
+#define NPUCC_ERR_RANGE (-2)       /* a value does not fit its register field */
+#define NPUCC_ERR_ALIGN (-3)       /* a value is not a multiple of its field's unit */
+#define NPUCC_ERR_PARAM (-4)       /* a parameter the NPU fixes was given another value */
+#define NPUCC_ERR_TIMEOUT (-5)     /* the engine did not finish within the poll budget */
+#define NPUCC_ERR_DEVICE (-6)      /* the engine reported an error in its status bits */
+
+/* Called once per poll iteration while waiting (e.g. to execute WFI or to
+ * sleep until an interrupt). Return non-zero to abort the wait. */
+typedef int (*npucc_hal_wait_hook)(void *ctx);
+
+/* Selects the description (base address, register widths, status bits). */
+void npucc_hal_init(const npucc_target_desc *desc);
+const npucc_target_desc *npucc_hal_desc(void);
+
+/* Register access; `offset` is relative to the command interface base. */
+void npucc_hal_write(uint32_t offset, uint32_t value, uint8_t width_bits);
+uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
+
+void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx);
+
+/* Polls the status register until `engine` (NPUCC_ENGINE_*) is not busy.
+ * With completion mode "fence", issues a fence command first and waits for
+ * the fence instead (which covers every engine). Returns NPUCC_OK,
+ * NPUCC_ERR_DEVICE if an engine's error bit is set, or NPUCC_ERR_TIMEOUT
+ * after max_polls reads. */
+int npucc_hal_wait(int engine, uint32_t max_polls);
+/* Waits for every engine. */
+int npucc_hal_wait_all(uint32_t max_polls);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUCC_HAL_H */

@@ -1,0 +1,54 @@
+/* npucc_npu.h - Data-driven NPU command layer.
+ *
+ * Given the description table, a command kind and its semantic parameters,
+ * packs the parameters into register fields and rings the doorbell through
+ * the HAL. No NPU is known by name: the table says which field holds what.
+ *
+ *   int32_t p[NPUCC_P_COUNT];
+ *   npucc_npu_defaults(p);
+ *   p[NPUCC_P_SRC_ADDR] = ...; p[NPUCC_P_DST_ADDR] = ...; p[NPUCC_P_LENGTH] = 64;
+ *   rc = npucc_npu_issue(desc, NPUCC_KIND_DMA, p, &bad);
+ *   rc = npucc_hal_wait(NPUCC_ENGINE_DMA, 1000000);
+ */
+#ifndef NPUCC_NPU_H
+#define NPUCC_NPU_H
+
+#include <stdint.h>
+
+#include "npucc_desc.h"
+#include "npucc_hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills every parameter with its default (npucc_params.h). */
+void npucc_npu_defaults(int32_t params[NPUCC_P_COUNT]);
+int32_t npucc_param_default(int param);
+int npucc_param_is_signed(int param);
+/* Does parameter `param` apply to command kind `kind`? */
+int npucc_param_allowed(int param, int kind);
+
+/* Computes the register values for one command without writing them.
+ * regs[i] receives the value of register i when (touched >> i) & 1 (one bit
+ * per register, at most 64 registers). Returns NPUCC_OK or an error; on error
+ * *bad_param (if non-null) names the offending parameter (or -1). */
+int npucc_npu_encode(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
+                     uint32_t *regs, uint64_t *touched, int *bad_param);
+
+/* Encodes and writes the command's registers through the HAL, the doorbell
+ * register last. */
+int npucc_npu_issue(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
+                    int *bad_param);
+
+/* Inverse of the encoding: reads every parameter of command `c` from the
+ * register values `regs` (one per register of the table). Unbound parameters
+ * get their fixed value or default. */
+void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint32_t *regs,
+                      int64_t out[NPUCC_P_COUNT]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUCC_NPU_H */

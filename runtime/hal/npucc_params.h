@@ -1,0 +1,113 @@
+/* npucc_params.h - The semantic command parameters shared by the compiler, the
+ * command layer and the simulator.
+ *
+ * A target description (JSON) maps register fields to these names; nothing in
+ * C or C++ knows which register holds which parameter on a given NPU. The list
+ * is an X-macro so that the C++ side (lib/target) and the C side share one
+ * source of truth:
+ *
+ *   NPUCC_PARAM(ID, "name", default, required_kinds, allowed_kinds, is_signed)
+ *
+ * required_kinds: command kinds for which the parameter must be bound to a
+ * field (or fixed) in every description; allowed_kinds: kinds that may use it.
+ * A parameter that a command does not bind takes its "fixed" value from the
+ * description, else the default below.
+ */
+#ifndef NPUCC_PARAMS_H
+#define NPUCC_PARAMS_H
+
+/* Command kinds (bit positions used in the kind masks). */
+#define NPUCC_KIND_DMA 0
+#define NPUCC_KIND_CONV 1
+#define NPUCC_KIND_DEPTHWISE 2
+#define NPUCC_KIND_MATMUL 3
+#define NPUCC_KIND_POOL 4
+#define NPUCC_KIND_ELTWISE 5
+#define NPUCC_KIND_FENCE 6
+#define NPUCC_KIND_COUNT 7
+
+#define NPUCC_KB_DMA (1u << NPUCC_KIND_DMA)
+#define NPUCC_KB_CONV (1u << NPUCC_KIND_CONV)
+#define NPUCC_KB_DW (1u << NPUCC_KIND_DEPTHWISE)
+#define NPUCC_KB_MM (1u << NPUCC_KIND_MATMUL)
+#define NPUCC_KB_POOL (1u << NPUCC_KIND_POOL)
+#define NPUCC_KB_ELT (1u << NPUCC_KIND_ELTWISE)
+#define NPUCC_KB_CONVLIKE (NPUCC_KB_CONV | NPUCC_KB_DW)
+#define NPUCC_KB_RQ (NPUCC_KB_CONV | NPUCC_KB_DW | NPUCC_KB_MM)
+
+/* clang-format off */
+#define NPUCC_PARAM_LIST(X)                                                                   \
+  /* DMA */                                                                                   \
+  X(SRC_ADDR, "src_addr", 0, NPUCC_KB_DMA, NPUCC_KB_DMA, 0)                                  \
+  X(DST_ADDR, "dst_addr", 0, NPUCC_KB_DMA, NPUCC_KB_DMA, 0)                                  \
+  X(LENGTH, "length", 0, NPUCC_KB_DMA | NPUCC_KB_ELT, NPUCC_KB_DMA | NPUCC_KB_ELT, 0)        \
+  X(ROWS, "rows", 1, 0, NPUCC_KB_DMA, 0)                                                      \
+  X(SRC_STRIDE, "src_stride", 0, 0, NPUCC_KB_DMA, 0)                                          \
+  X(DST_STRIDE, "dst_stride", 0, 0, NPUCC_KB_DMA, 0)                                          \
+  X(PLANES, "planes", 1, 0, NPUCC_KB_DMA, 0)                                                  \
+  X(SRC_PLANE_STRIDE, "src_plane_stride", 0, 0, NPUCC_KB_DMA, 0)                              \
+  X(DST_PLANE_STRIDE, "dst_plane_stride", 0, 0, NPUCC_KB_DMA, 0)                              \
+  X(ZERO_FILL, "zero_fill", 0, 0, NPUCC_KB_DMA, 0)                                            \
+  /* Operand addresses (scratchpad) */                                                        \
+  X(IN_ADDR, "in_addr", 0, NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT,                        \
+    NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT, 0)                                            \
+  X(IN2_ADDR, "in2_addr", 0, NPUCC_KB_ELT, NPUCC_KB_ELT, 0)                                   \
+  X(W_ADDR, "w_addr", 0, NPUCC_KB_RQ, NPUCC_KB_RQ, 0)                                         \
+  X(BIAS_ADDR, "bias_addr", 0, NPUCC_KB_RQ, NPUCC_KB_RQ, 0)                                   \
+  X(OUT_ADDR, "out_addr", 0, NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT,                      \
+    NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT, 0)                                            \
+  X(RQ_ADDR, "rq_addr", 0, 0, NPUCC_KB_RQ, 0)                                                 \
+  /* Geometry */                                                                              \
+  X(IN_H, "in_h", 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0) \
+  X(IN_W, "in_w", 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0) \
+  X(IN_CH, "in_ch", 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL,  \
+    0)                                                                                        \
+  X(OUT_H, "out_h", 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL,  \
+    0)                                                                                        \
+  X(OUT_W, "out_w", 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL,  \
+    0)                                                                                        \
+  X(OUT_CH, "out_ch", 0, NPUCC_KB_CONV, NPUCC_KB_CONV, 0)                                     \
+  X(K_H, "k_h", 1, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)   \
+  X(K_W, "k_w", 1, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)   \
+  X(STRIDE_H, "stride_h", 1, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                         \
+  X(STRIDE_W, "stride_w", 1, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                         \
+  X(DIL_H, "dil_h", 1, 0, NPUCC_KB_CONVLIKE, 0)                                               \
+  X(DIL_W, "dil_w", 1, 0, NPUCC_KB_CONVLIKE, 0)                                               \
+  X(PAD_TOP, "pad_top", 0, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                           \
+  X(PAD_LEFT, "pad_left", 0, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                         \
+  X(M, "m", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \
+  X(K, "k", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \
+  X(N, "n", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \
+  /* Quantization */                                                                          \
+  X(IN_ZP, "in_zp", 0, 0, NPUCC_KB_RQ | NPUCC_KB_ELT, 1)                                      \
+  X(IN2_ZP, "in2_zp", 0, 0, NPUCC_KB_ELT, 1)                                                  \
+  X(OUT_ZP, "out_zp", 0, 0, NPUCC_KB_RQ | NPUCC_KB_ELT, 1)                                    \
+  X(PER_CHANNEL, "per_channel", 0, 0, NPUCC_KB_RQ, 0)                                         \
+  X(REQUANT_MULT, "requant_mult", 1073741824, 0, NPUCC_KB_RQ | NPUCC_KB_ELT, 1)               \
+  X(REQUANT_SHIFT, "requant_shift", 0, 0, NPUCC_KB_RQ | NPUCC_KB_ELT, 1)                      \
+  X(IN_MULT, "in_mult", 1073741824, 0, NPUCC_KB_ELT, 1)                                       \
+  X(IN_SHIFT, "in_shift", 0, 0, NPUCC_KB_ELT, 1)                                              \
+  X(IN2_MULT, "in2_mult", 1073741824, 0, NPUCC_KB_ELT, 1)                                     \
+  X(IN2_SHIFT, "in2_shift", 0, 0, NPUCC_KB_ELT, 1)                                            \
+  X(LEFT_SHIFT, "left_shift", 0, 0, NPUCC_KB_ELT, 0)                                          \
+  X(ACT_MIN, "act_min", -128, 0, NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT, 1)               \
+  X(ACT_MAX, "act_max", 127, 0, NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT, 1)                \
+  /* Operation selectors */                                                                   \
+  X(POOL_KIND, "pool_kind", 0, 0, NPUCC_KB_POOL, 0)                                           \
+  X(ELTWISE_OP, "eltwise_op", 0, 0, NPUCC_KB_ELT, 0)
+/* clang-format on */
+
+typedef enum npucc_param {
+#define NPUCC_PARAM_ENUM(id, name, def, req, allowed, sgn) NPUCC_P_##id,
+  NPUCC_PARAM_LIST(NPUCC_PARAM_ENUM)
+#undef NPUCC_PARAM_ENUM
+      NPUCC_P_COUNT
+} npucc_param;
+
+/* pool_kind values */
+#define NPUCC_POOL_MAX 0
+#define NPUCC_POOL_AVG 1
+/* eltwise_op values */
+#define NPUCC_ELTWISE_ADD 0
+
+#endif /* NPUCC_PARAMS_H */

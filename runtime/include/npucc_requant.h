@@ -1,0 +1,105 @@
+/* npucc_requant.h - int8 requantization arithmetic (TFLite / gemmlowp scheme).
+ *
+ * Shared bit-exactly by the CPU kernels, the NPU simulator and the tests.
+ * All functions are static inline C99 with no dependencies beyond <stdint.h>.
+ *
+ * A real multiplier M (0 < M < 2^31 after scaling) is represented as
+ *   M = mult * 2^-31 * 2^-right_shift,   mult a Q31 integer in [2^30, 2^31).
+ * Requantizing an int32 accumulator `acc` is
+ *   1. if right_shift < 0: x = acc * 2^-right_shift, saturated to int32
+ *      (a left shift, used for multipliers >= 1), and the right shift is 0;
+ *   2. y = SRDHM(x, mult): the saturating rounding doubling high multiply,
+ *      i.e. x * mult / 2^31 rounded to nearest with ties rounded UP (toward
+ *      +infinity: 1.5 -> 2, -1.5 -> -1). This is exactly gemmlowp's nudge:
+ *      add 2^30 to a non-negative 64-bit product, 1 - 2^30 to a negative
+ *      one, then divide by 2^31 truncating toward zero. The single overflow
+ *      case x = mult = INT32_MIN yields INT32_MAX;
+ *   3. z = RDBPOT(y, right_shift): y / 2^right_shift rounded to nearest with
+ *      ties AWAY from zero (-2.5 -> -3, 2.5 -> 3), right_shift in 0..31;
+ *   4. q = z + out_zp, then clamped to [max(act_min, -128), min(act_max, 127)].
+ */
+#ifndef NPUCC_REQUANT_H
+#define NPUCC_REQUANT_H
+
+#include <stdint.h>
+
+static inline int32_t npucc_sat_i32(int64_t v) {
+  if (v > INT32_MAX)
+    return INT32_MAX;
+  if (v < INT32_MIN)
+    return INT32_MIN;
+  return (int32_t)v;
+}
+
+/* Saturating rounding doubling high multiply: a * b / 2^31, ties toward +infinity. */
+static inline int32_t npucc_srdhm(int32_t a, int32_t b) {
+  int64_t ab;
+  int64_t nudge;
+  if (a == INT32_MIN && b == INT32_MIN)
+    return INT32_MAX;
+  ab = (int64_t)a * (int64_t)b;
+  nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* Rounding divide by 2^exponent (exponent in 0..31), ties away from zero. */
+static inline int32_t npucc_rdbpot(int32_t x, int exponent) {
+  int64_t mask, rem, threshold;
+  if (exponent <= 0)
+    return x;
+  if (exponent > 31)
+    exponent = 31;
+  mask = ((int64_t)1 << exponent) - 1;
+  rem = (int64_t)x & mask;
+  threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (int32_t)(((int64_t)x >> exponent) + (rem > threshold ? 1 : 0));
+}
+
+/* x * mult * 2^-31 * 2^-right_shift with the rounding documented above.
+ * right_shift in -31..31 (negative: left shift before the multiply). */
+static inline int32_t npucc_mul_qmult(int32_t x, int32_t mult, int32_t right_shift) {
+  if (right_shift < 0) {
+    int left = -right_shift > 31 ? 31 : -right_shift;
+    x = npucc_sat_i32((int64_t)x * ((int64_t)1 << left));
+    right_shift = 0;
+  }
+  return npucc_rdbpot(npucc_srdhm(x, mult), (int)right_shift);
+}
+
+static inline int32_t npucc_clamp_i32(int32_t v, int32_t lo, int32_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Full requantization of an int32 accumulator to int8 with a fused clamp. */
+static inline int8_t npucc_requant_i8(int32_t acc, int32_t mult, int32_t right_shift,
+                                      int32_t out_zp, int32_t act_min, int32_t act_max) {
+  int32_t lo = act_min < -128 ? -128 : act_min;
+  int32_t hi = act_max > 127 ? 127 : act_max;
+  int32_t v = npucc_sat_i32((int64_t)npucc_mul_qmult(acc, mult, right_shift) + out_zp);
+  return (int8_t)npucc_clamp_i32(v, lo, hi);
+}
+
+/* Quantized int8 addition (TFLite scheme): each input is offset by its zero
+ * point, scaled up by 2^left_shift, rescaled by its own multiplier; the sum is
+ * rescaled by the output multiplier, offset by out_zp and clamped. */
+static inline int8_t npucc_add_i8(int8_t a, int8_t b, int32_t a_zp, int32_t b_zp,
+                                  int32_t left_shift, int32_t a_mult, int32_t a_shift,
+                                  int32_t b_mult, int32_t b_shift, int32_t out_mult,
+                                  int32_t out_shift, int32_t out_zp, int32_t act_min,
+                                  int32_t act_max) {
+  int32_t sa = npucc_sat_i32(((int64_t)a - a_zp) * ((int64_t)1 << left_shift));
+  int32_t sb = npucc_sat_i32(((int64_t)b - b_zp) * ((int64_t)1 << left_shift));
+  int32_t ra = npucc_mul_qmult(sa, a_mult, a_shift);
+  int32_t rb = npucc_mul_qmult(sb, b_mult, b_shift);
+  return npucc_requant_i8(npucc_sat_i32((int64_t)ra + rb), out_mult, out_shift, out_zp, act_min,
+                          act_max);
+}
+
+/* Integer division rounded to nearest, ties away from zero (average pooling). */
+static inline int32_t npucc_div_round(int32_t num, int32_t den) {
+  if (den <= 0)
+    return 0;
+  return num >= 0 ? (num + den / 2) / den : (num - den / 2) / den;
+}
+
+#endif /* NPUCC_REQUANT_H */

@@ -1,0 +1,72 @@
+/* npucc_sim_internal.h - Simulator state shared by npucc_sim.c (registers,
+ * memories, timeline, checks) and npucc_sim_ops.c (command semantics). */
+#ifndef NPUCC_SIM_INTERNAL_H
+#define NPUCC_SIM_INTERNAL_H
+
+#include "npucc_sim.h"
+
+#define NPUCC_SIM_MAX_MAPS 32
+
+typedef struct sim_spm {
+  uint32_t base, size, alignment;
+  uint8_t *data;
+  uint8_t *valid;  /* byte written at least once */
+  int32_t *writer; /* command index of the last writer, -1 = back door */
+  int32_t *reader; /* command index of the last reader, -1 = none */
+} sim_spm;
+
+typedef struct sim_map {
+  uint32_t base, size;
+  uint8_t *host;
+  uint8_t writable;
+} sim_map;
+
+typedef struct sim_engine {
+  int cmd;      /* index of the last command started, -1 = none */
+  uint64_t end; /* completion time of that command */
+  int error;    /* sticky error bit */
+  size_t obs_cursor;
+  uint64_t busy_cycles;
+} sim_engine;
+
+struct npucc_sim {
+  const npucc_target_desc *d;
+  uint32_t *regs;
+  sim_spm *spm;
+  int num_spm;
+  sim_map maps[NPUCC_SIM_MAX_MAPS];
+  int num_maps;
+  uint64_t cpu;
+  sim_engine eng[NPUCC_ENGINE_COUNT];
+  npucc_sim_cmd_stats *cmds;
+  uint8_t *observed;
+  size_t num_cmds, cap_cmds;
+  int failed;
+  int err_cmd;
+  char err[600];
+};
+
+/* A resolved memory window. */
+typedef struct sim_window {
+  uint8_t *ptr;
+  int spm; /* scratchpad index, or -1 for system memory */
+  uint32_t spm_off;
+} sim_window;
+
+/* Records the first error (printf-style) for command idx (-1: none). Returns -1. */
+int sim_fail(npucc_sim *s, int idx, const char *fmt, ...);
+
+/* Resolves [addr, addr+len) inside one memory; checks writability. */
+int sim_resolve(npucc_sim *s, int idx, uint32_t addr, uint32_t len, int write, const char *what,
+                sim_window *w);
+/* Scratchpad-only operand: in range, aligned to the scratchpad alignment. */
+int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, const char *what, sim_window *w);
+/* Hazard checks and bookkeeping for scratchpad bytes read / written by idx. */
+int sim_check_read(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what);
+int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what);
+
+/* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
+ * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */
+int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p);
+
+#endif /* NPUCC_SIM_INTERNAL_H */

@@ -1,0 +1,382 @@
+/* npucc_sim_ops.c - Semantics and timing of the simulated commands: DMA
+ * (1D/2D/3D strided, zero fill), conv, depthwise, matmul (int8 x int8 ->
+ * int32 + bias, requantized per channel or per tensor via npucc_requant.h),
+ * max/avg pooling and elementwise add. Memory layouts (all little-endian):
+ *   activations HWC int8; conv weights OHWI int8; depthwise weights HWC int8;
+ *   matmul A [m][k], W [n][k]; bias int32[out_ch]; per-channel requant table
+ *   at rq_addr: int32 mult[out_ch] followed by int32 shift[out_ch].
+ * Cycles and MAC counts come from npucc_timing.h (see npucc_sim.c). */
+#include "npucc_sim_internal.h"
+
+#include "npucc_npu.h"
+#include "npucc_requant.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define P(id) p[NPUCC_P_##id]
+
+static int32_t rd_i32(const uint8_t *b, size_t i) {
+  const uint8_t *q = b + 4 * i;
+  return (int32_t)((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) |
+                   ((uint32_t)q[3] << 24));
+}
+
+static int in_mask(uint32_t mask, int64_t v) { return v >= 1 && v <= 31 && ((mask >> v) & 1u); }
+
+static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
+  const npucc_target_desc *d = s->d;
+  npucc_sim_cmd_stats *st = &s->cmds[idx];
+  int64_t pl, r;
+  uint32_t align = d->dma_alignment ? d->dma_alignment : 1;
+  if (P(LENGTH) <= 0 || P(ROWS) <= 0 || P(PLANES) <= 0)
+    return sim_fail(s, idx,
+                    "field value out of range: length=%lld rows=%lld planes=%lld must be "
+                    "positive",
+                    (long long)P(LENGTH), (long long)P(ROWS), (long long)P(PLANES));
+  if ((P(ROWS) > 1 && d->dma_dims < 2) || (P(PLANES) > 1 && d->dma_dims < 3))
+    return sim_fail(s, idx, "field value out of range: rows=%lld planes=%lld on a %uD DMA",
+                    (long long)P(ROWS), (long long)P(PLANES), (unsigned)d->dma_dims);
+  if (P(ZERO_FILL) && !d->dma_zero_fill)
+    return sim_fail(s, idx, "field value out of range: this DMA has no zero fill");
+  if ((!P(ZERO_FILL) && P(SRC_ADDR) % align) || P(DST_ADDR) % align)
+    return sim_fail(s, idx, "misaligned DMA address: src 0x%08llx dst 0x%08llx (alignment %u)",
+                    (unsigned long long)P(SRC_ADDR), (unsigned long long)P(DST_ADDR),
+                    (unsigned)align);
+  for (pl = 0; pl < P(PLANES); ++pl)
+    for (r = 0; r < P(ROWS); ++r) {
+      int64_t sa = P(SRC_ADDR) + pl * P(SRC_PLANE_STRIDE) + r * P(SRC_STRIDE);
+      int64_t da = P(DST_ADDR) + pl * P(DST_PLANE_STRIDE) + r * P(DST_STRIDE);
+      uint32_t len = (uint32_t)P(LENGTH);
+      sim_window sw, dw;
+      if (da < 0 || da > 0xFFFFFFFFll || sa < 0 || sa > 0xFFFFFFFFll)
+        return sim_fail(s, idx, "DMA row %lld address outside the 32-bit space", (long long)r);
+      if (sim_resolve(s, idx, (uint32_t)da, len, 1, "DMA destination", &dw))
+        return -1;
+      if (!P(ZERO_FILL)) {
+        if (sim_resolve(s, idx, (uint32_t)sa, len, 0, "DMA source", &sw) ||
+            sim_check_read(s, idx, &sw, len, "DMA source"))
+          return -1;
+        if (sw.spm < 0)
+          st->sys_bytes_read += len;
+      }
+      if (sim_check_write(s, idx, &dw, len, "DMA destination"))
+        return -1;
+      if (dw.spm < 0)
+        st->sys_bytes_written += len;
+      if (P(ZERO_FILL))
+        memset(dw.ptr, 0, len);
+      else
+        memmove(dw.ptr, sw.ptr, len);
+    }
+  return 0;
+}
+
+/* Checks shared by the MAC-array commands; reads bias and requant tables. */
+typedef struct rq_ctx {
+  const uint8_t *bias, *rq;
+  int per_channel;
+  int32_t mult, shift, out_zp, lo, hi;
+} rq_ctx;
+
+static int check_quant(npucc_sim *s, int idx, const int64_t *p, int64_t channels, rq_ctx *q) {
+  const npucc_target_desc *d = s->d;
+  sim_window w;
+  if (P(IN_ZP) < -128 || P(IN_ZP) > 127 || P(OUT_ZP) < -128 || P(OUT_ZP) > 127)
+    return sim_fail(s, idx, "field value out of range: zero points %lld/%lld", (long long)P(IN_ZP),
+                    (long long)P(OUT_ZP));
+  if (P(ACT_MIN) > P(ACT_MAX))
+    return sim_fail(s, idx, "field value out of range: act_min %lld > act_max %lld",
+                    (long long)P(ACT_MIN), (long long)P(ACT_MAX));
+  if (!d->fused_clamp && (P(ACT_MIN) > -128 || P(ACT_MAX) < 127))
+    return sim_fail(s, idx, "fused clamp not supported by this NPU");
+  q->out_zp = (int32_t)P(OUT_ZP);
+  q->lo = (int32_t)P(ACT_MIN);
+  q->hi = (int32_t)P(ACT_MAX);
+  if (s->cmds[idx].kind == NPUCC_KIND_POOL || s->cmds[idx].kind == NPUCC_KIND_ELTWISE)
+    return 0;
+  q->per_channel = P(PER_CHANNEL) != 0;
+  if (q->per_channel && !d->per_channel_requant)
+    return sim_fail(s, idx, "field value out of range: per-channel requant not supported");
+  if (!q->per_channel && !d->per_tensor_requant)
+    return sim_fail(s, idx, "field value out of range: per-tensor requant not supported");
+  if (P(REQUANT_SHIFT) < -31 || P(REQUANT_SHIFT) > 31)
+    return sim_fail(s, idx, "field value out of range: requant_shift %lld",
+                    (long long)P(REQUANT_SHIFT));
+  q->mult = (int32_t)P(REQUANT_MULT);
+  q->shift = (int32_t)P(REQUANT_SHIFT);
+  if (sim_operand(s, idx, P(BIAS_ADDR), (uint64_t)channels * 4, "bias_addr", &w) ||
+      sim_check_read(s, idx, &w, (uint32_t)channels * 4, "bias"))
+    return -1;
+  q->bias = w.ptr;
+  q->rq = NULL;
+  if (q->per_channel) {
+    if (sim_operand(s, idx, P(RQ_ADDR), (uint64_t)channels * 8, "rq_addr", &w) ||
+        sim_check_read(s, idx, &w, (uint32_t)channels * 8, "requant table"))
+      return -1;
+    q->rq = w.ptr;
+  }
+  return 0;
+}
+
+static int8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc) {
+  int32_t m = q->mult, sh = q->shift;
+  if (q->per_channel) {
+    m = rd_i32(q->rq, (size_t)ch);
+    sh = rd_i32(q->rq, (size_t)(channels + ch));
+    if (sh < -31)
+      sh = -31;
+    if (sh > 31)
+      sh = 31;
+  }
+  return npucc_requant_i8(acc + rd_i32(q->bias, (size_t)ch), m, sh, q->out_zp, q->lo, q->hi);
+}
+
+static int check_limits(npucc_sim *s, int idx, int kind, const int64_t *p, int64_t channels) {
+  const npucc_op_limits *l = &s->d->ops[kind];
+  if (!l->supported)
+    return sim_fail(s, idx, "operation not supported by this NPU");
+  if (channels <= 0 || (l->channel_multiple && channels % l->channel_multiple) ||
+      (l->max_channels && channels > (int64_t)l->max_channels))
+    return sim_fail(s, idx, "field value out of range: %lld channels", (long long)channels);
+  if (kind == NPUCC_KIND_MATMUL || kind == NPUCC_KIND_ELTWISE)
+    return 0;
+  if (!in_mask(l->kernel_mask, P(K_H)) || !in_mask(l->kernel_mask, P(K_W)))
+    return sim_fail(s, idx, "field value out of range: kernel %lldx%lld not supported",
+                    (long long)P(K_H), (long long)P(K_W));
+  if (!in_mask(l->stride_mask, P(STRIDE_H)) || !in_mask(l->stride_mask, P(STRIDE_W)))
+    return sim_fail(s, idx, "field value out of range: stride %lldx%lld not supported",
+                    (long long)P(STRIDE_H), (long long)P(STRIDE_W));
+  if (kind != NPUCC_KIND_POOL &&
+      (!in_mask(l->dilation_mask, P(DIL_H)) || !in_mask(l->dilation_mask, P(DIL_W))))
+    return sim_fail(s, idx, "field value out of range: dilation %lldx%lld not supported",
+                    (long long)P(DIL_H), (long long)P(DIL_W));
+  if (P(IN_H) <= 0 || P(IN_W) <= 0 || P(OUT_H) <= 0 || P(OUT_W) <= 0)
+    return sim_fail(s, idx, "field value out of range: empty input or output");
+  {
+    int64_t dh = kind == NPUCC_KIND_POOL ? 1 : P(DIL_H),
+            dw = kind == NPUCC_KIND_POOL ? 1 : P(DIL_W);
+    int64_t pb = (P(OUT_H) - 1) * P(STRIDE_H) + dh * (P(K_H) - 1) + 1 - P(PAD_TOP) - P(IN_H);
+    int64_t pr = (P(OUT_W) - 1) * P(STRIDE_W) + dw * (P(K_W) - 1) + 1 - P(PAD_LEFT) - P(IN_W);
+    if (P(PAD_TOP) < 0 || P(PAD_LEFT) < 0 || P(PAD_TOP) > l->max_pad || P(PAD_LEFT) > l->max_pad ||
+        pb > l->max_pad || pr > l->max_pad)
+      return sim_fail(s, idx,
+                      "field value out of range: padding top %lld left %lld bottom %lld "
+                      "right %lld exceeds %u",
+                      (long long)P(PAD_TOP), (long long)P(PAD_LEFT), (long long)pb, (long long)pr,
+                      (unsigned)l->max_pad);
+  }
+  return 0;
+}
+
+/* conv and depthwise: out[oy][ox][oc] over HWC input. */
+static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  int dw = kind == NPUCC_KIND_DEPTHWISE;
+  int64_t ic = P(IN_CH), oc_n = dw ? P(IN_CH) : P(OUT_CH);
+  int64_t oy, ox, oc, ky, kx, c;
+  uint64_t in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ic), out_sz;
+  uint64_t w_sz = (uint64_t)(P(K_H) * P(K_W) * (dw ? ic : ic * oc_n));
+  sim_window wi, ww, wo;
+  rq_ctx q;
+  int8_t *tmp;
+  if (check_limits(s, idx, kind, p, ic) || (!dw && check_limits(s, idx, kind, p, oc_n)))
+    return -1;
+  out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * oc_n);
+  if (sim_operand(s, idx, P(IN_ADDR), in_sz, "in_addr", &wi) ||
+      sim_check_read(s, idx, &wi, (uint32_t)in_sz, "input") ||
+      sim_operand(s, idx, P(W_ADDR), w_sz, "w_addr", &ww) ||
+      sim_check_read(s, idx, &ww, (uint32_t)w_sz, "weights") || check_quant(s, idx, p, oc_n, &q) ||
+      sim_operand(s, idx, P(OUT_ADDR), out_sz, "out_addr", &wo))
+    return -1;
+  tmp = (int8_t *)malloc((size_t)out_sz);
+  if (tmp == NULL)
+    return sim_fail(s, idx, "out of memory");
+  for (oy = 0; oy < P(OUT_H); ++oy)
+    for (ox = 0; ox < P(OUT_W); ++ox)
+      for (oc = 0; oc < oc_n; ++oc) {
+        int32_t acc = 0;
+        for (ky = 0; ky < P(K_H); ++ky) {
+          int64_t iy = oy * P(STRIDE_H) - P(PAD_TOP) + ky * P(DIL_H);
+          if (iy < 0 || iy >= P(IN_H))
+            continue;
+          for (kx = 0; kx < P(K_W); ++kx) {
+            int64_t ix = ox * P(STRIDE_W) - P(PAD_LEFT) + kx * P(DIL_W);
+            const int8_t *in;
+            if (ix < 0 || ix >= P(IN_W))
+              continue;
+            in = (const int8_t *)wi.ptr + (iy * P(IN_W) + ix) * ic;
+            if (dw) {
+              int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * ic + oc];
+              acc += (int32_t)(in[oc] - P(IN_ZP)) * wv;
+            } else {
+              const int8_t *wr = (const int8_t *)ww.ptr + ((oc * P(K_H) + ky) * P(K_W) + kx) * ic;
+              for (c = 0; c < ic; ++c)
+                acc += (int32_t)(in[c] - P(IN_ZP)) * wr[c];
+            }
+          }
+        }
+        tmp[(oy * P(OUT_W) + ox) * oc_n + oc] = requant(&q, oc, oc_n, acc);
+      }
+  if (sim_check_write(s, idx, &wo, (uint32_t)out_sz, "output")) {
+    free(tmp);
+    return -1;
+  }
+  memcpy(wo.ptr, tmp, (size_t)out_sz);
+  free(tmp);
+  return 0;
+}
+
+static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
+  int64_t m = P(M), k = P(K), n = P(N), i, j, c;
+  sim_window wa, ww, wo;
+  rq_ctx q;
+  int8_t *tmp;
+  if (m <= 0)
+    return sim_fail(s, idx, "field value out of range: m=%lld", (long long)m);
+  if (check_limits(s, idx, NPUCC_KIND_MATMUL, p, k) ||
+      check_limits(s, idx, NPUCC_KIND_MATMUL, p, n) ||
+      sim_operand(s, idx, P(IN_ADDR), (uint64_t)(m * k), "in_addr", &wa) ||
+      sim_check_read(s, idx, &wa, (uint32_t)(m * k), "input") ||
+      sim_operand(s, idx, P(W_ADDR), (uint64_t)(n * k), "w_addr", &ww) ||
+      sim_check_read(s, idx, &ww, (uint32_t)(n * k), "weights") || check_quant(s, idx, p, n, &q) ||
+      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), "out_addr", &wo))
+    return -1;
+  tmp = (int8_t *)malloc((size_t)(m * n));
+  if (tmp == NULL)
+    return sim_fail(s, idx, "out of memory");
+  for (i = 0; i < m; ++i)
+    for (j = 0; j < n; ++j) {
+      int32_t acc = 0;
+      const int8_t *a = (const int8_t *)wa.ptr + i * k, *w = (const int8_t *)ww.ptr + j * k;
+      for (c = 0; c < k; ++c)
+        acc += (int32_t)(a[c] - P(IN_ZP)) * w[c];
+      tmp[i * n + j] = requant(&q, j, n, acc);
+    }
+  if (sim_check_write(s, idx, &wo, (uint32_t)(m * n), "output")) {
+    free(tmp);
+    return -1;
+  }
+  memcpy(wo.ptr, tmp, (size_t)(m * n));
+  free(tmp);
+  return 0;
+}
+
+static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
+  int64_t ch = P(IN_CH), oy, ox, c, ky, kx;
+  uint64_t in_sz, out_sz;
+  sim_window wi, wo;
+  rq_ctx q;
+  int8_t *tmp;
+  int kind = (int)P(POOL_KIND);
+  if (check_limits(s, idx, NPUCC_KIND_POOL, p, ch) || check_quant(s, idx, p, ch, &q))
+    return -1;
+  if (kind < 0 || kind > 31 || !((s->d->ops[NPUCC_KIND_POOL].kinds_mask >> kind) & 1u))
+    return sim_fail(s, idx, "field value out of range: pool kind %lld not supported",
+                    (long long)P(POOL_KIND));
+  in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ch);
+  out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * ch);
+  if (sim_operand(s, idx, P(IN_ADDR), in_sz, "in_addr", &wi) ||
+      sim_check_read(s, idx, &wi, (uint32_t)in_sz, "input") ||
+      sim_operand(s, idx, P(OUT_ADDR), out_sz, "out_addr", &wo))
+    return -1;
+  tmp = (int8_t *)malloc((size_t)out_sz);
+  if (tmp == NULL)
+    return sim_fail(s, idx, "out of memory");
+  for (oy = 0; oy < P(OUT_H); ++oy)
+    for (ox = 0; ox < P(OUT_W); ++ox)
+      for (c = 0; c < ch; ++c) {
+        int32_t acc = kind == NPUCC_POOL_MAX ? -128 : 0, count = 0;
+        for (ky = 0; ky < P(K_H); ++ky)
+          for (kx = 0; kx < P(K_W); ++kx) {
+            int64_t iy = oy * P(STRIDE_H) - P(PAD_TOP) + ky;
+            int64_t ix = ox * P(STRIDE_W) - P(PAD_LEFT) + kx;
+            int8_t v;
+            if (iy < 0 || iy >= P(IN_H) || ix < 0 || ix >= P(IN_W))
+              continue;
+            v = ((const int8_t *)wi.ptr)[(iy * P(IN_W) + ix) * ch + c];
+            if (kind == NPUCC_POOL_MAX)
+              acc = v > acc ? v : acc;
+            else
+              acc += v;
+            ++count;
+          }
+        if (kind == NPUCC_POOL_AVG)
+          acc = npucc_div_round(acc, count);
+        tmp[(oy * P(OUT_W) + ox) * ch + c] = (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
+      }
+  if (sim_check_write(s, idx, &wo, (uint32_t)out_sz, "output")) {
+    free(tmp);
+    return -1;
+  }
+  memcpy(wo.ptr, tmp, (size_t)out_sz);
+  free(tmp);
+  return 0;
+}
+
+static int exec_eltwise(npucc_sim *s, int idx, const int64_t *p) {
+  int64_t n = P(LENGTH), i;
+  sim_window wa, wb, wo;
+  rq_ctx q;
+  int8_t *tmp;
+  int op = (int)P(ELTWISE_OP);
+  if (check_limits(s, idx, NPUCC_KIND_ELTWISE, p, 1) || check_quant(s, idx, p, 1, &q))
+    return -1;
+  if (op < 0 || op > 31 || !((s->d->ops[NPUCC_KIND_ELTWISE].kinds_mask >> op) & 1u))
+    return sim_fail(s, idx, "field value out of range: eltwise op %d not supported", op);
+  if (n <= 0 || P(LEFT_SHIFT) < 0 || P(LEFT_SHIFT) > 31 || P(IN2_ZP) < -128 || P(IN2_ZP) > 127)
+    return sim_fail(s, idx, "field value out of range: length %lld left_shift %lld in2_zp %lld",
+                    (long long)n, (long long)P(LEFT_SHIFT), (long long)P(IN2_ZP));
+  if (sim_operand(s, idx, P(IN_ADDR), (uint64_t)n, "in_addr", &wa) ||
+      sim_check_read(s, idx, &wa, (uint32_t)n, "input") ||
+      sim_operand(s, idx, P(IN2_ADDR), (uint64_t)n, "in2_addr", &wb) ||
+      sim_check_read(s, idx, &wb, (uint32_t)n, "second input") ||
+      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)n, "out_addr", &wo))
+    return -1;
+  tmp = (int8_t *)malloc((size_t)n);
+  if (tmp == NULL)
+    return sim_fail(s, idx, "out of memory");
+  for (i = 0; i < n; ++i)
+    tmp[i] =
+        npucc_add_i8(((const int8_t *)wa.ptr)[i], ((const int8_t *)wb.ptr)[i], (int32_t)P(IN_ZP),
+                     (int32_t)P(IN2_ZP), (int32_t)P(LEFT_SHIFT), (int32_t)P(IN_MULT),
+                     (int32_t)P(IN_SHIFT), (int32_t)P(IN2_MULT), (int32_t)P(IN2_SHIFT),
+                     (int32_t)P(REQUANT_MULT), (int32_t)P(REQUANT_SHIFT), q.out_zp, q.lo, q.hi);
+  if (sim_check_write(s, idx, &wo, (uint32_t)n, "output")) {
+    free(tmp);
+    return -1;
+  }
+  memcpy(wo.ptr, tmp, (size_t)n);
+  free(tmp);
+  return 0;
+}
+
+/* Sizes beyond this are rejected before any size arithmetic (no scratchpad
+ * is that large, and products of several of them must not overflow). */
+#define NPUCC_SIM_MAX_DIM ((int64_t)1 << 24)
+
+int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  static const int dims[] = {NPUCC_P_LENGTH, NPUCC_P_ROWS,  NPUCC_P_PLANES, NPUCC_P_IN_H,
+                             NPUCC_P_IN_W,   NPUCC_P_IN_CH, NPUCC_P_OUT_H,  NPUCC_P_OUT_W,
+                             NPUCC_P_OUT_CH, NPUCC_P_K_H,   NPUCC_P_K_W,    NPUCC_P_M,
+                             NPUCC_P_K,      NPUCC_P_N};
+  size_t i;
+  for (i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i)
+    if (p[dims[i]] < 0 || p[dims[i]] > NPUCC_SIM_MAX_DIM)
+      return sim_fail(s, idx, "field value out of range: %s=%lld", npucc_param_name(dims[i]),
+                      (long long)p[dims[i]]);
+  switch (kind) {
+  case NPUCC_KIND_DMA:
+    return exec_dma(s, idx, p);
+  case NPUCC_KIND_CONV:
+  case NPUCC_KIND_DEPTHWISE:
+    return exec_conv(s, idx, kind, p);
+  case NPUCC_KIND_MATMUL:
+    return exec_matmul(s, idx, p);
+  case NPUCC_KIND_POOL:
+    return exec_pool(s, idx, p);
+  case NPUCC_KIND_ELTWISE:
+    return exec_eltwise(s, idx, p);
+  default:
+    return sim_fail(s, idx, "command kind not supported by the simulator");
+  }
+}
