@@ -19,9 +19,12 @@ namespace npucc::onnx::detail {
 
 Result<Attribute> convertAttr(const AttributeProto &a, const std::string &baseDir) {
   switch (a.type()) {
-  case AttributeProto::INT: return Attribute(static_cast<int64_t>(a.i()));
-  case AttributeProto::FLOAT: return Attribute(a.f());
-  case AttributeProto::STRING: return Attribute(a.s());
+  case AttributeProto::INT:
+    return Attribute(static_cast<int64_t>(a.i()));
+  case AttributeProto::FLOAT:
+    return Attribute(a.f());
+  case AttributeProto::STRING:
+    return Attribute(a.s());
   case AttributeProto::INTS:
     return Attribute(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
   case AttributeProto::FLOATS:
@@ -35,7 +38,8 @@ Result<Attribute> convertAttr(const AttributeProto &a, const std::string &baseDi
     return Attribute(t.take());
   }
   default:
-    return error("attribute '" + a.name() + "' has a kind npucc does not support (graph, "
+    return error("attribute '" + a.name() +
+                 "' has a kind npucc does not support (graph, "
                  "sparse tensor or type)");
   }
 }
@@ -229,9 +233,8 @@ Status softmax(NodeCtx &c) {
   int64_t a = 1, bsz = 1;
   for (int64_t i = 0; i < r; ++i)
     (i < axis ? a : bsz) *= x->shape[i];
-  auto flat = c.b.emit(OpKind::Reshape, c.name + "_flatten",
-                       {x, c.ints("shape2d", {a, bsz})}, {"\x01" + c.name + "_2d"},
-                       {{"allowzero", int64_t(0)}});
+  auto flat = c.b.emit(OpKind::Reshape, c.name + "_flatten", {x, c.ints("shape2d", {a, bsz})},
+                       {"\x01" + c.name + "_2d"}, {{"allowzero", int64_t(0)}});
   if (!flat)
     return flat.error();
   auto sm = c.b.emit(OpKind::Softmax, c.name, {(*flat)[0]}, {"\x01" + c.name + "_rows"},
@@ -239,8 +242,7 @@ Status softmax(NodeCtx &c) {
   if (!sm)
     return sm.error();
   auto back = c.b.emit(OpKind::Reshape, c.name + "_unflatten",
-                       {(*sm)[0], c.ints("shape", x->shape)}, c.outs,
-                       {{"allowzero", int64_t(0)}});
+                       {(*sm)[0], c.ints("shape", x->shape)}, c.outs, {{"allowzero", int64_t(0)}});
   if (!back)
     return back.error();
   return success();
@@ -348,8 +350,8 @@ int castTarget(const Attribute &a) {
     return static_cast<int>(*i);
   if (auto *s = std::get_if<std::string>(&a)) { // Cast-1 used type names
     static const std::map<std::string, int> names = {
-        {"FLOAT", 1},  {"UINT8", 2}, {"INT8", 3},    {"UINT16", 4},  {"INT16", 5},
-        {"INT32", 6},  {"INT64", 7}, {"STRING", 8},  {"BOOL", 9},    {"FLOAT16", 10},
+        {"FLOAT", 1},   {"UINT8", 2},   {"INT8", 3},    {"UINT16", 4},   {"INT16", 5},
+        {"INT32", 6},   {"INT64", 7},   {"STRING", 8},  {"BOOL", 9},     {"FLOAT16", 10},
         {"DOUBLE", 11}, {"UINT32", 12}, {"UINT64", 13}, {"BFLOAT16", 16}};
     auto it = names.find(*s);
     return it == names.end() ? 0 : it->second;
@@ -381,8 +383,10 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
   c.attrs.erase("consumed_inputs"); // opset < 6 legacy memory hint
 
   switch (k) {
-  case OpKind::Conv: return convLike(c, false);
-  case OpKind::ConvTranspose: return convLike(c, true);
+  case OpKind::Conv:
+    return convLike(c, false);
+  case OpKind::ConvTranspose:
+    return convLike(c, true);
   case OpKind::Gemm:
     c.attrs.erase("broadcast");
     fill(c.attrs, "alpha", 1.0f);
@@ -397,7 +401,8 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
     if (c.ver < 7 && getInt(c.attrs, "broadcast", 0) != 0 && c.in(1)) {
       // Legacy broadcasting: B's dims align with A's starting at `axis`.
       Value *a = c.in(0), *bv = c.in(1);
-      int64_t ra = static_cast<int64_t>(a->shape.size()), rb = static_cast<int64_t>(bv->shape.size());
+      int64_t ra = static_cast<int64_t>(a->shape.size()),
+              rb = static_cast<int64_t>(bv->shape.size());
       int64_t axis = getInt(c.attrs, "axis", ra - rb);
       if (axis < 0)
         axis += ra;
@@ -435,9 +440,11 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
       }
     }
     return c.emit(k);
-  case OpKind::Softmax: return softmax(c);
+  case OpKind::Softmax:
+    return softmax(c);
   case OpKind::MaxPool:
-  case OpKind::AveragePool: return pool(c, k);
+  case OpKind::AveragePool:
+    return pool(c, k);
   case OpKind::ReduceMean: {
     if (c.ins.size() > 1) { // opset 18: axes input
       if (c.in(1)) {
@@ -523,9 +530,12 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
       attrToInput(c, "axes", 3);
     }
     return c.emit(k);
-  case OpKind::Split: return split(c);
-  case OpKind::Pad: return pad(c);
-  case OpKind::Resize: return resize(c);
+  case OpKind::Split:
+    return split(c);
+  case OpKind::Pad:
+    return pad(c);
+  case OpKind::Resize:
+    return resize(c);
   case OpKind::Gather:
     fill(c.attrs, "axis", int64_t(0));
     return c.emit(k);
@@ -543,7 +553,8 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
     c.attrs.erase("saturate");
     return c.emit(k);
   }
-  default: return c.emit(k);
+  default:
+    return c.emit(k);
   }
 }
 

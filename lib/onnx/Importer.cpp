@@ -8,10 +8,10 @@
 // unknown) and folds nodes whose inputs are all constants.
 //
 //===----------------------------------------------------------------------===//
+#include "npucc/onnx/Importer.h"
 #include "Internal.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Verifier.h"
-#include "npucc/onnx/Importer.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -81,11 +81,20 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
   case OpKind::Squeeze:
   case OpKind::Unsqueeze:
   case OpKind::Split:
-  case OpKind::Pad: shapeOperands = {1}; break;
-  case OpKind::Slice: shapeOperands = {1, 2, 3, 4}; break;
-  case OpKind::Resize: shapeOperands = {1, 2, 3}; break;
-  case OpKind::ConstantOfShape: shapeOperands = {0}; break;
-  default: break;
+  case OpKind::Pad:
+    shapeOperands = {1};
+    break;
+  case OpKind::Slice:
+    shapeOperands = {1, 2, 3, 4};
+    break;
+  case OpKind::Resize:
+    shapeOperands = {1, 2, 3};
+    break;
+  case OpKind::ConstantOfShape:
+    shapeOperands = {0};
+    break;
+  default:
+    break;
   }
   for (size_t i : shapeOperands)
     if (i < ins.size() && ins[i] && !ins[i]->isConstant())
@@ -118,8 +127,9 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
     bool factShape = haveFact && f->second.staticShape;
     bool ownShape = inferred && i < inferred->size();
     if (!onnxInferred && !inferred && inferred.error().message != kNoShapeRule)
-      return nodeErr(nodeName, op, "cannot give output '" + v->name +
-                                       "' a static shape: " + inferred.error().message);
+      return nodeErr(nodeName, op,
+                     "cannot give output '" + v->name +
+                         "' a static shape: " + inferred.error().message);
     if (ownShape && factShape && !onnxInferred && f->second.shape != (*inferred)[i].shape) {
       return nodeErr(nodeName, op,
                      "the model declares shape [" + shapeStr(f->second.shape) + "] for '" +
@@ -221,8 +231,8 @@ Status checkSupported(const ModelProto &m, const std::map<std::string, int> &ops
   for (int i = 0; i < m.graph().node_size(); ++i) {
     const NodeProto &n = m.graph().node(i);
     std::string dom = domainOf(n.domain());
-    std::string where = "node '" + names[i] + "' (" + (dom.empty() ? "" : dom + ".") +
-                        n.op_type() + "): ";
+    std::string where =
+        "node '" + names[i] + "' (" + (dom.empty() ? "" : dom + ".") + n.op_type() + "): ";
     auto k = opFromName(n.op_type(), dom);
     auto ver = opsets.find(dom);
     if (!k || ver == opsets.end() || ver->second < opInfo(*k).minOpset ||
@@ -276,8 +286,9 @@ Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const Impor
       continue;
     inputNames.insert(vi.name());
     if (!vi.type().has_tensor_type())
-      return error("graph input '" + vi.name() + "' is not a tensor (sequence, map or optional "
-                                                 "types are not supported)");
+      return error("graph input '" + vi.name() +
+                   "' is not a tensor (sequence, map or optional "
+                   "types are not supported)");
     auto *tt = vi.mutable_type()->mutable_tensor_type();
     auto bind = o.shapes.find(vi.name());
     bool dynamic = !tt->has_shape();

@@ -96,9 +96,10 @@ public:
   /// Appends a node. `outNames` are ONNX names (registered for lookup) or
   /// internal names (prefix '\x01' → a fresh unique name, not registered).
   /// Gives every output a dtype/static shape and folds constant nodes.
-  Result<std::vector<ir::Value *>> emit(ir::OpKind k, const std::string &nodeName, std::vector<ir::Value *> ins,
-                          const std::vector<std::string> &outNames,
-                          std::map<std::string, ir::Attribute> attrs = {});
+  Result<std::vector<ir::Value *>> emit(ir::OpKind k, const std::string &nodeName,
+                                        std::vector<ir::Value *> ins,
+                                        const std::vector<std::string> &outNames,
+                                        std::map<std::string, ir::Attribute> attrs = {});
 
   Diagnostic nodeErr(const std::string &node, const std::string &op, std::string msg) const {
     return error(std::move(msg)).atNode(node, op).inFile(file);

@@ -371,8 +371,10 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       return error("input '" + v->name + "' has an unreasonable rank");
   const Value *x = n.input(0);
   switch (n.kind) {
-  case OpKind::Conv: return convLike(n, false);
-  case OpKind::ConvTranspose: return convLike(n, true);
+  case OpKind::Conv:
+    return convLike(n, false);
+  case OpKind::ConvTranspose:
+    return convLike(n, true);
   case OpKind::Gemm: {
     const Shape &a = x->shape, &b = n.input(1)->shape;
     if (a.size() != 2 || b.size() != 2)
@@ -382,7 +384,8 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       return error("inner dimensions differ: " + dimsStr(a) + " and " + dimsStr(b));
     return one(x->dtype, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
   }
-  case OpKind::MatMul: return matmul(n);
+  case OpKind::MatMul:
+    return matmul(n);
   case OpKind::Add:
   case OpKind::Sub:
   case OpKind::Mul:
@@ -409,9 +412,11 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
   case OpKind::Softmax:
   case OpKind::BatchNormalization:
   case OpKind::Identity:
-  case OpKind::Dropout: return std::vector<OutType>{same(x)};
+  case OpKind::Dropout:
+    return std::vector<OutType>{same(x)};
   case OpKind::MaxPool:
-  case OpKind::AveragePool: return pool(n);
+  case OpKind::AveragePool:
+    return pool(n);
   case OpKind::GlobalAveragePool:
   case OpKind::GlobalMaxPool: {
     Shape s = x->shape;
@@ -420,7 +425,8 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
     std::fill(s.begin() + 2, s.end(), 1);
     return one(x->dtype, s);
   }
-  case OpKind::ReduceMean: return reduce(n);
+  case OpKind::ReduceMean:
+    return reduce(n);
   case OpKind::Flatten: {
     int64_t axis = n.attrInt("axis", 1), r = static_cast<int64_t>(x->shape.size());
     if (axis < 0)
@@ -432,9 +438,12 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       (i < axis ? a : b) *= x->shape[i];
     return one(x->dtype, {a, b});
   }
-  case OpKind::Reshape: return reshape(n);
-  case OpKind::Squeeze: return squeezeLike(n, false);
-  case OpKind::Unsqueeze: return squeezeLike(n, true);
+  case OpKind::Reshape:
+    return reshape(n);
+  case OpKind::Squeeze:
+    return squeezeLike(n, false);
+  case OpKind::Unsqueeze:
+    return squeezeLike(n, true);
   case OpKind::Transpose: {
     std::vector<int64_t> perm = n.attrInts("perm");
     if (perm.empty())
@@ -468,8 +477,10 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
     }
     return one(x->dtype, s);
   }
-  case OpKind::Slice: return slice(n);
-  case OpKind::Split: return split(n);
+  case OpKind::Slice:
+    return slice(n);
+  case OpKind::Split:
+    return split(n);
   case OpKind::Pad: {
     auto p = constInts(n, 1, "pads");
     if (!p)
@@ -483,7 +494,8 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       s[i] += (*p)[i] + (*p)[i + r];
     return one(x->dtype, s);
   }
-  case OpKind::Resize: return resize(n);
+  case OpKind::Resize:
+    return resize(n);
   case OpKind::Gather: {
     auto ax = normAxis(n.attrInt("axis", 0), x->shape.size());
     if (!ax)
@@ -514,8 +526,10 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       return error("Cast to an unsupported type");
     return one(*t, x->shape);
   }
-  case OpKind::Constant: return error("Constant nodes are folded by the importer");
-  default: break;
+  case OpKind::Constant:
+    return error("Constant nodes are folded by the importer");
+  default:
+    break;
   }
   return error(kNoShapeRule);
 }

@@ -21,24 +21,42 @@ namespace detail {
 
 std::string onnxTypeName(int elemType) {
   switch (elemType) {
-  case TensorProto::FLOAT: return "float";
-  case TensorProto::UINT8: return "uint8";
-  case TensorProto::INT8: return "int8";
-  case TensorProto::UINT16: return "uint16";
-  case TensorProto::INT16: return "int16";
-  case TensorProto::INT32: return "int32";
-  case TensorProto::INT64: return "int64";
-  case TensorProto::STRING: return "string";
-  case TensorProto::BOOL: return "bool";
-  case TensorProto::FLOAT16: return "float16";
-  case TensorProto::DOUBLE: return "double";
-  case TensorProto::UINT32: return "uint32";
-  case TensorProto::UINT64: return "uint64";
-  case TensorProto::COMPLEX64: return "complex64";
-  case TensorProto::COMPLEX128: return "complex128";
-  case TensorProto::BFLOAT16: return "bfloat16";
-  case TensorProto::UNDEFINED: return "undefined";
-  default: return "type#" + std::to_string(elemType);
+  case TensorProto::FLOAT:
+    return "float";
+  case TensorProto::UINT8:
+    return "uint8";
+  case TensorProto::INT8:
+    return "int8";
+  case TensorProto::UINT16:
+    return "uint16";
+  case TensorProto::INT16:
+    return "int16";
+  case TensorProto::INT32:
+    return "int32";
+  case TensorProto::INT64:
+    return "int64";
+  case TensorProto::STRING:
+    return "string";
+  case TensorProto::BOOL:
+    return "bool";
+  case TensorProto::FLOAT16:
+    return "float16";
+  case TensorProto::DOUBLE:
+    return "double";
+  case TensorProto::UINT32:
+    return "uint32";
+  case TensorProto::UINT64:
+    return "uint64";
+  case TensorProto::COMPLEX64:
+    return "complex64";
+  case TensorProto::COMPLEX128:
+    return "complex128";
+  case TensorProto::BFLOAT16:
+    return "bfloat16";
+  case TensorProto::UNDEFINED:
+    return "undefined";
+  default:
+    return "type#" + std::to_string(elemType);
   }
 }
 
@@ -109,13 +127,13 @@ Result<std::string> readExternal(const TensorProto &tp, const std::string &baseD
   in.seekg(0, std::ios::end);
   int64_t size = static_cast<int64_t>(in.tellg());
   if (offset > size)
-    return error(what + ": external data offset " + std::to_string(offset) + " is past the end of '" +
-                 loc + "' (" + std::to_string(size) + " bytes)");
+    return error(what + ": external data offset " + std::to_string(offset) +
+                 " is past the end of '" + loc + "' (" + std::to_string(size) + " bytes)");
   if (length < 0)
     length = size - offset;
   if (offset + length > size)
-    return error(what + ": external data file '" + loc + "' is too short (" +
-                 std::to_string(size) + " bytes, need " + std::to_string(offset + length) + ")");
+    return error(what + ": external data file '" + loc + "' is too short (" + std::to_string(size) +
+                 " bytes, need " + std::to_string(offset + length) + ")");
   if (static_cast<size_t>(length) != expected)
     return error(what + ": external data has " + std::to_string(length) + " bytes, expected " +
                  std::to_string(expected));
@@ -199,16 +217,27 @@ Result<ir::Tensor> tensorFromProto(const TensorProto &tp, const std::string &bas
     if (static_cast<size_t>(tp.int32_data_size()) != n)
       return sizeErr(tp.int32_data_size());
     switch (*dt) {
-    case ir::DType::I32: copyField<int32_t, int32_t>(tp.int32_data(), out); break;
-    case ir::DType::I16: copyField<int32_t, int16_t>(tp.int32_data(), out); break;
-    case ir::DType::U16: copyField<int32_t, uint16_t>(tp.int32_data(), out); break;
-    case ir::DType::I8: copyField<int32_t, int8_t>(tp.int32_data(), out); break;
-    case ir::DType::U8: copyField<int32_t, uint8_t>(tp.int32_data(), out); break;
+    case ir::DType::I32:
+      copyField<int32_t, int32_t>(tp.int32_data(), out);
+      break;
+    case ir::DType::I16:
+      copyField<int32_t, int16_t>(tp.int32_data(), out);
+      break;
+    case ir::DType::U16:
+      copyField<int32_t, uint16_t>(tp.int32_data(), out);
+      break;
+    case ir::DType::I8:
+      copyField<int32_t, int8_t>(tp.int32_data(), out);
+      break;
+    case ir::DType::U8:
+      copyField<int32_t, uint8_t>(tp.int32_data(), out);
+      break;
     case ir::DType::Bool:
       for (size_t i = 0; i < n; ++i)
         out[i] = tp.int32_data(static_cast<int>(i)) != 0;
       break;
-    default: return error(what + ": unexpected data field for its type");
+    default:
+      return error(what + ": unexpected data field for its type");
     }
   }
   return t;
