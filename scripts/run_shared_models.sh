@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# run_shared_models.sh: run `npucc check --tolerance 1e-4` on the float real models in
+# the shared model folder and on the project's own models/*.
+#
+# usage: scripts/run_shared_models.sh [--log-dir DIR] NPUCC [SHARED_MODELS_DIR] [extra check flags...]
+#   SHARED_MODELS_DIR defaults to ../shared/models beside the repo, else /work/shared/models;
+#   if it does not exist the shared models are skipped with a message.
+#   Extra flags (e.g. --cc "gcc -fsanitize=address,undefined") go to every `npucc check`;
+#   a later --tolerance overrides the default 1e-4.
+# Models whose graph inputs have symbolic dims get --shape NAME=DIMS from test_data_set_0.
+# Prints one line per model and a final summary line
+#   shared models: N passed, M failed
+# Exits 1 if any model failed (or none ran), 2 on bad usage.
+set -u
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+log_dir=""
+shared_models=(mnist8 onnx2c_atmega_mnist ali_ad_f32 ali_ic_f32 ali_kws_f32 ali_vww_f32
+               mlpt_vww_f32 blazeface_front128)
+PY=/usr/bin/python3
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --log-dir) log_dir="$2"; shift 2 ;;
+    -h|--help) usage ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || usage
+npucc="$1"; shift
+if [ ! -x "$npucc" ]; then
+  echo "run_shared_models: npucc binary '$npucc' not found or not executable" >&2
+  exit 2
+fi
+shared=""
+if [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; then
+  shared="$1"; shift
+elif [ -d "$root/../shared/models" ]; then
+  shared="$root/../shared/models"
+else
+  shared=/work/shared/models
+fi
+[ -n "$log_dir" ] || log_dir="$(mktemp -d "${TMPDIR:-/tmp}/npucc-shared-models.XXXXXX")"
+mkdir -p "$log_dir"
+
+dirs=()
+if [ -d "$shared" ]; then
+  for m in "${shared_models[@]}"; do
+    if [ -f "$shared/$m/model.onnx" ]; then
+      dirs+=("$shared/$m")
+    else
+      echo "note: $shared/$m missing, skipped"
+    fi
+  done
+else
+  echo "note: shared models dir '$shared' does not exist: shared models skipped"
+fi
+for d in "$root"/models/*/; do
+  [ -f "$d/model.onnx" ] && dirs+=("${d%/}")
+done
+
+# --shape flags for inputs whose declared dims are symbolic (one flag pair per line).
+shape_flags() {
+  "$PY" - "$1" <<'EOF'
+import os, sys, onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+m = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+init = {i.name for i in m.graph.initializer}
+ins = [i for i in m.graph.input if i.name not in init]
+for k, vi in enumerate(ins):
+    dims = vi.type.tensor_type.shape.dim
+    if all(x.dim_value for x in dims):
+        continue
+    p = os.path.join(d, "test_data_set_0", f"input_{k}.pb")
+    shape = numpy_helper.to_array(onnx.load_tensor(p)).shape
+    print("--shape")
+    print(vi.name + "=" + "x".join(str(s) for s in shape))
+EOF
+}
+
+# First error-looking line of a log; when it ends in ':' the next error line is appended.
+first_reason() {
+  awk '{ l = tolower($0) }
+       !found && l ~ /error|fail|mismatch/ { r = $0; found = 1; if (r !~ /:[ \t]*$/) exit; next }
+       found && l ~ /error/ { r = r " " $0; exit }
+       END { print substr(r, 1, 200) }' "$1"
+}
+
+passed=0
+failed=0
+for d in "${dirs[@]}"; do
+  name="$(basename "$d")"
+  mapfile -t sflags < <(shape_flags "$d")
+  "$npucc" check "$d" --tolerance 1e-4 "${sflags[@]}" "$@" --json "$log_dir/$name.json" \
+    > "$log_dir/$name.log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "PASS $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name (exit $rc: $(first_reason "$log_dir/$name.log"))"
+  fi
+done
+echo "logs: $log_dir"
+echo "shared models: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
