@@ -65,15 +65,10 @@ private:
   bool fail(size_t at, const std::string &msg) {
     if (Err)
       return false;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < at && i < Src.size(); ++i) {
-      if (Src[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
+    size_t end = std::min(at, Src.size());
+    size_t line = 1 + static_cast<size_t>(std::count(Src.begin(), Src.begin() + end, '\n'));
+    size_t nl = end ? Src.rfind('\n', end - 1) : std::string::npos;
+    size_t col = nl == std::string::npos ? end + 1 : end - nl;
     Diagnostic d(msg);
     d.file = BufName + ":" + std::to_string(line) + ":" + std::to_string(col);
     Err = d;
@@ -260,13 +255,12 @@ private:
 
   bool parseInt(int64_t &out) {
     std::string tok;
-    size_t start;
+    size_t start = 0;
     return scanNumber(tok, start) && toInt(tok, start, out);
   }
-
   bool parseDouble(double &out) {
     std::string tok;
-    size_t start;
+    size_t start = 0;
     return scanNumber(tok, start) && toDouble(tok, start, out);
   }
 
@@ -607,18 +601,7 @@ private:
     if (!expectKeyword("graph", "at the start of the input") ||
         !expect('@', "before the graph name"))
       return false;
-    // The graph name ends at '(' (a quoted name may contain anything).
-    if (cur() == '"') {
-      if (!parseString(G->name))
-        return false;
-    } else {
-      size_t start = Pos;
-      while (Pos < Src.size() && Src[Pos] != '(' &&
-             !std::isspace(static_cast<unsigned char>(Src[Pos])))
-        ++Pos;
-      G->name = Src.substr(start, Pos - start);
-    }
-    bool ok = parseList('(', ')', "in the graph inputs", [&] {
+    bool ok = parseName(G->name) && parseList('(', ')', "in the graph inputs", [&] {
       std::string name;
       size_t start = 0;
       DType t = DType::F32;
@@ -651,12 +634,11 @@ private:
       if (peekIdent() == "return") {
         retStart = Pos;
         Pos += 6;
-        if (peek() != '}' && peek() != '\0') {
-          do {
-            if (!parseRefInto(retOuts))
-              return false;
-          } while (consume(','));
-        }
+        if (peek() != '}' && peek() != '\0')
+          while (parseRefInto(retOuts) && consume(','))
+            ;
+        if (Err)
+          return false;
         break;
       }
       if (c != '%' && c != '=')

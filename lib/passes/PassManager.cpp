@@ -33,7 +33,7 @@ const PassInfo *findPass(const std::string &name) {
 }
 
 const char *defaultPipeline() {
-  return "remove-identity,constant-fold,fold-pad,fold-batchnorm,fuse-activation,dce";
+  return "fold-qdq,remove-identity,constant-fold,fold-pad,fold-batchnorm,fuse-activation,dce";
 }
 
 namespace {
