@@ -131,6 +131,9 @@ EvalResult evalConstant(const ir::Node &n, const Inputs &in);
 EvalResult evalConstantOfShape(const ir::Node &n, const Inputs &in);
 EvalResult evalShape(const ir::Node &n, const Inputs &in);
 EvalResult evalCast(const ir::Node &n, const Inputs &in);
+// Quant.cpp
+EvalResult evalQuantizeLinear(const ir::Node &n, const Inputs &in);
+EvalResult evalDequantizeLinear(const ir::Node &n, const Inputs &in);
 
 } // namespace npucc::interp::detail
 

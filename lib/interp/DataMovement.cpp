@@ -215,7 +215,8 @@ EvalResult evalConcat(const ir::Node &n, const Inputs &in) {
   for (int64_t o = 0; o < outer; ++o)
     for (const Tensor *t : parts) {
       size_t chunk = static_cast<size_t>(t->shape()[ax] * inner) * es;
-      std::memcpy(dst, t->raw() + static_cast<size_t>(o) * chunk, chunk);
+      if (chunk) // empty inputs may have no storage at all
+        std::memcpy(dst, t->raw() + static_cast<size_t>(o) * chunk, chunk);
       dst += chunk;
     }
   Outputs out;
@@ -317,7 +318,7 @@ EvalResult evalSplit(const ir::Node &n, const Inputs &in) {
     if (!y)
       return y.error();
     size_t chunk = static_cast<size_t>(sizes[i] * inner) * es;
-    for (int64_t o = 0; o < outer; ++o)
+    for (int64_t o = 0; o < outer && chunk; ++o)
       std::memcpy(y->raw() + static_cast<size_t>(o) * chunk,
                   x.raw() + static_cast<size_t>((o * xs[ax] + offset) * inner) * es, chunk);
     offset += sizes[i];
@@ -424,7 +425,7 @@ EvalResult evalGather(const ir::Node &n, const Inputs &in) {
     inner *= xs[d];
   size_t es = ir::dtypeSize(x.dtype());
   size_t chunk = static_cast<size_t>(inner) * es;
-  for (int64_t o = 0; o < outer; ++o)
+  for (int64_t o = 0; o < outer && chunk; ++o)
     for (int64_t i = 0; i < nIdx; ++i) {
       int64_t k = indices.getInt(i);
       if (k < 0)

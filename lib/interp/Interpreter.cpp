@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "npucc/interp/QuantInterpreter.h"
 
 #include <unordered_map>
 
@@ -90,6 +91,10 @@ EvalFn evaluatorFor(OpKind k) {
     return evalShape;
   case OpKind::Cast:
     return evalCast;
+  case OpKind::QuantizeLinear:
+    return evalQuantizeLinear;
+  case OpKind::DequantizeLinear:
+    return evalDequantizeLinear;
   default:
     // Rows added to Ops.def later are reported as unsupported until they get
     // an evaluator (canEvaluate is false for them).
@@ -139,12 +144,44 @@ bool rejectsBool(OpKind k) {
   }
 }
 
+/// A typed integer node (docs/quantization.md): an integer operand or result
+/// carries quant params. Only byte-moving ops, whose quant params pass through
+/// unchanged, and the Q/DQ boundaries keep their float-interpreter meaning;
+/// the rest belong to the integer interpreter (QuantInterpreter.h).
+bool isTypedQuantNode(const ir::Node &n) {
+  switch (n.kind) {
+  case OpKind::QuantizeLinear:
+  case OpKind::DequantizeLinear:
+  case OpKind::Flatten:
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+  case OpKind::Identity:
+  case OpKind::Transpose:
+  case OpKind::Slice:
+  case OpKind::Split:
+  case OpKind::Gather:
+  case OpKind::Shape:
+    return false;
+  default:
+    break;
+  }
+  auto typed = [](const ir::Value *v) { return v && v->quant && !ir::isFloat(v->dtype); };
+  for (const ir::Value *v : n.inputs)
+    if (typed(v))
+      return true;
+  for (const ir::Value *v : n.outputs)
+    if (typed(v))
+      return true;
+  return false;
+}
+
 } // namespace
 
 bool canEvaluate(const ir::Node &n) {
   // Mirrors the "unsupported" (as opposed to "invalid model") errors of the
   // evaluators, so that constant folding can rely on it.
-  if (!evaluatorFor(n.kind))
+  if (!evaluatorFor(n.kind) || isTypedQuantNode(n))
     return false;
   const ir::Value *x = n.input(0);
   if (x && needsFloat(n.kind) && !ir::isFloat(x->dtype))
@@ -187,9 +224,15 @@ bool canEvaluate(const ir::Node &n) {
 
 Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
                                              const std::vector<const ir::Tensor *> &inputs) {
+  // Typed integer nodes go to the integer reference interpreter (QInt*.cpp).
+  if (isTypedQuantNode(n) && canEvaluateQuantized(n))
+    return evaluateQuantizedNode(n, inputs);
   EvalFn fn = evaluatorFor(n.kind);
   if (!fn)
     return nodeErr(n, "op not supported by the reference interpreter");
+  if (isTypedQuantNode(n))
+    return nodeErr(n, "typed integer (quantized) node: the float reference interpreter does not "
+                      "evaluate it (see QuantInterpreter.h)");
   const ir::OpInfo &info = n.info();
   for (int i = 0; i < info.minInputs; ++i)
     if (static_cast<size_t>(i) >= inputs.size() || !inputs[static_cast<size_t>(i)])

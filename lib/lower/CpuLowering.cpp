@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/lower/CpuLowering.h"
+#include "npucc/lower/QuantLowering.h"
 #include "npucc/lower/MemoryPlan.h"
 
 #include <algorithm>
@@ -357,6 +358,8 @@ Status Lowering::assignStorage() {
     }
 
     FamilyLowering fam = Opts.familyOverride ? Opts.familyOverride(n.kind) : nullptr;
+    if (!fam && isQuantizedNode(n))
+      fam = lowerQuantizedNode;
     if (!fam)
       fam = familyFor(n.kind);
     if (!fam) {

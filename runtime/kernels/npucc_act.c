@@ -138,3 +138,24 @@ void npucc_clip_u64(const uint64_t *x, uint64_t *y, int32_t n, int64_t lo, int64
     thi = hi < 0 ? 0 : (uint64_t)hi;
   npucc_clip_u64_t(x, y, n, tlo, thi);
 }
+
+/* ---- Clip with runtime bounds -------------------------------------------- */
+
+void npucc_clip_f32_dyn(const float *x, const float *lo, const float *hi, float *y, int32_t n,
+                        int32_t has_lo, int32_t has_hi) {
+  npucc_clip_f32(x, y, n, has_lo ? *lo : -HUGE_VALF, has_hi ? *hi : HUGE_VALF);
+}
+
+#define NPUCC_ACT_CLIP_DYN(SUF, T, TMIN, TMAX)                                                     \
+  void npucc_clip_##SUF##_dyn(const T *x, const T *lo, const T *hi, T *y, int32_t n,               \
+                              int32_t has_lo, int32_t has_hi) {                                    \
+    npucc_clip_##SUF##_t(x, y, n, has_lo ? *lo : (T)(TMIN), has_hi ? *hi : (T)(TMAX));             \
+  }
+NPUCC_ACT_CLIP_DYN(i8, int8_t, INT8_MIN, INT8_MAX)
+NPUCC_ACT_CLIP_DYN(u8, uint8_t, 0, UINT8_MAX)
+NPUCC_ACT_CLIP_DYN(i16, int16_t, INT16_MIN, INT16_MAX)
+NPUCC_ACT_CLIP_DYN(u16, uint16_t, 0, UINT16_MAX)
+NPUCC_ACT_CLIP_DYN(i32, int32_t, INT32_MIN, INT32_MAX)
+NPUCC_ACT_CLIP_DYN(u32, uint32_t, 0, UINT32_MAX)
+NPUCC_ACT_CLIP_DYN(i64, int64_t, INT64_MIN, INT64_MAX)
+NPUCC_ACT_CLIP_DYN(u64, uint64_t, 0, UINT64_MAX)

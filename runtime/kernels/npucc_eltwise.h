@@ -1,7 +1,7 @@
 /* npucc_eltwise.h - Broadcasting binary element-wise kernels (C99).
  *
  * Ops: add, sub, mul, div, maximum, minimum for f32, f64, i8, i16, i32, i64, u8,
- * u16, u32, u64; prelu (x < 0 ? x * slope : x) and addc (add, then clamp to
+ * u16, u32, u64; prelu (x < 0 ? x * slope : x; a NaN x gives 0) and addc (add, then clamp to
  * [lo, hi]: the fused-activation form of Add) for f32. Integer add/sub/mul
  * wrap around; integer div truncates toward zero and gives 0 for a zero
  * divisor. Every op <op>_<t> comes in four shapes:

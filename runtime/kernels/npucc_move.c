@@ -114,8 +114,8 @@ void npucc_transpose2d(const void *x, void *y, int32_t esize, int32_t batch, int
         default:
           for (r = r0; r < r1; r++)
             for (c = c0; c < c1; c++)
-              memcpy(yp + ((ptrdiff_t)c * rows + r) * esize,
-                     xp + ((ptrdiff_t)r * cols + c) * esize, (size_t)esize);
+              memcpy(yp + ((ptrdiff_t)c * rows + r) * esize, xp + ((ptrdiff_t)r * cols + c) * esize,
+                     (size_t)esize);
         }
 #undef NPUCC_MV_T2D_CASE
       }

@@ -2,8 +2,9 @@
 //
 // Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, HardSwish and Tanh become one
 // call into runtime/kernels/npucc_act.c over all elements (the kernels accept
-// y == x, so in-place planning is free). Clip's min/max must be constant
-// values; they are read here and passed as scalars.
+// y == x, so in-place planning is free). Clip's constant min/max are read
+// here and passed as scalars; runtime bounds use npucc_clip_<t>_dyn, which
+// reads them from their buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/lower/CpuLowering.h"
@@ -53,8 +54,8 @@ Status clipBound(const Node &n, size_t idx, const char *what, bool &present, dou
   present = true;
   f = v->constant->getDouble(0);
   i = v->constant->getInt(0);
-  if (v->dtype == DType::U64 && v->constant->data<uint64_t>()[0] >
-                                    uint64_t(std::numeric_limits<int64_t>::max()))
+  if (v->dtype == DType::U64 &&
+      v->constant->data<uint64_t>()[0] > uint64_t(std::numeric_limits<int64_t>::max()))
     return nodeErr(n, std::string("Clip ") + what + " does not fit int64");
   return success();
 }
@@ -84,8 +85,7 @@ Status lowerActivationFamily(const Node &n, LowerContext &ctx, std::vector<lir::
   };
   switch (n.kind) {
   case OpKind::Relu:
-    if (t != DType::F32 && t != DType::I8 && t != DType::I16 && t != DType::I32 &&
-        t != DType::I64)
+    if (t != DType::F32 && t != DType::I8 && t != DType::I16 && t != DType::I32 && t != DType::I64)
       return nodeErr(n, "element type " + tn + " not supported");
     in.callee = "npucc_relu_" + tn;
     break;
@@ -108,6 +108,19 @@ Status lowerActivationFamily(const Node &n, LowerContext &ctx, std::vector<lir::
     NPUCC_TRY(f32Only("npucc_tanh_f32"));
     break;
   case OpKind::Clip: {
+    const Value *lo = n.input(1), *hi = n.input(2);
+    if ((lo && !lo->isConstant()) || (hi && !hi->isConstant())) {
+      for (const Value *b : {lo, hi})
+        if (b && (b->dtype != t || b->numElements() != 1))
+          return nodeErr(n, "Clip bounds must be scalars of the input type");
+      if (t != DType::F32 && !isIntClipType(t))
+        return nodeErr(n, "element type " + tn + " not supported");
+      // An absent bound is never read; x's buffer stands in for it.
+      in.callee = "npucc_clip_" + tn + "_dyn";
+      in.args = {ctx.buffer(x), ctx.buffer(lo ? lo : x), ctx.buffer(hi ? hi : x), ctx.buffer(y),
+                 count,         int64_t(lo != nullptr),  int64_t(hi != nullptr)};
+      break;
+    }
     bool hasLo = false, hasHi = false;
     double flo = 0, fhi = 0;
     int64_t ilo = 0, ihi = 0;

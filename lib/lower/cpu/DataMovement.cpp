@@ -73,8 +73,8 @@ int64_t normAxis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
 
 /// y (dense, `shape`) = x[base + sum(idx[k] * strides[k])]: simplify, then
 /// pick memcpy / transpose2d / strided copy.
-Status emitStrided(const Node &n, LowerContext &ctx, const Value *x, const Value *y,
-                   int64_t base, const Shape &shape, const std::vector<int64_t> &strides,
+Status emitStrided(const Node &n, LowerContext &ctx, const Value *x, const Value *y, int64_t base,
+                   const Shape &shape, const std::vector<int64_t> &strides,
                    std::vector<lir::Instr> &out) {
   int64_t esize = int64_t(ir::dtypeSize(y->dtype));
   std::vector<int64_t> dims, st;
@@ -179,8 +179,7 @@ Status lowerSlice(const Node &n, LowerContext &ctx, std::vector<lir::Instr> &out
       axes.push_back(int64_t(k));
   if (steps.empty())
     steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     return nodeErr(n, "starts, ends, axes and steps differ in length");
   std::vector<int64_t> begin(size_t(rank), 0), step(size_t(rank), 1);
   Shape so = x->shape;
@@ -248,11 +247,13 @@ Status lowerConcatSplit(const Node &n, LowerContext &ctx, std::vector<lir::Instr
     int64_t row = p->shape[size_t(axis)] * inner;
     if (row > 0 && outer > 0) {
       if (concat)
-        out.push_back(makeCall(n, "npucc_copy_rows", {ctx.buffer(p), ctx.buffer(whole), outer, row,
-                                                       row, wholeRow, int64_t(0), off}));
+        out.push_back(makeCall(
+            n, "npucc_copy_rows",
+            {ctx.buffer(p), ctx.buffer(whole), outer, row, row, wholeRow, int64_t(0), off}));
       else
-        out.push_back(makeCall(n, "npucc_copy_rows", {ctx.buffer(whole), ctx.buffer(p), outer,
-                                                       row, wholeRow, row, off, int64_t(0)}));
+        out.push_back(makeCall(
+            n, "npucc_copy_rows",
+            {ctx.buffer(whole), ctx.buffer(p), outer, row, wholeRow, row, off, int64_t(0)}));
     }
     off += row;
   }

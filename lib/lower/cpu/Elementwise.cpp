@@ -160,10 +160,9 @@ Status emitBinary(const Node &n, const std::string &base, const Operand &a, cons
     mb = {0};
   }
   if (shape.size() > size_t(MaxRank))
-    return nodeErr(n, "broadcast pattern needs rank " + std::to_string(shape.size()) +
-                          " > " + std::to_string(MaxRank));
-  return finish(base + "_nd",
-                {int64_t(shape.size()), ints(shape), ints(ma), ints(mb)});
+    return nodeErr(n, "broadcast pattern needs rank " + std::to_string(shape.size()) + " > " +
+                          std::to_string(MaxRank));
+  return finish(base + "_nd", {int64_t(shape.size()), ints(shape), ints(ma), ints(mb)});
 }
 
 bool isArithType(DType t) {

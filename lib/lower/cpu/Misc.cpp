@@ -75,8 +75,9 @@ Result<double> sourceCoord(const Node &n, const std::string &mode, int64_t o, do
     return center * (1.0 - adj) + (x + 0.5) / scale - 0.5;
   }
   if (mode == "tf_crop_and_resize")
-    return len > 1 ? roiStart * double(in - 1) + x * (roiEnd - roiStart) * double(in - 1) / (len - 1)
-                   : 0.5 * (roiStart + roiEnd) * double(in - 1);
+    return len > 1
+               ? roiStart * double(in - 1) + x * (roiEnd - roiStart) * double(in - 1) / (len - 1)
+               : 0.5 * (roiStart + roiEnd) * double(in - 1);
   return nodeErr(n, "coordinate_transformation_mode '" + mode + "' not supported");
 }
 
@@ -89,10 +90,9 @@ Status lowerCast(const Node &n, LowerContext &ctx, std::vector<lir::Instr> &out)
     out.push_back(makeCopy(n, ctx.buffer(y), ctx.buffer(x)));
     return success();
   }
-  out.push_back(makeCall(n,
-                         std::string("npucc_cast_") + ir::dtypeName(x->dtype) + "_" +
-                             ir::dtypeName(y->dtype),
-                         {ctx.buffer(x), ctx.buffer(y), y->numElements()}));
+  out.push_back(makeCall(
+      n, std::string("npucc_cast_") + ir::dtypeName(x->dtype) + "_" + ir::dtypeName(y->dtype),
+      {ctx.buffer(x), ctx.buffer(y), y->numElements()}));
   return success();
 }
 
@@ -130,9 +130,9 @@ Status emitFill(const Node &n, LowerContext &ctx, const Value *y, const ir::Tens
     bytes.push_back(value.raw()[b]);
   ctx.useKernelFile("kernels/npucc_move.c");
   if (y->numElements() > 0)
-    out.push_back(makeCall(n, "npucc_fill",
-                           {ctx.buffer(y), y->numElements(), int64_t(bytes.size()),
-                            lir::IntArray{bytes}}));
+    out.push_back(
+        makeCall(n, "npucc_fill",
+                 {ctx.buffer(y), y->numElements(), int64_t(bytes.size()), lir::IntArray{bytes}}));
   return success();
 }
 
@@ -325,8 +325,7 @@ Status lowerResizeCpu(const Node &n, LowerContext &ctx, std::vector<lir::Instr> 
     out.push_back(makeCall(n, "npucc_remap",
                            {ctx.buffer(x), ctx.buffer(y), int64_t(ir::dtypeSize(x->dtype)),
                             int64_t(rank), lir::IntArray{x->shape}, lir::IntArray{y->shape},
-                            lir::IntArray{mapOff}, lir::IntArray{maps},
-                            lir::IntArray{padBytes}}));
+                            lir::IntArray{mapOff}, lir::IntArray{maps}, lir::IntArray{padBytes}}));
     return success();
   }
 

@@ -108,8 +108,13 @@ Status lowerReduceFamily(const Node &n, LowerContext &ctx, std::vector<lir::Inst
       acc *= dims[k];
     }
   in.callee = "npucc_reduce_mean_f32_nd";
-  in.args = {ctx.buffer(x),  ctx.buffer(y),      y->numElements(), int64_t(dims.size()),
-             lir::IntArray{dims}, lir::IntArray{ystr}, count};
+  in.args = {ctx.buffer(x),
+             ctx.buffer(y),
+             y->numElements(),
+             int64_t(dims.size()),
+             lir::IntArray{dims},
+             lir::IntArray{ystr},
+             count};
   out.push_back(in);
   return success();
 }
