@@ -122,7 +122,7 @@ static void npucc_gemm_pack_b_conv(const npucc_gemm_bsrc *s, int32_t k0, int32_t
           row[base + t] = 0.0f;
         if (s->stride_w == 1) {
           if (b > a)
-            memcpy(row + base + a, src + a + dx, sizeof(float) * (size_t)(b - a));
+            memcpy(row + (base + a), src + (a + dx), sizeof(float) * (size_t)(b - a));
         } else {
           for (t = a; t < b; t++)
             row[base + t] = src[t * s->stride_w + dx];
