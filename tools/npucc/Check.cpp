@@ -128,8 +128,8 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       return reportError(error("cannot create a temporary folder"));
     build = tmpl;
   } else {
-    build = flags.keepDir;
-    fs::create_directories(build, ec);
+    fs::create_directories(flags.keepDir, ec);
+    build = fs::absolute(flags.keepDir); // commands run after `cd build`
   }
   auto cleanup = [&] {
     if (temp)
