@@ -383,6 +383,24 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
   c.attrs.erase("consumed_inputs"); // opset < 6 legacy memory hint
 
   switch (k) {
+  case OpKind::QLinearConv:
+  case OpKind::QLinearMatMul:
+  case OpKind::ConvInteger:
+  case OpKind::MatMulInteger:
+  case OpKind::QLinearAdd:
+  case OpKind::QLinearMul:
+  case OpKind::QLinearAveragePool:
+  case OpKind::QLinearGlobalAveragePool:
+  case OpKind::QLinearConcat: {
+    QuantRewrite q;
+    NPUCC_TRY(prepareQuantNode(b, name, c.op, k, c.ins, c.attrs, q));
+    c.ins = q.ins;
+    Status s = q.kind == OpKind::Conv          ? convLike(c, false)
+               : q.kind == OpKind::AveragePool ? pool(c, q.kind)
+                                               : c.emit(q.kind);
+    NPUCC_TRY(s);
+    return finishQuantNode(b, name, c.op, q, c.outs);
+  }
   case OpKind::Conv:
     return convLike(c, false);
   case OpKind::ConvTranspose:

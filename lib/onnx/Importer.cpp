@@ -166,7 +166,9 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
       allConst = false;
     args.push_back(v ? v->constant.get() : nullptr);
   }
-  if (allConst && !ins.empty() && interp::canEvaluate(*n)) {
+  // DequantizeLinear of constant integer weights is kept so that fold-qdq
+  // can use the integers (constant-fold folds it later in float pipelines).
+  if (allConst && !ins.empty() && k != OpKind::DequantizeLinear && interp::canEvaluate(*n)) {
     auto r = interp::evaluateNode(*n, args);
     bool fits = r && r->size() == outs.size();
     for (size_t i = 0; fits && i < outs.size(); ++i)
@@ -456,7 +458,12 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
     return error("the model imports no opset of the default ONNX domain");
   NPUCC_TRY(inlineExternalData(m, dir));
 
-  const int known = maxKnownOpset();
+  // onnx's checker, converter and shape inference do not know contrib
+  // domains (com.microsoft QLinearAdd, ...): such models rely on ShapeHelper.
+  bool foreign = false;
+  for (const auto &n : m.graph().node())
+    foreign |= !domainOf(n.domain()).empty();
+  const int known = foreign ? -1 : maxKnownOpset();
   if (opsets[""] <= known) {
     try {
       ::onnx::checker::check_model(m);
@@ -464,7 +471,7 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
       return error("invalid ONNX model: " + firstLine(e.what()));
     }
   }
-  int target = std::min(opts.targetOpset, known);
+  int target = std::min(opts.targetOpset, foreign ? opsets[""] : known);
   ModelProto original; // kept while a converted model is being tried
   std::map<std::string, int> originalOpsets = opsets;
   bool converted = false;

@@ -111,6 +111,24 @@ public:
 Status translateNode(Builder &b, const ::onnx::NodeProto &np, ir::OpKind k,
                      const std::string &name);
 
+/// How a pre-quantized ONNX op (QLinearConv, ConvInteger, com.microsoft
+/// QLinearAdd, ...) becomes a typed integer node (QuantImport.cpp).
+struct QuantRewrite {
+  ir::OpKind kind = ir::OpKind::Conv;  // the float twin
+  std::vector<ir::Value *> ins;        // its operands
+  std::vector<std::pair<ir::Value *, ir::QuantParams>> inQuant;
+  bool hasOutQuant = true;
+  ir::QuantParams outQuant;
+  ir::DType outType = ir::DType::I8;
+};
+/// Fills `q` from the node's operands; may edit `attrs` (channels_last).
+Status prepareQuantNode(Builder &b, const std::string &name, const std::string &op, ir::OpKind k,
+                        std::vector<ir::Value *> &ins, std::map<std::string, ir::Attribute> &attrs,
+                        QuantRewrite &q);
+/// After the twin was emitted: sets operand/output QuantParams and the output type.
+Status finishQuantNode(Builder &b, const std::string &name, const std::string &op,
+                       const QuantRewrite &q, const std::vector<std::string> &outs);
+
 /// Converts an ONNX attribute; error text when its kind is not supported.
 Result<ir::Attribute> convertAttr(const ::onnx::AttributeProto &a, const std::string &baseDir);
 

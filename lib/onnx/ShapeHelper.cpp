@@ -526,6 +526,10 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       return error("Cast to an unsupported type");
     return one(*t, x->shape);
   }
+  case OpKind::QuantizeLinear: // element type of the zero point (uint8 without one)
+    return one(n.input(2) ? n.input(2)->dtype : DType::U8, x->shape);
+  case OpKind::DequantizeLinear:
+    return one(DType::F32, x->shape);
   case OpKind::Constant:
     return error("Constant nodes are folded by the importer");
   default:

@@ -1,0 +1,370 @@
+//===- FoldQdq.cpp - DequantizeLinear -> op -> QuantizeLinear to typed IR --===//
+//
+// Turns the QDQ form of pre-quantized models into the typed integer form of
+// docs/quantization.md, keeping the model's own scales and zero points:
+//   %a = DequantizeLinear(%xq, @sx, @zx)  %w = DequantizeLinear(@wq, @sw, @zw)
+//   %y = Conv(%a, %w, %b) ; [Relu|Clip] ; %yq = QuantizeLinear(%y, @sy, @zy)
+// becomes %yq = Conv(%xq, @wq, @bq) {act_min, act_max} with q(...) types on
+// %xq, @wq, @bq (i32, scale sx*sw[c]) and %yq. Handled ops: Conv, Gemm, MatMul,
+// Add, Mul, AveragePool, GlobalAveragePool, ReduceMean, Concat, Softmax, LUT
+// activations and, when input and output share their parameters, MaxPool
+// and the data movement ops. Whatever does not match stays float with its
+// Q/DQ nodes. A DequantizeLinear feeding a data movement op that is not
+// followed by a QuantizeLinear (a flatten before a Gemm) is moved after it.
+// Identity Casts (torch exports Cast(u8 -> u8)) are bypassed
+// first; afterwards u8 activations and weights are converted exactly to i8
+// (q - 128, zp - 128) except at graph inputs and outputs. A no-op on graphs
+// without DequantizeLinear. Statistics: fold-qdq.folded, fold-qdq.u8-to-i8.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/passes/Pass.h"
+
+#include "PassUtils.h"
+
+#include <cmath>
+
+namespace npucc::passes {
+
+namespace {
+
+using namespace ir;
+
+/// Quant params of a Q/DQ node (constant scale / zero point), else nullopt.
+std::optional<QuantParams> qdqParams(const Node &n) {
+  const Value *s = n.input(1), *z = n.input(2);
+  if (!s || !s->isConstant() || (z && !z->isConstant()))
+    return std::nullopt;
+  QuantParams q;
+  int64_t cnt = s->constant->numElements();
+  if (cnt < 1 || (z && z->constant->numElements() != cnt))
+    return std::nullopt;
+  int64_t axis = n.attrInt("axis", 1);
+  int64_t rank = static_cast<int64_t>(n.input(0)->shape.size());
+  q.axis = static_cast<int>(cnt > 1 ? (axis < 0 ? axis + rank : axis) : 0);
+  for (int64_t i = 0; i < cnt; ++i) {
+    float sc = static_cast<float>(s->constant->getDouble(i));
+    if (!(sc > 0))
+      return std::nullopt;
+    q.scale.push_back(sc);
+    q.zeroPoint.push_back(z ? static_cast<int32_t>(z->constant->getInt(i)) : 0);
+  }
+  return q;
+}
+
+bool isIntQ(DType t) { return t == DType::I8 || t == DType::U8; }
+
+bool isDataMove(OpKind k) {
+  switch (k) {
+  case OpKind::Reshape: case OpKind::Flatten: case OpKind::Squeeze: case OpKind::Unsqueeze:
+  case OpKind::Transpose: case OpKind::MaxPool: case OpKind::Identity:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isLut(OpKind k) {
+  return k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::HardSwish ||
+         k == OpKind::LeakyRelu || k == OpKind::HardSigmoid;
+}
+
+/// How many leading inputs are quantized data (the rest: shape operands etc.).
+size_t dataInputs(const Node &n) {
+  switch (n.kind) {
+  case OpKind::Conv: case OpKind::Gemm:
+    return n.inputs.size(); // x, w, bias
+  case OpKind::MatMul: case OpKind::Add: case OpKind::Mul:
+    return 2;
+  case OpKind::Concat:
+    return n.inputs.size();
+  default:
+    return 1;
+  }
+}
+
+bool foldable(OpKind k) {
+  switch (k) {
+  case OpKind::Conv: case OpKind::Gemm: case OpKind::MatMul: case OpKind::Add: case OpKind::Mul:
+  case OpKind::AveragePool: case OpKind::GlobalAveragePool: case OpKind::ReduceMean:
+  case OpKind::Concat: case OpKind::Softmax:
+    return true;
+  default:
+    return isDataMove(k) || isLut(k);
+  }
+}
+
+/// The DequantizeLinear feeding `v`, if any.
+const Node *dqOf(const Value *v) {
+  return v && v->producer && v->producer->kind == OpKind::DequantizeLinear ? v->producer
+                                                                           : nullptr;
+}
+
+/// Re-expresses an i32 bias constant of scale sb[c] at scale sx*sw[c] (exact when equal).
+Value *rescaleBias(Graph &g, const Value *b, const QuantParams &bq, double sx,
+                   const QuantParams &wq) {
+  int64_t n = b->constant->numElements();
+  Tensor t(DType::I32, b->shape);
+  QuantParams q;
+  q.axis = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    double sw = wq.scale[wq.scale.size() == 1 ? 0 : static_cast<size_t>(c)];
+    double sb = bq.scale[bq.scale.size() == 1 ? 0 : static_cast<size_t>(c)];
+    int64_t zb = bq.zeroPoint[bq.zeroPoint.size() == 1 ? 0 : static_cast<size_t>(c)];
+    double real = sb * static_cast<double>(b->constant->getInt(c) - zb);
+    t.setInt(c, static_cast<int64_t>(std::llround(real / (sx * sw))));
+    q.scale.push_back(static_cast<float>(sx * sw));
+    q.zeroPoint.push_back(0);
+  }
+  Value *v = g.addConstant(g.uniqueName(b->name + "_i32"), std::move(t));
+  v->quant = q;
+  return v;
+}
+
+/// Tries to fold node n; true when it was rewritten.
+bool tryFold(Graph &g, Node *n, PassContext &ctx) {
+  if (!foldable(n->kind) || n->outputs.size() != 1 || !util::isPlainF32(n->output(0)))
+    return false;
+  // Optional Relu/Clip between the op and its QuantizeLinear.
+  Node *act = nullptr;
+  Value *y = n->output(0);
+  std::vector<Node *> us = g.users(y);
+  if (us.size() != 1 || g.isGraphOutput(y))
+    return false;
+  bool fusesAct = n->kind == OpKind::Conv || n->kind == OpKind::Gemm ||
+                  n->kind == OpKind::MatMul || n->kind == OpKind::Add;
+  double lo = -INFINITY, hi = INFINITY;
+  if (fusesAct && (us[0]->kind == OpKind::Relu || us[0]->kind == OpKind::Clip)) {
+    act = us[0];
+    if (act->kind == OpKind::Relu)
+      lo = 0;
+    for (size_t i = 1; i < act->inputs.size(); ++i) {
+      if (!act->inputs[i])
+        continue;
+      auto v = util::scalarConstant(act->inputs[i]);
+      if (!v)
+        return false;
+      (i == 1 ? lo : hi) = *v;
+    }
+    y = act->output(0);
+    us = g.users(y);
+    if (us.size() != 1 || g.isGraphOutput(y))
+      return false;
+  }
+  Node *q = us[0];
+  if (q->kind != OpKind::QuantizeLinear || q->input(0) != y)
+    return false;
+  auto yq = qdqParams(*q);
+  if (!yq || yq->perChannel() || !isIntQ(q->output(0)->dtype))
+    return false;
+  // Operands.
+  size_t nd = std::min(dataInputs(*n), n->inputs.size());
+  std::vector<Value *> newIns = n->inputs;
+  std::vector<std::pair<Value *, QuantParams>> params;
+  bool matmulLike = n->kind == OpKind::Conv || n->kind == OpKind::Gemm ||
+                    n->kind == OpKind::MatMul;
+  for (size_t i = 0; i < nd; ++i) {
+    Value *v = n->inputs[i];
+    if (!v)
+      continue;
+    const Node *dq = dqOf(v);
+    bool isBias = matmulLike && i == 2;
+    if (!dq)
+      return false;
+    auto p = qdqParams(*dq);
+    Value *iv = dq->input(0);
+    if (!p || !(isBias ? iv->dtype == DType::I32 && iv->isConstant() : isIntQ(iv->dtype)))
+      return false;
+    bool weight = matmulLike && i == 1;
+    if (p->perChannel()) {
+      int wantAxis = n->kind == OpKind::Conv ? 0
+                     : n->kind == OpKind::Gemm && n->attrInt("transB", 0) ? 0
+                                                                          : static_cast<int>(iv->shape.size()) - 1;
+      if (!(weight || isBias) || (weight && p->axis != wantAxis))
+        return false;
+    }
+    if (iv->quant && !(*iv->quant == *p))
+      return false;
+    params.push_back({iv, *p});
+    newIns[i] = iv;
+  }
+  if (params.empty())
+    return false;
+  // Data movement keeps the parameters.
+  if (isDataMove(n->kind) && !(params[0].second == *yq))
+    return false;
+  if (matmulLike && n->kind != OpKind::Conv && params.size() > 1 && n->inputs.size() > 2 &&
+      n->input(2) && n->input(2)->shape.size() > 1)
+    return false;
+  if (matmulLike && params[0].second.perChannel())
+    return false;
+  if (matmulLike && n->inputs.size() > 2 && n->input(2)) {
+    double sx = params[0].second.scale[0];
+    newIns[2] = rescaleBias(g, params[2].first, params[2].second, sx, params[1].second);
+    params.erase(params.begin() + 2);
+  }
+  for (auto &p : params)
+    p.first->quant = p.second;
+  n->inputs = newIns;
+  Value *out = q->output(0);
+  out->quant = *yq;
+  if (act) {
+    if (std::isfinite(lo))
+      n->attrs["act_min"] = static_cast<float>(lo);
+    if (std::isfinite(hi))
+      n->attrs["act_max"] = static_cast<float>(hi);
+  }
+  Value *oldOut = n->output(0);
+  g.eraseNode(q);
+  if (act)
+    g.eraseNode(act);
+  oldOut->producer = nullptr;
+  n->outputs[0] = out;
+  out->producer = n;
+  ctx.bump("fold-qdq.folded");
+  return true;
+}
+
+/// DQ -> data movement (no QuantizeLinear after it, e.g. a flatten before a
+/// Gemm) becomes data movement on the integers -> DQ, so that the consumer
+/// sees a DequantizeLinear. True when a node was moved.
+bool sinkDequantize(Graph &g, Node *m, PassContext &ctx) {
+  if (!isDataMove(m->kind) || m->kind == OpKind::Identity || m->outputs.size() != 1 ||
+      !util::isPlainF32(m->output(0)))
+    return false;
+  const Node *dq = dqOf(m->input(0));
+  if (!dq)
+    return false;
+  auto p = qdqParams(*dq);
+  Value *iv = dq->input(0);
+  if (!p || p->perChannel() || !isIntQ(iv->dtype))
+    return false;
+  std::vector<Node *> us = g.users(m->output(0));
+  if (us.size() == 1 && us[0]->kind == OpKind::QuantizeLinear)
+    return false; // the ordinary DQ -> op -> Q pattern
+  if (iv->quant && !(*iv->quant == *p))
+    return false;
+  iv->quant = *p;
+  Value *out = m->output(0);
+  Value *mid = g.addValue(g.uniqueName(out->name + "_q"), iv->dtype, out->shape);
+  mid->quant = *p;
+  std::vector<Value *> dqIns = {mid, dq->input(1)};
+  if (dq->input(2))
+    dqIns.push_back(dq->input(2));
+  std::map<std::string, Attribute> attrs = dq->attrs;
+  m->inputs[0] = iv;
+  out->producer = nullptr;
+  m->outputs[0] = mid;
+  mid->producer = m;
+  Node *nd = g.addNode(OpKind::DequantizeLinear, m->name + "_dq", dqIns, {out});
+  nd->attrs = attrs;
+  ctx.bump("fold-qdq.sunk");
+  return true;
+}
+
+/// Bypasses Cast nodes whose target type equals their input type.
+void dropIdentityCasts(Graph &g) {
+  std::vector<Node *> casts;
+  for (const auto &n : g.nodes())
+    if (n->kind == OpKind::Cast && n->input(0) && n->output(0) &&
+        n->input(0)->dtype == n->output(0)->dtype && !g.isGraphOutput(n->output(0)))
+      casts.push_back(n.get());
+  for (Node *c : casts) {
+    Value *in = c->input(0), *out = c->output(0);
+    g.replaceAllUsesWith(out, in);
+    g.eraseNode(c);
+  }
+}
+
+/// New i8 constant with the values of u8 constant `v` minus 128.
+Value *shiftedConstant(Graph &g, const Value *v) {
+  Tensor t(DType::I8, v->shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setInt(i, v->constant->getInt(i) - 128);
+  Value *r = g.addConstant(g.uniqueName(v->name + "_i8"), std::move(t));
+  if (v->quant) {
+    r->quant = v->quant;
+    for (auto &z : r->quant->zeroPoint)
+      z -= 128;
+  }
+  return r;
+}
+
+/// u8 -> i8 (docs/quantization.md "uint8 models") for typed values that are
+/// neither graph inputs nor outputs.
+void convertU8(Graph &g, PassContext &ctx) {
+  std::vector<Value *> vals;
+  for (const auto &v : g.values())
+    if (v->dtype == DType::U8 && v->quant && !g.isGraphInput(v.get()) &&
+        !g.isGraphOutput(v.get()))
+      vals.push_back(v.get());
+  for (Value *v : vals) {
+    if (v->isConstant()) {
+      Value *r = shiftedConstant(g, v);
+      g.replaceAllUsesWith(v, r);
+    } else {
+      v->dtype = DType::I8;
+      for (auto &z : v->quant->zeroPoint)
+        z -= 128;
+    }
+    ctx.bump("fold-qdq.u8-to-i8");
+  }
+  // Zero points of the Q/DQ nodes on converted values.
+  for (const auto &n : g.nodes()) {
+    bool q = n->kind == OpKind::QuantizeLinear, dq = n->kind == OpKind::DequantizeLinear;
+    if (!q && !dq)
+      continue;
+    Value *iv = q ? n->output(0) : n->input(0);
+    Value *z = n->input(2);
+    if (iv && iv->dtype == DType::I8 && z && z->isConstant() && z->dtype == DType::U8)
+      n->inputs[2] = shiftedConstant(g, z);
+  }
+}
+
+} // namespace
+
+Status runFoldQdq(Graph &g, PassContext &ctx) {
+  bool any = false;
+  for (const auto &n : g.nodes())
+    any |= n->kind == OpKind::DequantizeLinear || n->kind == OpKind::QuantizeLinear ||
+           (n->output(0) && n->output(0)->quant);
+  if (!any)
+    return success();
+  dropIdentityCasts(g);
+  // One rewrite at a time: a rewrite erases nodes, so the scan restarts.
+  auto rewriteOnce = [&]() -> Result<bool> {
+    for (const auto &n : g.nodes())
+      if (tryFold(g, n.get(), ctx))
+        return true;
+    for (const auto &n : g.nodes())
+      if (sinkDequantize(g, n.get(), ctx)) {
+        if (!g.topoSort())
+          return error("fold-qdq: cycle after moving a DequantizeLinear");
+        return true;
+      }
+    return false;
+  };
+  for (;;) {
+    auto r = rewriteOnce();
+    if (!r)
+      return r.error();
+    if (!*r)
+      break;
+  }
+  // Remove Q/DQ nodes left without users.
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<Node *> dead;
+    for (const auto &n : g.nodes())
+      if ((n->kind == OpKind::DequantizeLinear || n->kind == OpKind::QuantizeLinear) &&
+          !g.isGraphOutput(n->output(0)) && g.numUses(n->output(0)) == 0)
+        dead.push_back(n.get());
+    for (Node *n : dead)
+      g.eraseNode(n);
+    changed = !dead.empty();
+  }
+  convertU8(g, ctx);
+  g.removeUnusedValues();
+  return success();
+}
+
+} // namespace npucc::passes
