@@ -21,6 +21,7 @@
 #include <vector>
 
 extern "C" {
+#include "../../runtime/include/npucc_requant.h"
 #include "../../runtime/kernels/npucc_conv_s8.h"
 #include "../../runtime/kernels/npucc_eltwise_s8.h"
 #include "../../runtime/kernels/npucc_gemm_s8.h"

@@ -105,7 +105,6 @@ void importAndRun(const fs::path &dir, double relTol = 1e-4, int targetOpset = 1
   }
 }
 
-bool quantOpsSupported() { return opFromName("QuantizeLinear").has_value(); }
 
 TEST(OnnxModels, SharedFloatModelsImportAndMatchReference) {
   int ran = 0;
@@ -119,36 +118,6 @@ TEST(OnnxModels, SharedFloatModelsImportAndMatchReference) {
     ++ran;
   }
   EXPECT_GT(ran, 0) << "no models found under " << kModels;
-}
-
-TEST(OnnxModels, QuantizedModelsListTheirUnsupportedOps) {
-  if (quantOpsSupported())
-    GTEST_SKIP() << "the quantized op set is in Ops.def now";
-  struct Case {
-    const char *dir;
-    std::vector<std::string> ops;
-  };
-  for (const Case &c : {Case{"mlpt_ad_qdq", {"QuantizeLinear", "DequantizeLinear"}},
-                        Case{"mlpt_ic_qdq", {"QuantizeLinear", "DequantizeLinear"}},
-                        Case{"mlpt_kws_qdq", {"QuantizeLinear", "DequantizeLinear"}},
-                        Case{"mlpt_vww_qdq", {"QuantizeLinear", "DequantizeLinear"}},
-                        Case{"torch_ptq_qdq", {"QuantizeLinear", "DequantizeLinear"}},
-                        Case{"mobilenetv2_12_int8",
-                             {"QLinearConv", "QLinearMatMul", "com.microsoft.QLinearAdd"}}}) {
-    std::string model = kModels + "/" + c.dir + "/model.onnx";
-    if (!fs::exists(model))
-      continue;
-    auto r = importModel(model);
-    ASSERT_FALSE(r) << c.dir;
-    const Diagnostic &d = r.error();
-    EXPECT_NE(d.message.find("unsupported operations"), std::string::npos) << d.str();
-    for (const std::string &op : c.ops)
-      EXPECT_NE(d.message.find(op), std::string::npos) << c.dir << ": " << d.str();
-    // One note per node (capped for huge lists), each naming the node and op.
-    ASSERT_FALSE(d.notes.empty());
-    EXPECT_NE(d.notes[0].find("): not supported"), std::string::npos) << d.notes[0];
-    EXPECT_EQ(d.notes[0].rfind("node '", 0), 0u) << d.notes[0];
-  }
 }
 
 TEST(OnnxModels, NodeTestSample) {
