@@ -89,6 +89,9 @@ else
   bad "--emit-test (interpreter):"; sed 's/^/    /' "$tmp/t2.log" | tail -5
 fi
 
+# docs/ops.md is what --list-ops=md prints (regenerate it when Ops.def changes).
+if "$npucc" --list-ops=md | diff -q - "$src/docs/ops.md" > /dev/null; then ok "docs/ops.md is up to date"; else bad "docs/ops.md differs from npucc --list-ops=md"; fi
+
 # --list-ops, --version, --help.
 "$npucc" --list-ops | grep -q "^Conv " && ok "--list-ops" || bad "--list-ops"
 "$npucc" --version | grep -q "^npucc " && ok "--version" || bad "--version"
