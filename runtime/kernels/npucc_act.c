@@ -7,11 +7,6 @@
 
 #include <math.h>
 
-#if defined(__GNUC__)
-#define NPUCC_ACT_NOINLINE __attribute__((noinline))
-#else
-#define NPUCC_ACT_NOINLINE
-#endif
 
 #define NPUCC_ACT_LOOP(n, STMT)                                                                    \
   do {                                                                                             \
@@ -29,11 +24,11 @@
 /* LINKAGE: empty or static; FN: function name; OP(v XA): the scalar function; XP/XA: extra
  * params/args. */
 #define NPUCC_ACT_IMPL_L(LINKAGE, FN, T, OP, XP, XA)                                               \
-  NPUCC_ACT_NOINLINE static void FN##_r(const T *NPUCC_RESTRICT x, T *NPUCC_RESTRICT y,            \
+  NPUCC_NOINLINE static void FN##_r(const T *NPUCC_RESTRICT x, T *NPUCC_RESTRICT y,            \
                                         int32_t n XP) {                                            \
     NPUCC_ACT_LOOP(n, y[i_] = OP(x[i_] XA));                                                       \
   }                                                                                                \
-  NPUCC_ACT_NOINLINE static void FN##_i(T *NPUCC_RESTRICT y, int32_t n XP) {                       \
+  NPUCC_NOINLINE static void FN##_i(T *NPUCC_RESTRICT y, int32_t n XP) {                       \
     NPUCC_ACT_LOOP(n, y[i_] = OP(y[i_] XA));                                                       \
   }                                                                                                \
   LINKAGE void FN(const T *x, T *y, int32_t n XP) {                                                \

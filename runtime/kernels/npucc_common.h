@@ -17,6 +17,14 @@
 #define NPUCC_RESTRICT restrict
 #endif
 
+/* gcc stops vectorizing a restrict loop once it is inlined into a caller that
+ * dispatches on aliasing, so such loop bodies are kept out of line. */
+#if defined(__GNUC__)
+#define NPUCC_NOINLINE __attribute__((noinline))
+#else
+#define NPUCC_NOINLINE
+#endif
+
 static inline int32_t npucc_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t npucc_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 static inline int64_t npucc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }

@@ -7,14 +7,6 @@
  * that `restrict` is never applied to two pointers that alias. */
 #include "npucc_eltwise.h"
 
-/* gcc stops vectorizing a restrict loop once it is inlined into a caller
- * that dispatches on aliasing, so the loop bodies stay out of line. */
-#if defined(__GNUC__)
-#define NPUCC_EW_NOINLINE __attribute__((noinline))
-#else
-#define NPUCC_EW_NOINLINE
-#endif
-
 /* ---- scalar ops --------------------------------------------------------- */
 
 #define NPUCC_EW_FLOAT_OPS(SUF, T)                                                                 \
@@ -93,19 +85,19 @@ static inline float npucc_ew_addc_f32(float a, float b, float lo, float hi) {
 /* FN: public name; T: element type; OP: scalar op function; XP/XA: extra
  * parameters/arguments (empty or ", float lo, float hi" / ", lo, hi"). */
 #define NPUCC_EW_IMPL(FN, T, OP, XP, XA)                                                           \
-  NPUCC_EW_NOINLINE static void FN##_vv_r(const T *NPUCC_RESTRICT a, const T *NPUCC_RESTRICT b,    \
+  NPUCC_NOINLINE static void FN##_vv_r(const T *NPUCC_RESTRICT a, const T *NPUCC_RESTRICT b,    \
                                           T *NPUCC_RESTRICT y, int32_t n XP) {                     \
     NPUCC_EW_LOOP(n, y[i_] = OP(a[i_], b[i_] XA));                                                 \
   }                                                                                                \
-  NPUCC_EW_NOINLINE static void FN##_vv_ia(T *NPUCC_RESTRICT y, const T *NPUCC_RESTRICT b,         \
+  NPUCC_NOINLINE static void FN##_vv_ia(T *NPUCC_RESTRICT y, const T *NPUCC_RESTRICT b,         \
                                            int32_t n XP) {                                         \
     NPUCC_EW_LOOP(n, y[i_] = OP(y[i_], b[i_] XA));                                                 \
   }                                                                                                \
-  NPUCC_EW_NOINLINE static void FN##_vv_ib(const T *NPUCC_RESTRICT a, T *NPUCC_RESTRICT y,         \
+  NPUCC_NOINLINE static void FN##_vv_ib(const T *NPUCC_RESTRICT a, T *NPUCC_RESTRICT y,         \
                                            int32_t n XP) {                                         \
     NPUCC_EW_LOOP(n, y[i_] = OP(a[i_], y[i_] XA));                                                 \
   }                                                                                                \
-  NPUCC_EW_NOINLINE static void FN##_vv_iab(T *NPUCC_RESTRICT y, int32_t n XP) {                   \
+  NPUCC_NOINLINE static void FN##_vv_iab(T *NPUCC_RESTRICT y, int32_t n XP) {                   \
     NPUCC_EW_LOOP(n, y[i_] = OP(y[i_], y[i_] XA));                                                 \
   }                                                                                                \
   static void FN##_vv(const T *a, const T *b, T *y, int32_t n XP) {                                \
@@ -119,11 +111,11 @@ static inline float npucc_ew_addc_f32(float a, float b, float lo, float hi) {
       FN##_vv_r(a, b, y, n XA);                                                                    \
   }                                                                                                \
   /* y[i] = a[i] op s */                                                                           \
-  NPUCC_EW_NOINLINE static void FN##_vs_r(const T *NPUCC_RESTRICT a, T s, T *NPUCC_RESTRICT y,     \
+  NPUCC_NOINLINE static void FN##_vs_r(const T *NPUCC_RESTRICT a, T s, T *NPUCC_RESTRICT y,     \
                                           int32_t n XP) {                                          \
     NPUCC_EW_LOOP(n, y[i_] = OP(a[i_], s XA));                                                     \
   }                                                                                                \
-  NPUCC_EW_NOINLINE static void FN##_vs_i(T *NPUCC_RESTRICT y, T s, int32_t n XP) {                \
+  NPUCC_NOINLINE static void FN##_vs_i(T *NPUCC_RESTRICT y, T s, int32_t n XP) {                \
     NPUCC_EW_LOOP(n, y[i_] = OP(y[i_], s XA));                                                     \
   }                                                                                                \
   static void FN##_vs(const T *a, T s, T *y, int32_t n XP) {                                       \
@@ -133,11 +125,11 @@ static inline float npucc_ew_addc_f32(float a, float b, float lo, float hi) {
       FN##_vs_r(a, s, y, n XA);                                                                    \
   }                                                                                                \
   /* y[i] = s op b[i] */                                                                           \
-  NPUCC_EW_NOINLINE static void FN##_sv_r(T s, const T *NPUCC_RESTRICT b, T *NPUCC_RESTRICT y,     \
+  NPUCC_NOINLINE static void FN##_sv_r(T s, const T *NPUCC_RESTRICT b, T *NPUCC_RESTRICT y,     \
                                           int32_t n XP) {                                          \
     NPUCC_EW_LOOP(n, y[i_] = OP(s, b[i_] XA));                                                     \
   }                                                                                                \
-  NPUCC_EW_NOINLINE static void FN##_sv_i(T s, T *NPUCC_RESTRICT y, int32_t n XP) {                \
+  NPUCC_NOINLINE static void FN##_sv_i(T s, T *NPUCC_RESTRICT y, int32_t n XP) {                \
     NPUCC_EW_LOOP(n, y[i_] = OP(s, y[i_] XA));                                                     \
   }                                                                                                \
   static void FN##_sv(T s, const T *b, T *y, int32_t n XP) {                                       \

@@ -5,12 +5,6 @@
  * otherwise whole [inner] rows are accumulated into y. */
 #include "npucc_reduce.h"
 
-/* gcc -O2 stops vectorizing restrict loops once they are inlined. */
-#if defined(__GNUC__)
-#define NPUCC_RED_NOINLINE __attribute__((noinline))
-#else
-#define NPUCC_RED_NOINLINE
-#endif
 
 static float npucc_reduce_row_sum(const float *NPUCC_RESTRICT x, int32_t n) {
   float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
@@ -25,7 +19,7 @@ static float npucc_reduce_row_sum(const float *NPUCC_RESTRICT x, int32_t n) {
   return s;
 }
 
-NPUCC_RED_NOINLINE static void npucc_reduce_row_acc(const float *NPUCC_RESTRICT x,
+NPUCC_NOINLINE static void npucc_reduce_row_acc(const float *NPUCC_RESTRICT x,
                                                     float *NPUCC_RESTRICT y, int32_t n) {
   int32_t i = 0;
   const int32_t n8 = n & ~(int32_t)7;
