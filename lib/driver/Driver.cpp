@@ -4,6 +4,7 @@
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
 #include "npucc/lower/CpuLowering.h"
+#include "npucc/target/CTable.h"
 
 #include <cctype>
 
@@ -22,6 +23,10 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (!isValidPrefix(opts.prefix))
     return error("--prefix '" + opts.prefix + "' is not a valid C identifier");
   CompileResult r;
+  auto tgt = target::loadTarget(opts.target);
+  if (!tgt)
+    return std::move(tgt.error());
+  r.target = tgt.take();
   auto g = onnx::importModel(opts.modelPath, opts.import);
   if (!g)
     return std::move(g.error());
@@ -52,6 +57,9 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (!files)
     return std::move(files.error().inFile(opts.modelPath));
   r.files = files.take();
+  // The register map of the target, for firmware engineers to read.
+  r.files.push_back({target::cIdentifier(r.target.name) + "_regs.h",
+                     target::emitRegisterHeader(r.target)});
   return r;
 }
 

@@ -89,6 +89,30 @@ else
   bad "--emit-test (interpreter):"; sed 's/^/    /' "$tmp/t2.log" | tail -5
 fi
 
+# --target: built-ins listed; each target's register map is written into OUT/ and compiles on
+# its own in strict C99; a JSON file (the test-only third NPU) works; bad targets fail cleanly.
+list="$("$npucc" --target list 2>&1)"
+if grep -q "^npu-default " <<< "$list" && grep -q "^npu-small " <<< "$list"; then
+  ok "--target list names the built-ins"
+else
+  bad "--target list:"; sed 's/^/    /' <<< "$list"
+fi
+for t in npu-default npu-small "$src/test/target/npu-third.json"; do
+  id="$(basename "$t" .json | tr '-' '_')"
+  rm -rf "$tmp/tg"
+  if "$npucc" "$model" -o "$tmp/tg" --target "$t" > "$tmp/tg.log" 2>&1 && [ -f "$tmp/tg/${id}_regs.h" ] \
+     && grep -q "define ${id^^}_" "$tmp/tg/${id}_regs.h" \
+     && gcc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c "$tmp/tg/${id}_regs.h" > "$tmp/cc.log" 2>&1; then
+    ok "--target $(basename "$t"): OUT/${id}_regs.h written, strict C99"
+  else
+    bad "--target $t:"; cat "$tmp/tg.log" "$tmp/cc.log" 2>/dev/null | sed 's/^/    /' | head -10
+  fi
+done
+expect_error "unknown --target" "target description .nope.: not a readable file nor a built-in target" \
+  "$npucc" "$model" -o "$tmp/out" --target nope
+expect_error "bad --target file" "bad_field_wider\.json.*/registers/3/fields/1.*wider" \
+  "$npucc" "$model" -o "$tmp/out" --target "$src/test/target/bad_field_wider.json"
+
 # docs/ops.md is what --list-ops=md prints (regenerate it when Ops.def changes).
 if "$npucc" --list-ops=md | diff -q - "$src/docs/ops.md" > /dev/null; then ok "docs/ops.md is up to date"; else bad "docs/ops.md differs from npucc --list-ops=md"; fi
 

@@ -16,6 +16,7 @@ struct CommonCompileFlags {
   bool printIr = false;
   bool printLir = false;
   std::string prefix = "model";
+  std::string target = "npu-default"; // built-in name or JSON file; "list" lists built-ins
 };
 
 /// Fills driver options from the flags; errors for malformed --shape.

@@ -3,6 +3,7 @@
 
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/interp/Interpreter.h"
+#include "npucc/target/CTable.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -34,6 +35,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.printLir = f.printLir;
   o.irOut = &std::cerr;
   o.prefix = f.prefix;
+  o.target = f.target;
   return o;
 }
 
@@ -133,7 +135,9 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
             << "  nodes: " << cr->graph->nodes().size()
             << ", kernel calls: " << cr->program.body.size() << "\n"
             << "  weights: " << weights << " bytes\n"
-            << "  arena: " << cr->program.arenaSize << " bytes\n";
+            << "  arena: " << cr->program.arenaSize << " bytes\n"
+            << "  target: " << cr->target.name << " (register map in "
+            << target::cIdentifier(cr->target.name) << "_regs.h; every op runs on CPU kernels)\n";
   return 0;
 }
 

@@ -3,12 +3,14 @@
 //   npucc MODEL.onnx -o OUT/ [--prefix P] [--shape N=1x3x8x8] [--emit-test [--data DIR]]
 //   npucc check MODEL_DIR [compile flags] [--tolerance REL] [--json FILE]
 //   npucc opt INPUT.ir|MODEL.onnx [--passes=a,b] [--print-after=p|all]
-//   npucc --list-ops | --list-passes | --version | --help
+//   npucc --list-ops | --list-passes | --target list | --version | --help
+//   (every compiling command takes --target NAME|FILE.json, default npu-default)
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
 #include "npucc/ir/Op.h"
+#include "npucc/target/Target.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,6 +30,9 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_flag("--print-ir", f.printIr, "Print the graph IR after the passes to stderr");
   app.add_flag("--print-lir", f.printLir, "Print the loop IR to stderr");
   app.add_option("--prefix", f.prefix, "C identifier prefix of the generated API")
+      ->capture_default_str();
+  app.add_option("--target", f.target,
+                 "NPU description: a built-in name or a JSON file ('--target list' lists them)")
       ->capture_default_str();
 }
 
@@ -58,6 +63,26 @@ void listPasses() {
   for (const passes::PassInfo &p : passes::allPasses())
     std::printf("%-20s %s\n", p.name, p.summary);
   std::printf("\ndefault pipeline: %s\n", passes::defaultPipeline());
+}
+
+/// `npucc --target list`: each built-in target with a one-line summary.
+int listTargets() {
+  for (const std::string &name : target::builtinTargets()) {
+    auto t = target::loadTarget(name);
+    if (!t) {
+      std::cerr << "npucc: " << t.error().str() << "\n";
+      return 1;
+    }
+    uint64_t spad = 0;
+    for (const target::Scratchpad &s : t->scratchpads)
+      spad += s.size;
+    std::printf("%-14s %ux%u MACs, %llu KiB scratchpad, %.0f MHz  %s\n", name.c_str(),
+                t->compute.macRows, t->compute.macCols,
+                static_cast<unsigned long long>(spad / 1024), t->timing.clockHz / 1e6,
+                t->description.c_str());
+  }
+  std::printf("\nor --target FILE.json (format: docs/target.md)\n");
+  return 0;
 }
 
 } // namespace
@@ -117,6 +142,9 @@ int main(int argc, char **argv) {
   if (app.count("--list-ops")) {
     listOps(listOpsFormat == "md" ? "md" : "text");
     return 0;
+  }
+  if (common.target == "list") {
+    return listTargets();
   }
   if (listPassesFlag) {
     listPasses();

@@ -2,6 +2,8 @@
 //
 // import (lib/onnx) -> passes (lib/passes) -> lowering (lib/lower) -> C
 // emission (lib/codegen). The npucc tool and the tests both call this.
+// The target description (lib/target) is loaded first, so a bad --target
+// fails before any work; its register-map header is one of the files.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,6 +14,7 @@
 #include "npucc/onnx/Importer.h"
 #include "npucc/passes/Pass.h"
 #include "npucc/support/Result.h"
+#include "npucc/target/Target.h"
 
 #include <memory>
 #include <ostream>
@@ -29,6 +32,7 @@ struct CompileOptions {
   bool printIr = false;                // final graph IR
   bool printLir = false;               // loop IR
   std::string prefix = "model";
+  std::string target = "npu-default"; // built-in name or JSON file (lib/target)
 };
 
 struct CompileResult {
@@ -36,6 +40,7 @@ struct CompileResult {
   lir::Program program;
   std::vector<codegen::EmittedFile> files;
   std::map<std::string, int64_t> stats;
+  target::TargetDesc target; // the loaded NPU description
 };
 
 /// Runs the whole pipeline up to emitted files (nothing is written to disk).
