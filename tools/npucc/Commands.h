@@ -50,6 +50,9 @@ struct OptFlags {
 };
 int runOpt(const CommonCompileFlags &common, const OptFlags &flags);
 
+/// `--emit-runtime DIR`: the no-OS NPU runtime of a target (+ simulator with `sim`).
+int runEmitRuntime(const std::string &target, const std::string &dir, bool sim);
+
 /// Prints the error (one line + notes) to stderr prefixed with "npucc: ".
 int reportError(const Diagnostic &d);
 

@@ -4,6 +4,7 @@
 //   npucc check MODEL_DIR [compile flags] [--tolerance REL] [--json FILE]
 //   npucc opt INPUT.ir|MODEL.onnx [--passes=a,b] [--print-after=p|all]
 //   npucc --list-ops | --list-passes | --target list | --version | --help
+//   npucc [--target T] --emit-runtime DIR [--with-sim]
 //   (every compiling command takes --target NAME|FILE.json, default npu-default)
 //
 //===----------------------------------------------------------------------===//
@@ -97,6 +98,11 @@ int main(int argc, char **argv) {
       ->expected(0, 1)
       ->default_str("text");
   app.add_flag("--list-passes", listPassesFlag, "List the graph passes");
+  std::string runtimeDir;
+  bool runtimeSim = false;
+  app.add_option("--emit-runtime", runtimeDir,
+                 "Write the no-OS NPU runtime of --target (HAL, command layer, tables) to DIR");
+  app.add_flag("--with-sim", runtimeSim, "With --emit-runtime: also the host simulator");
 
   tool::CommonCompileFlags common;
   tool::CompileFlags compile;
@@ -146,6 +152,8 @@ int main(int argc, char **argv) {
   if (common.target == "list") {
     return listTargets();
   }
+  if (!runtimeDir.empty())
+    return tool::runEmitRuntime(common.target, runtimeDir, runtimeSim);
   if (listPassesFlag) {
     listPasses();
     return 0;

@@ -1,0 +1,54 @@
+//===- Runtime.cpp - `npucc --target T --emit-runtime DIR` ----------------===//
+//
+// Writes the no-OS NPU runtime for one target into DIR, ready for a firmware
+// build: the HAL (MMIO back end unless NPUCC_HAL_SIM is defined), the
+// data-driven command layer, the target's description table
+// (<id>_target.c/.h) and its register map (<id>_regs.h). With `sim`, also the
+// host simulator sources, so host tests can define NPUCC_HAL_SIM.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "npucc/codegen/CEmitter.h"
+#include "npucc/codegen/EmbeddedRuntime.h"
+#include "npucc/target/CTable.h"
+
+#include <iostream>
+
+namespace npucc::tool {
+
+int runEmitRuntime(const std::string &targetName, const std::string &dir, bool sim) {
+  auto t = target::loadTarget(targetName);
+  if (!t)
+    return reportError(t.error());
+  std::vector<std::string> names = {"hal/npucc_hal.c",    "hal/npucc_hal.h",
+                                    "hal/npucc_npu.c",    "hal/npucc_npu.h",
+                                    "hal/npucc_desc.h",   "hal/npucc_params.h",
+                                    "hal/npucc_timing.h"};
+  if (sim)
+    for (const char *s : {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h",
+                          "sim/npucc_sim_ops.c", "include/npucc_requant.h"})
+      names.push_back(s);
+  std::vector<codegen::EmittedFile> files;
+  for (const std::string &n : names) {
+    const std::string *text = codegen::findRuntimeFile(n);
+    if (!text)
+      return reportError(error("runtime file '" + n + "' is not embedded in npucc"));
+    files.push_back({n.substr(n.find('/') + 1), *text});
+  }
+  std::string id = target::cIdentifier(t->name);
+  files.push_back({id + "_target.c", "#include \"" + id + "_target.h\"\n" +
+                                         target::emitCTableSource(*t)});
+  files.push_back({id + "_target.h", target::emitCTableHeader(*t)});
+  files.push_back({id + "_regs.h", target::emitRegisterHeader(*t)});
+  Status w = codegen::writeOutputDir(dir, files);
+  if (!w)
+    return reportError(w.error());
+  std::cout << "npucc: wrote the " << t->name << " runtime (" << files.size() << " files"
+            << (sim ? ", with the simulator" : "") << ") to " << dir << "\n"
+            << "  table: const npucc_target_desc npucc_target_" << id << " in " << id
+            << "_target.c\n";
+  return 0;
+}
+
+} // namespace npucc::tool
