@@ -69,7 +69,8 @@ EvalResult evalQuantizeLinear(const ir::Node &n, const Inputs &in) {
   Tensor y = yr.take();
   dispatchType(outT, [&](auto tag) {
     using T = decltype(tag);
-    const double lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+    const double lo = static_cast<double>(std::numeric_limits<T>::lowest()),
+                 hi = static_cast<double>(std::numeric_limits<T>::max());
     for (int64_t i = 0; i < x.numElements(); ++i) {
       int64_t c = qa->at(i);
       float xv = static_cast<float>(x.getDouble(i));
