@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup-deps.sh" gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf \
-  picolibc-riscv64-unknown-elf
+  picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc
 "$root/scripts/build.sh"
 build="${NPUCC_BUILD_DIR:-$root/build}"
 cd "$build"

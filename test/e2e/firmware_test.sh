@@ -5,11 +5,12 @@
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
 #  - the C generated for models/tinycnn compiles with both cross compilers under the same flags;
+#  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
 #  - `--emit-runtime --with-sim` output builds on the host with the simulator back end.
 # Usage: firmware_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
-src="$2"
+src="$(cd "$2" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -59,6 +60,44 @@ for arch in cortex-m4 rv32; do
     bad "generated C for tinycnn on $arch:"; sed 's/^/    /' "$tmp/log" | head -20
   fi
 done
+
+# The --emit-test program of tinycnn (inputs and golden outputs embedded) runs bare-metal under
+# QEMU: Cortex-M4F on mps2-an386 (test/firmware/m4_*: vector table, linker script, newlib
+# semihosting console) and RV32IMAFC on virt (picolibc's semihosting crt0). It must print PASS
+# and exit 0.
+fw="$src/test/firmware"
+if "$npucc" "$src/models/tinycnn/model.onnx" -o "$tmp/et" --emit-test \
+     --data "$src/models/tinycnn/test_data_set_0" > "$tmp/log" 2>&1; then
+  qemu_run() { # ARCH ELF QEMU-ARGS...
+    local arch="$1" elf="$2"; shift 2
+    if ! command -v "$1" > /dev/null; then bad "$1 not installed (scripts/test.sh installs it)"; return; fi
+    if timeout 300 "$@" -nographic -monitor none -semihosting-config enable=on,target=native \
+         -icount shift=0 -kernel "$elf" > "$tmp/run.log" 2>&1 && grep -q "^PASS" "$tmp/run.log"; then
+      ok "tinycnn --emit-test runs bare-metal on $arch under QEMU: $(grep 'max abs err' "$tmp/run.log")"
+    else
+      bad "tinycnn on $arch under QEMU:"; sed 's/^/    /' "$tmp/run.log" | tail -5
+    fi
+  }
+  m4=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+  if (cd "$tmp/et" && arm-none-eabi-gcc "${m4[@]}" -O2 -std=c99 ./*.c "$fw/m4_startup.c" \
+        -T "$fw/m4_mps2_an386.ld" -nostartfiles --specs=nano.specs --specs=rdimon.specs \
+        -u _printf_float -Wl,--gc-sections -lm -o m4.elf) > "$tmp/log" 2>&1; then
+    qemu_run cortex-m4 "$tmp/et/m4.elf" qemu-system-arm -M mps2-an386
+  else
+    bad "tinycnn test program does not link for cortex-m4:"; sed 's/^/    /' "$tmp/log" | head
+  fi
+  if (cd "$tmp/et" && riscv64-unknown-elf-gcc -march=rv32imafc -mabi=ilp32f -O2 -std=c99 \
+        --specs=picolibc.specs --crt0=semihost --oslib=semihost \
+        -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 \
+        -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000 ./*.c -lm -o rv32.elf) \
+      > "$tmp/log" 2>&1; then
+    qemu_run rv32 "$tmp/et/rv32.elf" qemu-system-riscv32 -M virt -bios none
+  else
+    bad "tinycnn test program does not link for rv32:"; sed 's/^/    /' "$tmp/log" | head
+  fi
+else
+  bad "--emit-test for tinycnn:"; sed 's/^/    /' "$tmp/log" | head
+fi
 
 # --with-sim adds the host simulator: the same folder builds on the host with NPUCC_HAL_SIM.
 if "$npucc" --target npu-small --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1 \
