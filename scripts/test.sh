@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Quick start, part 2: install what is missing, build everything, run every test tier
 # (unit, textual IR, ONNX node conformance, sanitizers, real models when ../shared exists,
-# firmware builds with the Cortex-M4 and RV32 bare-metal cross compilers).
+# firmware builds and bare-metal runs for Cortex-M4 and RV32, exported ONNX checked by ONNX
+# Runtime).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup-deps.sh" gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf \
   picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc
+# ONNX Runtime from npm (pinned in bench/package-lock.json): an independent runtime for the
+# exported-ONNX tests (and the benchmark). --ignore-scripts: its post-install step would try
+# to download GPU libraries; the CPU library ships in the package.
+command -v npm > /dev/null || "$root/scripts/setup-deps.sh" nodejs npm
+if [ ! -d "$root/bench/node_modules/onnxruntime-node" ]; then
+  (cd "$root/bench" && npm ci --ignore-scripts --no-audit --no-fund)
+fi
+export NPUCC_ORT_NODE_MODULES="$root/bench/node_modules"
 "$root/scripts/build.sh"
 build="${NPUCC_BUILD_DIR:-$root/build}"
 cd "$build"
