@@ -2,11 +2,17 @@
 # run_shared_models.sh: run `npucc check --tolerance 1e-4` on the float real models in
 # the shared model folder and on the project's own models/*.
 #
-# usage: scripts/run_shared_models.sh [--log-dir DIR] NPUCC [SHARED_MODELS_DIR] [extra check flags...]
+# usage: scripts/run_shared_models.sh [--quant] [--log-dir DIR] NPUCC [SHARED_MODELS_DIR]
+#                                     [extra check flags...]
 #   SHARED_MODELS_DIR defaults to ../shared/models beside the repo, else /work/shared/models;
 #   if it does not exist the shared models are skipped with a message.
 #   Extra flags (e.g. --cc "gcc -fsanitize=address,undefined") go to every `npucc check`;
 #   a later --tolerance overrides the default 1e-4.
+#   --quant: the six quantized shared models instead (no models/*), checked with
+#   --tolerance-steps 1 --interp-check on (golden within one quantization step AND
+#   bit-exact with npucc's integer interpreter); exits 77 (skipped) without the folder.
+#   Models in known_golden_fail (below) count as XFAIL when only their golden
+#   comparison fails; they must still be bit-exact with the interpreter.
 # Models whose graph inputs have symbolic dims get --shape NAME=DIMS from test_data_set_0.
 # Prints one line per model and a final summary line
 #   shared models: N passed, M failed
@@ -18,13 +24,22 @@ root="$(dirname "$here")"
 log_dir=""
 shared_models=(mnist8 onnx2c_atmega_mnist ali_ad_f32 ali_ic_f32 ali_kws_f32 ali_vww_f32
                mlpt_vww_f32 blazeface_front128)
+quant_models=(mlpt_kws_qdq mlpt_ic_qdq mlpt_vww_qdq mlpt_ad_qdq torch_ptq_qdq mobilenetv2_12_int8)
+quant=0
+# Quantized models known to miss the golden step tolerance, with the reason (docs/quantization.md,
+# "Checking quantized programs"). They must still be bit-exact with the integer interpreter:
+# reported XFAIL when only the golden comparison fails, FAIL otherwise, XPASS if it passes.
+declare -A known_golden_fail=(
+  [mobilenetv2_12_int8]="ORT rounds acc*scale in float32: ~1 tie per layer flips, the net amplifies it to 9 steps"
+)
 PY=/usr/bin/python3
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --log-dir) log_dir="$2"; shift 2 ;;
+    --quant) quant=1; shift ;;
     -h|--help) usage ;;
     *) break ;;
   esac
@@ -46,6 +61,18 @@ fi
 [ -n "$log_dir" ] || log_dir="$(mktemp -d "${TMPDIR:-/tmp}/npucc-shared-models.XXXXXX")"
 mkdir -p "$log_dir"
 
+check_flags=(--tolerance 1e-4)
+label="shared models"
+if [ "$quant" -eq 1 ]; then
+  shared_models=("${quant_models[@]}")
+  check_flags=(--tolerance 1e-4 --tolerance-steps 1 --interp-check on)
+  label="quant models"
+  if [ ! -d "$shared" ]; then
+    echo "note: shared models dir '$shared' does not exist: quantized models skipped"
+    exit 77
+  fi
+fi
+
 dirs=()
 if [ -d "$shared" ]; then
   for m in "${shared_models[@]}"; do
@@ -58,9 +85,11 @@ if [ -d "$shared" ]; then
 else
   echo "note: shared models dir '$shared' does not exist: shared models skipped"
 fi
-for d in "$root"/models/*/; do
-  [ -f "$d/model.onnx" ] && dirs+=("${d%/}")
-done
+if [ "$quant" -eq 0 ]; then
+  for d in "$root"/models/*/; do
+    [ -f "$d/model.onnx" ] && dirs+=("${d%/}")
+  done
+fi
 
 # --shape flags for inputs whose declared dims are symbolic (one flag pair per line).
 shape_flags() {
@@ -90,22 +119,55 @@ first_reason() {
        END { print substr(r, 1, 200) }' "$1"
 }
 
+# " [max steps vs golden S, vs interpreter bit-exact|DIFF]" from a check JSON report
+# (--quant only).
+summary() {
+  [ "$quant" -eq 1 ] && [ -f "$1" ] || return 0
+  "$PY" - "$1" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+outs = j.get("outputs", [])
+st = [o["max_steps"] for o in outs if "max_steps" in o]
+it = [o["interp"] for o in outs if "interp" in o]
+steps = "inf" if any(s < 0 for s in st) else ("%g" % max(st) if st else "-")
+ex = "-" if not it else ("bit-exact" if all(i["bit_exact"] for i in it)
+                         else "int-exact" if all(i["pass"] for i in it) else "DIFF")
+print(" [max steps vs golden %s, vs interpreter %s]" % (steps, ex), end="")
+EOF
+}
+
+# True when every output of a check JSON report passed the interpreter comparison.
+interp_all_pass() {
+  [ -f "$1" ] || return 1
+  "$PY" -c 'import json,sys; o=json.load(open(sys.argv[1])).get("outputs",[]); sys.exit(0 if o and all(x.get("interp",{}).get("pass") for x in o) else 1)' "$1"
+}
+
 passed=0
 failed=0
+xfailed=0
 for d in "${dirs[@]}"; do
   name="$(basename "$d")"
   mapfile -t sflags < <(shape_flags "$d")
-  "$npucc" check "$d" --tolerance 1e-4 "${sflags[@]}" "$@" --json "$log_dir/$name.json" \
+  "$npucc" check "$d" "${check_flags[@]}" "${sflags[@]}" "$@" --json "$log_dir/$name.json" \
     > "$log_dir/$name.log" 2>&1
   rc=$?
-  if [ $rc -eq 0 ]; then
+  known="${known_golden_fail[$name]:-}"
+  if [ "$quant" -eq 1 ] && [ -n "$known" ] && [ $rc -eq 1 ] && interp_all_pass "$log_dir/$name.json"; then
+    xfailed=$((xfailed + 1))
+    echo "XFAIL $name (known: $known)$(summary "$log_dir/$name.json")"
+  elif [ $rc -eq 0 ]; then
     passed=$((passed + 1))
-    echo "PASS $name"
+    [ -n "$known" ] && [ "$quant" -eq 1 ] && echo "XPASS $name: remove it from known_golden_fail"
+    echo "PASS $name$(summary "$log_dir/$name.json")"
   else
     failed=$((failed + 1))
-    echo "FAIL $name (exit $rc: $(first_reason "$log_dir/$name.log"))"
+    echo "FAIL $name (exit $rc: $(first_reason "$log_dir/$name.log"))$(summary "$log_dir/$name.json")"
   fi
 done
 echo "logs: $log_dir"
-echo "shared models: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+if [ "$quant" -eq 1 ]; then
+  echo "$label: $passed passed, $failed failed, $xfailed known golden failures (XFAIL)"
+else
+  echo "$label: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ] && [ $((passed + xfailed)) -gt 0 ]

@@ -1,12 +1,18 @@
 //===- Driver.cpp - The compile pipeline as a library call ----------------===//
 #include "npucc/driver/Driver.h"
 
+#include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
 #include "npucc/lower/CpuLowering.h"
+#include "npucc/onnx/Exporter.h"
+#include "npucc/quant/Calibrate.h"
+#include "npucc/quant/InsertQdq.h"
+#include "npucc/quant/Samples.h"
 #include "npucc/target/CTable.h"
 
 #include <cctype>
+#include <cmath>
 
 namespace npucc::driver {
 
@@ -18,6 +24,152 @@ bool isValidPrefix(const std::string &p) {
       return false;
   return true;
 }
+
+namespace {
+
+Status evalAll(const ir::Graph &g, const std::map<std::string, ir::Tensor> &in,
+               std::map<std::string, ir::Tensor> &all) {
+  auto r = interp::runGraph(g, in, &all);
+  if (!r)
+    return std::move(r.error());
+  return success();
+}
+
+/// QDQ graph and its folded int8 twin for one set of ranges.
+struct Quantized {
+  std::unique_ptr<ir::Graph> qdq, folded;
+};
+
+Result<Quantized> buildQuantized(const ir::Graph &floatGraph,
+                                 const std::map<std::string, quant::Range> &ranges,
+                                 const std::string &pipeline, passes::PassContext &ctx) {
+  Quantized q;
+  q.qdq = floatGraph.clone();
+  auto st = quant::insertQdq(*q.qdq, ranges);
+  if (!st)
+    return std::move(st.error());
+  NPUCC_TRY(ir::verifyGraph(*q.qdq));
+  q.folded = q.qdq->clone();
+  std::string pl = pipeline.find("fold-qdq") == std::string::npos ? "fold-qdq," + pipeline
+                                                                   : pipeline;
+  NPUCC_TRY(passes::runPipeline(*q.folded, pl, ctx));
+  return q;
+}
+
+/// Output SNR (dB) of the quantized graph against the float one over `samples`.
+Result<double> outputSnr(const ir::Graph &fg, const ir::Graph &qg,
+                         const std::vector<quant::Sample> &samples) {
+  double ref2 = 0, err2 = 0;
+  for (const quant::Sample &s : samples) {
+    auto fr = interp::runGraph(fg, s.inputs);
+    if (!fr)
+      return std::move(fr.error());
+    auto qr = interp::runGraph(qg, s.inputs);
+    if (!qr)
+      return std::move(qr.error());
+    for (const auto &kv : *fr) {
+      auto it = qr->find(kv.first);
+      if (it == qr->end() || it->second.numElements() != kv.second.numElements())
+        continue;
+      for (int64_t i = 0; i < kv.second.numElements(); ++i) {
+        double a = kv.second.getDouble(i), b = it->second.getDouble(i);
+        ref2 += a * a;
+        err2 += (a - b) * (a - b);
+      }
+    }
+  }
+  return err2 > 0 ? 10.0 * std::log10(ref2 / err2) : INFINITY;
+}
+
+/// `--quantize int8`: calibrates r.graph (float, after the float passes) and
+/// replaces it by its typed int8 form.
+Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::string &pipeline,
+                    passes::PassContext &ctx) {
+  const QuantOptions &qo = opts.quant;
+  if (qo.mode != "int8")
+    return error("--quantize " + qo.mode + ": only 'int8' is supported");
+  if (qo.calibDir.empty() && qo.randomSamples <= 0)
+    return error("--quantize int8 needs calibration data: pass --calib DIR (a folder of sample "
+                 "inputs: .npy or .pb files, or one sub-folder per sample such as ONNX "
+                 "test_data_set_N; see docs/quantization.md), or --calib-random N for a smoke "
+                 "test with random inputs");
+  if (!qo.calibDir.empty() && qo.randomSamples > 0)
+    return error("--calib and --calib-random are exclusive");
+  for (const auto &n : r.graph->nodes())
+    if (n->kind == ir::OpKind::QuantizeLinear || n->kind == ir::OpKind::DequantizeLinear ||
+        (n->output(0) && n->output(0)->quant))
+      return error("--quantize int8: the model is already quantized (node '" + n->name +
+                   "' is " + n->opName() + " or integer); compile it without --quantize");
+  std::vector<quant::CalibMethod> methods;
+  if (qo.method == "auto") {
+    methods = {quant::CalibMethod::Entropy, quant::CalibMethod::Percentile,
+               quant::CalibMethod::MinMax};
+  } else {
+    auto m = quant::parseCalibMethod(qo.method);
+    if (!m)
+      return error("--calib-method '" + qo.method +
+                   "': expected minmax, percentile, entropy or auto");
+    methods = {*m};
+  }
+  if (!(qo.percentile > 50.0 && qo.percentile <= 100.0))
+    return error("--calib-percentile must be in (50, 100]");
+  std::vector<quant::Sample> samples;
+  if (!qo.calibDir.empty()) {
+    auto s = quant::loadSamples(qo.calibDir, *r.graph);
+    if (!s)
+      return std::move(s.error());
+    samples = s.take();
+  } else {
+    samples = quant::randomSamples(*r.graph, qo.randomSamples, qo.randomSeed);
+    r.warnings.push_back("--calib-random: calibrating on random N(0,1) inputs; the int8 "
+                         "model's accuracy is meaningless (use --calib DIR with real inputs)");
+  }
+  quant::CalibOptions co;
+  co.progress = qo.progress;
+  co.progressTty = qo.progressTty;
+  auto stats = quant::collectStats(*r.graph, samples, evalAll, co);
+  if (!stats)
+    return std::move(stats.error());
+  // auto: the method with the best output SNR on (up to 4 of) the samples.
+  std::vector<quant::Sample> evalSet(
+      samples.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(4, samples.size())),
+      samples.end());
+  Quantized best;
+  std::map<std::string, int64_t> bestStats; // pass statistics of the chosen candidate
+  double bestSnr = -INFINITY;
+  for (quant::CalibMethod m : methods) {
+    auto ranges = quant::computeRanges(*stats, m, qo.percentile);
+    passes::PassContext local = ctx;
+    local.stats.clear();
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    if (!q)
+      return std::move(q.error());
+    double snr = 0;
+    if (methods.size() > 1) {
+      auto s = outputSnr(*r.graph, *q->folded, evalSet);
+      if (!s)
+        return std::move(s.error());
+      snr = *s;
+    }
+    if (!best.folded || snr > bestSnr) {
+      best = std::move(*q);
+      bestStats = local.stats;
+      bestSnr = snr;
+      r.calibMethod = quant::calibMethodName(m);
+    }
+  }
+  for (const auto &kv : bestStats)
+    ctx.stats[kv.first] += kv.second;
+  r.floatGraph = std::move(r.graph);
+  r.qdqGraph = std::move(best.qdq);
+  r.graph = std::move(best.folded);
+  r.floatOps = quant::floatOpsOf(*r.graph);
+  if (!qo.emitQdq.empty())
+    NPUCC_TRY(onnx::exportModel(*r.qdqGraph, qo.emitQdq));
+  return success();
+}
+
+} // namespace
 
 Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (!isValidPrefix(opts.prefix))
@@ -40,6 +192,11 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   Status s = passes::runPipeline(*r.graph, pipeline, ctx);
   if (!s)
     return std::move(s.error().inFile(opts.modelPath));
+  if (!opts.quant.mode.empty()) {
+    Status qs = quantizeInt8(r, opts, pipeline, ctx);
+    if (!qs)
+      return std::move(qs.error().inFile(opts.modelPath));
+  }
   r.stats = ctx.stats;
   if (opts.printIr && opts.irOut)
     ir::printGraph(*opts.irOut, *r.graph, ir::PrintOptions{16});

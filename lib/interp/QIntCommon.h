@@ -80,8 +80,16 @@ inline Range outRange(const Node &n) {
   return r;
 }
 
-/// npucc_requant_i8 generalized to the output range (identical for i8).
+/// npucc_requant_i8 generalized to the output range (identical for i8): one
+/// rounding of acc * M, ties to even (npucc_mul_qmult_rne).
 inline int64_t requant(int32_t acc, quant::QuantMultiplier m, int32_t zp, Range r) {
+  int64_t v = static_cast<int64_t>(npucc_mul_qmult_rne(acc, m.mult, m.shift)) + zp;
+  return std::clamp<int64_t>(v, r.lo, r.hi);
+}
+
+/// The output stage of npucc_add_i8 (TFLite's add keeps the two-rounding
+/// npucc_mul_qmult) generalized to the output range.
+inline int64_t requantTwoStep(int32_t acc, quant::QuantMultiplier m, int32_t zp, Range r) {
   int64_t v = static_cast<int64_t>(npucc_mul_qmult(acc, m.mult, m.shift)) + zp;
   return std::clamp<int64_t>(v, r.lo, r.hi);
 }

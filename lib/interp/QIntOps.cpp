@@ -81,7 +81,7 @@ Outputs evalAddMul(const Node &n, const Inputs &in) {
       int32_t sb = npucc_sat_i32(bv * (int64_t(1) << ap.leftShift));
       int64_t ra = npucc_mul_qmult(sa, ap.a.mult, ap.a.shift);
       int64_t rb = npucc_mul_qmult(sb, ap.b.mult, ap.b.shift);
-      y.setInt(i, requant(npucc_sat_i32(ra + rb), ap.out, zy, r));
+      y.setInt(i, requantTwoStep(npucc_sat_i32(ra + rb), ap.out, zy, r));
     } else {
       y.setInt(i, requant(npucc_sat_i32(av * bv), mm, zy, r));
     }

@@ -13,8 +13,11 @@
 // followed by a QuantizeLinear (a flatten before a Gemm) is moved after it.
 // Identity Casts (torch exports Cast(u8 -> u8)) are bypassed
 // first; afterwards u8 activations and weights are converted exactly to i8
-// (q - 128, zp - 128) except at graph inputs and outputs. A no-op on graphs
-// without DequantizeLinear. Statistics: fold-qdq.folded, fold-qdq.u8-to-i8.
+// (q - 128, zp - 128) except at graph inputs and outputs, where a
+// DequantizeLinear/QuantizeLinear pair converts u8 read or written by a typed
+// integer node (exact; the float boundary kernels take u8). A no-op on graphs
+// without DequantizeLinear. Statistics: fold-qdq.folded, fold-qdq.u8-to-i8,
+// fold-qdq.u8-boundary.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/passes/Pass.h"
@@ -289,9 +292,87 @@ Value *shiftedConstant(Graph &g, const Value *v) {
   return r;
 }
 
+bool isQdq(const Node *n) {
+  return n->kind == OpKind::QuantizeLinear || n->kind == OpKind::DequantizeLinear;
+}
+
+/// Per-tensor quant params of a non-constant u8 value, else null.
+const QuantParams *perTensorU8(const Value *v) {
+  if (v->dtype != DType::U8 || !v->quant || v->isConstant() || v->quant->scale.size() != 1)
+    return nullptr;
+  return &*v->quant;
+}
+
+/// DequantizeLinear(from) -> QuantizeLinear -> `to`, an exact u8 <-> i8 change of the zero
+/// point through float32 ((q - zp) * s is exact, rint(x / s) recovers it). The float
+/// boundary kernels are the only ones that take u8 (docs/quantization.md "uint8 models").
+void addBoundary(Graph &g, const Node *before, Value *from, Value *to, const std::string &base) {
+  const QuantParams &qf = *from->quant, &qt = *to->quant;
+  Value *f = g.addValue(g.uniqueName(base + "_f32"), DType::F32, from->shape);
+  Value *s1 = g.addConstant(g.uniqueName(base + "_scale"), Tensor::scalar(DType::F32, qf.scale[0]));
+  Value *z1 = g.addConstant(g.uniqueName(base + "_zp_in"), Tensor::scalar(from->dtype, qf.zeroPoint[0]));
+  Value *s2 = g.addConstant(g.uniqueName(base + "_scale_out"), Tensor::scalar(DType::F32, qt.scale[0]));
+  Value *z2 = g.addConstant(g.uniqueName(base + "_zp_out"), Tensor::scalar(to->dtype, qt.zeroPoint[0]));
+  if (before) {
+    g.insertNodeBefore(before, OpKind::DequantizeLinear, base + "_dq", {from, s1, z1}, {f});
+    g.insertNodeBefore(before, OpKind::QuantizeLinear, base + "_q", {f, s2, z2}, {to});
+  } else {
+    g.addNode(OpKind::DequantizeLinear, base + "_dq", {from, s1, z1}, {f});
+    g.addNode(OpKind::QuantizeLinear, base + "_q", {f, s2, z2}, {to});
+  }
+}
+
+/// u8 graph inputs read by typed integer nodes get an i8 copy (u8 -> i8 boundary) and u8
+/// graph outputs written by them are written as i8 and converted (i8 -> u8) at the end.
+void convertU8Boundaries(Graph &g, PassContext &ctx) {
+  for (Value *v : std::vector<Value *>(g.inputs)) {
+    if (!perTensorU8(v))
+      continue;
+    std::vector<Node *> typedUsers;
+    for (Node *u : g.users(v))
+      if (!isQdq(u))
+        typedUsers.push_back(u);
+    if (typedUsers.empty() || g.nodes().empty())
+      continue;
+    Value *v8 = g.addValue(g.uniqueName(v->name + "_i8"), DType::I8, v->shape);
+    v8->quant = v->quant;
+    for (auto &z : v8->quant->zeroPoint)
+      z -= 128;
+    addBoundary(g, g.nodes().front().get(), v, v8, v->name + "_to_i8");
+    for (Node *u : typedUsers)
+      for (auto &in : u->inputs)
+        if (in == v)
+          in = v8;
+    ctx.bump("fold-qdq.u8-boundary");
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    Value *v = g.outputs[i];
+    if (!perTensorU8(v) || !v->producer || isQdq(v->producer) || g.isGraphInput(v))
+      continue;
+    Node *p = v->producer;
+    Value *v8 = g.addValue(g.uniqueName(v->name + "_i8"), DType::I8, v->shape);
+    v8->quant = v->quant;
+    for (auto &z : v8->quant->zeroPoint)
+      z -= 128;
+    for (auto &o : p->outputs)
+      if (o == v)
+        o = v8;
+    v8->producer = p;
+    // Other readers of the value read the i8 copy.
+    for (Node *u : g.users(v))
+      for (auto &in : u->inputs)
+        if (in == v)
+          in = v8;
+    v->producer = nullptr;
+    addBoundary(g, nullptr, v8, v, v->name + "_to_u8");
+    ctx.bump("fold-qdq.u8-boundary");
+  }
+}
+
 /// u8 -> i8 (docs/quantization.md "uint8 models") for typed values that are
 /// neither graph inputs nor outputs.
 void convertU8(Graph &g, PassContext &ctx) {
+  convertU8Boundaries(g, ctx);
   std::vector<Value *> vals;
   for (const auto &v : g.values())
     if (v->dtype == DType::U8 && v->quant && !g.isGraphInput(v.get()) &&
@@ -326,7 +407,8 @@ Status runFoldQdq(Graph &g, PassContext &ctx) {
   bool any = false;
   for (const auto &n : g.nodes())
     any |= n->kind == OpKind::DequantizeLinear || n->kind == OpKind::QuantizeLinear ||
-           (n->output(0) && n->output(0)->quant);
+           (n->output(0) && n->output(0)->quant) ||
+           (n->input(0) && n->input(0)->quant && isIntQ(n->input(0)->dtype)); // ConvInteger
   if (!any)
     return success();
   dropIdentityCasts(g);

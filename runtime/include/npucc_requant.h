@@ -17,6 +17,11 @@
  *   3. z = RDBPOT(y, right_shift): y / 2^right_shift rounded to nearest with
  *      ties AWAY from zero (-2.5 -> -3, 2.5 -> 3), right_shift in 0..31;
  *   4. q = z + out_zp, then clamped to [max(act_min, -128), min(act_max, 127)].
+ * Steps 2-3 are npucc_mul_qmult, used only inside npucc_add_i8 (TFLite's add).
+ * npucc_requant_i8 (every other op) replaces them by ONE rounding of the exact
+ * 64-bit product x * mult / 2^(31 + right_shift), ties to even
+ * (npucc_mul_qmult_rne): matches ONNX Runtime's float requantization of
+ * QLinearConv/QLinearMatMul except where float32 itself rounds near a tie.
  */
 #ifndef NPUCC_REQUANT_H
 #define NPUCC_REQUANT_H
@@ -70,12 +75,41 @@ static inline int32_t npucc_clamp_i32(int32_t v, int32_t lo, int32_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/* Full requantization of an int32 accumulator to int8 with a fused clamp. */
+/* x * mult * 2^-31 * 2^-right_shift with ONE rounding, to nearest with ties
+ * to even (the rounding of ONNX QuantizeLinear and of ONNX Runtime's float
+ * requantization). The 64-bit product is exact; right_shift in -31..31
+ * (negative: saturating left shift of x first, as in npucc_mul_qmult).
+ * Unlike npucc_mul_qmult there is no intermediate rounding after the Q31
+ * multiply, so the result is the correctly rounded value of x * M for the
+ * represented M (double rounding could turn 48.4997 into 49). */
+static inline int32_t npucc_mul_qmult_rne(int32_t x, int32_t mult, int32_t right_shift) {
+  int64_t p, mag, q, rem, half;
+  int e;
+  if (right_shift < 0) {
+    int left = -right_shift > 31 ? 31 : -right_shift;
+    x = npucc_sat_i32((int64_t)x * ((int64_t)1 << left));
+    right_shift = 0;
+  }
+  if (right_shift > 31)
+    right_shift = 31;
+  e = 31 + (int)right_shift;                 /* 31..62 */
+  p = (int64_t)x * (int64_t)mult;            /* |p| <= 2^62: exact */
+  mag = p < 0 ? -p : p;
+  q = mag >> e;
+  rem = mag & ((((int64_t)1) << e) - 1);
+  half = (int64_t)1 << (e - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    ++q;
+  return npucc_sat_i32(p < 0 ? -q : q);
+}
+
+/* Full requantization of an int32 accumulator to int8 with a fused clamp:
+ * npucc_mul_qmult_rne (one rounding, ties to even), + out_zp, saturate. */
 static inline int8_t npucc_requant_i8(int32_t acc, int32_t mult, int32_t right_shift,
                                       int32_t out_zp, int32_t act_min, int32_t act_max) {
   int32_t lo = act_min < -128 ? -128 : act_min;
   int32_t hi = act_max > 127 ? 127 : act_max;
-  int32_t v = npucc_sat_i32((int64_t)npucc_mul_qmult(acc, mult, right_shift) + out_zp);
+  int32_t v = npucc_sat_i32((int64_t)npucc_mul_qmult_rne(acc, mult, right_shift) + out_zp);
   return (int8_t)npucc_clamp_i32(v, lo, hi);
 }
 
@@ -91,8 +125,12 @@ static inline int8_t npucc_add_i8(int8_t a, int8_t b, int32_t a_zp, int32_t b_zp
   int32_t sb = npucc_sat_i32(((int64_t)b - b_zp) * ((int64_t)1 << left_shift));
   int32_t ra = npucc_mul_qmult(sa, a_mult, a_shift);
   int32_t rb = npucc_mul_qmult(sb, b_mult, b_shift);
-  return npucc_requant_i8(npucc_sat_i32((int64_t)ra + rb), out_mult, out_shift, out_zp, act_min,
-                          act_max);
+  int32_t lo = act_min < -128 ? -128 : act_min;
+  int32_t hi = act_max > 127 ? 127 : act_max;
+  /* TFLite's output stage (two roundings, npucc_mul_qmult), kept as is. */
+  int32_t v = npucc_sat_i32(
+      (int64_t)npucc_mul_qmult(npucc_sat_i32((int64_t)ra + rb), out_mult, out_shift) + out_zp);
+  return (int8_t)npucc_clamp_i32(v, lo, hi);
 }
 
 /* Integer division rounded to nearest, ties away from zero (average pooling). */

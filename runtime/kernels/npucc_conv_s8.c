@@ -44,12 +44,14 @@ static void npucc_cs8_axpy(int32_t *NPUCC_RESTRICT acc, const int8_t *NPUCC_REST
     acc[i] += wv * (int32_t)x[i] + off;
 }
 
-void npucc_conv2d_s8(const int8_t *X, const int8_t *Wt, const int32_t *bias, int8_t *Y,
-                     int32_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
-                     int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
-                     int32_t x_zp, int32_t out_zp, int32_t act_min, int32_t act_max,
-                     const int32_t *w_zp, const int32_t *mult, const int32_t *shift) {
+/* Y (int8, requantized) or Y32 (int32 accumulators, when Y32 is not NULL). */
+static void npucc_cs8_core(const int8_t *X, const int8_t *Wt, const int32_t *bias, int8_t *Y,
+                           int32_t *Y32, int32_t *scratch, int32_t N, int32_t C, int32_t H,
+                           int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                           int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                           int32_t PL, int32_t group, int32_t x_zp, int32_t out_zp,
+                           int32_t act_min, int32_t act_max, const int32_t *w_zp,
+                           const int32_t *mult, const int32_t *shift) {
   int32_t cg = C / group, mg = M / group, plane = OH * OW, n, m, c, ky, kx, i;
   int32_t pointwise = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 &&
                       OH == H && OW == W;
@@ -57,7 +59,7 @@ void npucc_conv2d_s8(const int8_t *X, const int8_t *Wt, const int32_t *bias, int
     for (m = 0; m < M; m++) {
       int32_t g = m / mg, wz = w_zp ? w_zp[m] : 0;
       const int8_t *wm = Wt + (size_t)m * cg * KH * KW;
-      int8_t *ym = Y + ((size_t)n * M + m) * plane;
+      size_t yoff = ((size_t)n * M + m) * plane;
       int32_t b = bias ? bias[m] : 0;
       for (i = 0; i < plane; i++)
         scratch[i] = b;
@@ -81,8 +83,33 @@ void npucc_conv2d_s8(const int8_t *X, const int8_t *Wt, const int32_t *bias, int
           }
         }
       }
-      for (i = 0; i < plane; i++)
-        ym[i] = npucc_requant_i8(scratch[i], mult[m], shift[m], out_zp, act_min, act_max);
+      if (Y32) {
+        for (i = 0; i < plane; i++)
+          Y32[yoff + (size_t)i] = scratch[i];
+      } else {
+        for (i = 0; i < plane; i++)
+          Y[yoff + (size_t)i] =
+              npucc_requant_i8(scratch[i], mult[m], shift[m], out_zp, act_min, act_max);
+      }
     }
   }
+}
+
+void npucc_conv2d_s8(const int8_t *X, const int8_t *Wt, const int32_t *bias, int8_t *Y,
+                     int32_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
+                     int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
+                     int32_t x_zp, int32_t out_zp, int32_t act_min, int32_t act_max,
+                     const int32_t *w_zp, const int32_t *mult, const int32_t *shift) {
+  npucc_cs8_core(X, Wt, bias, Y, NULL, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
+                 PT, PL, group, x_zp, out_zp, act_min, act_max, w_zp, mult, shift);
+}
+
+void npucc_conv2d_s8_acc32(const int8_t *X, const int8_t *Wt, const int32_t *bias, int32_t *Y,
+                           int32_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                           int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                           int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                           int32_t PL, int32_t group, int32_t x_zp, const int32_t *w_zp) {
+  npucc_cs8_core(X, Wt, bias, NULL, Y, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
+                 PT, PL, group, x_zp, 0, -128, 127, w_zp, NULL, NULL);
 }

@@ -5,17 +5,18 @@
 #include "npucc_gemm_s8.h"
 #include "npucc_requant.h"
 
-void npucc_gemm_s8(const int8_t *A, const int8_t *B, const int32_t *bias, int8_t *Y,
-                   int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K,
-                   int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t out_zp,
-                   int32_t act_min, int32_t act_max, int32_t per, const int32_t *b_zp,
-                   const int32_t *mult, const int32_t *shift) {
+/* Y (int8, requantized) or Y32 (int32 accumulators, when Y32 is not NULL). */
+static void npucc_gs8_core(const int8_t *A, const int8_t *B, const int32_t *bias, int8_t *Y,
+                           int32_t *Y32, int32_t *scratch, int32_t batch, int32_t M, int32_t N,
+                           int32_t K, int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp,
+                           int32_t out_zp, int32_t act_min, int32_t act_max, int32_t per,
+                           const int32_t *b_zp, const int32_t *mult, const int32_t *shift) {
   int32_t bt, i, j, k;
   for (bt = 0; bt < batch; bt++) {
     const int8_t *Bb = B + (size_t)bt * b_bs;
     for (i = 0; i < M; i++) {
       const int8_t *ar = A + ((size_t)bt * M + i) * K;
-      int8_t *yr = Y + ((size_t)bt * M + i) * N;
+      size_t yoff = ((size_t)bt * M + i) * N;
       for (j = 0; j < N; j++)
         scratch[j] = bias ? bias[j] : 0;
       if (b_cs == 1) {
@@ -44,8 +45,29 @@ void npucc_gemm_s8(const int8_t *A, const int8_t *B, const int32_t *bias, int8_t
       }
       for (j = 0; j < N; j++) {
         int32_t c = per == 1 ? 0 : j;
-        yr[j] = npucc_requant_i8(scratch[j], mult[c], shift[c], out_zp, act_min, act_max);
+        if (Y32)
+          Y32[yoff + (size_t)j] = scratch[j];
+        else
+          Y[yoff + (size_t)j] =
+              npucc_requant_i8(scratch[j], mult[c], shift[c], out_zp, act_min, act_max);
       }
     }
   }
+}
+
+void npucc_gemm_s8(const int8_t *A, const int8_t *B, const int32_t *bias, int8_t *Y,
+                   int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K,
+                   int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t out_zp,
+                   int32_t act_min, int32_t act_max, int32_t per, const int32_t *b_zp,
+                   const int32_t *mult, const int32_t *shift) {
+  npucc_gs8_core(A, B, bias, Y, NULL, scratch, batch, M, N, K, b_bs, b_rs, b_cs, a_zp, out_zp,
+                 act_min, act_max, per, b_zp, mult, shift);
+}
+
+void npucc_gemm_s8_acc32(const int8_t *A, const int8_t *B, const int32_t *bias, int32_t *Y,
+                         int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K,
+                         int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t per,
+                         const int32_t *b_zp) {
+  npucc_gs8_core(A, B, bias, NULL, Y, scratch, batch, M, N, K, b_bs, b_rs, b_cs, a_zp, 0, -128,
+                 127, per, b_zp, NULL, NULL);
 }

@@ -4,14 +4,24 @@
 // into a build folder, builds it with the system C compiler, runs it on every
 // test_data_set_N and compares each output with output_K.pb.
 //
+// Quantized programs (docs/quantization.md, "Checking quantized programs"):
+// outputs made by a DequantizeLinear (or a Softmax of one, or integer
+// outputs) compare with the golden output in quantization steps
+// (--tolerance-steps, default 1; driver::compareSteps defines the steps), and
+// the C outputs must also be bit-exact with npucc's reference interpreter run
+// on the compiled graph IR (--interp-check auto|on|off, auto = quantized).
+//
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
 #include "npucc/driver/Compare.h"
+#include "npucc/interp/Interpreter.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -92,8 +102,39 @@ std::string readText(const fs::path &p) {
 
 struct OutputReport {
   int dataset;
-  driver::Comparison cmp;
+  driver::Comparison cmp;     // vs the golden output
+  driver::OutputQuant kind;
+  bool stepMode = false;      // cmp is a step comparison
+  bool interpChecked = false; // vs the reference interpreter
+  driver::Comparison interp;  // steps (quantized kinds) or exact float/int
+  bool interpBitExact = false;
+  bool pass = false;
 };
+
+/// C output vs the interpreter's: bit-exact bytes, plus steps for the report
+/// (a Softmax of a DequantizeLinear passes when its logits are identical, the
+/// float softmax itself may round differently; its float error is reported).
+void compareWithInterp(OutputReport &r, const ir::Tensor &got, const ir::Tensor &want) {
+  r.interpChecked = true;
+  r.interpBitExact = got.dtype() == want.dtype() && got.byteSize() == want.byteSize() &&
+                     std::memcmp(got.raw(), want.raw(), got.byteSize()) == 0;
+  if (r.kind.kind == driver::OutputKind::Float) {
+    r.interp = driver::compareTensors(got, want, 0.0, 0);
+    r.interp.pass = r.interpBitExact;
+    return;
+  }
+  r.interp = driver::compareSteps(got, want, r.kind, 0);
+  if (r.kind.kind != driver::OutputKind::SoftmaxOfDq)
+    r.interp.pass = r.interp.pass && r.interpBitExact;
+}
+
+std::string stepsText(double st) {
+  char b[32];
+  if (std::isinf(st))
+    return "inf";
+  std::snprintf(b, sizeof b, "%.4g", st);
+  return b;
+}
 
 } // namespace
 
@@ -118,6 +159,11 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
+  const bool quantized = cr->graph && driver::isQuantizedGraph(*cr->graph);
+  const bool interpOn =
+      cr->graph && (flags.interpCheck == "on" || (flags.interpCheck == "auto" && quantized));
+  if (flags.toleranceSteps < 0)
+    return reportError(error("--tolerance-steps must be >= 0"));
 
   // Build folder.
   fs::path build;
@@ -169,6 +215,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                                std::to_string(nOut)));
     }
     std::string args;
+    std::map<std::string, ir::Tensor> interpIn;
     for (size_t i = 0; i < nIn; ++i) {
       auto t = onnx::readTensorProto(inFiles[i].string());
       if (!t) {
@@ -190,6 +237,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
         return reportError(s.error());
       }
       args += " " + shellQuote(raw.string());
+      if (interpOn)
+        interpIn.emplace(i < cr->graph->inputs.size() ? cr->graph->inputs[i]->name : io.name,
+                         std::move(*t));
     }
     for (size_t i = 0; i < nOut; ++i)
       args += " " + shellQuote((build / ("out_" + std::to_string(i) + ".bin")).string());
@@ -201,6 +251,18 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       return reportError(error("running the generated program failed on " +
                                sets[si].filename().string() + ":\n" + log));
     }
+    std::map<std::string, ir::Tensor> interpOut;
+    if (interpOn) {
+      auto r = interp::runGraph(*cr->graph, interpIn);
+      if (!r) {
+        cleanup();
+        Diagnostic d = r.error();
+        d.notes.push_back("while running the reference interpreter on the compiled graph for "
+                          "--interp-check (" + sets[si].filename().string() + ")");
+        return reportError(d);
+      }
+      interpOut = std::move(*r);
+    }
     for (size_t i = 0; i < nOut; ++i) {
       auto ref = onnx::readTensorProto(outFiles[i].string());
       if (!ref) {
@@ -211,33 +273,86 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       ir::Tensor got(io.dtype, io.shape);
       std::string bytes = readText(build / ("out_" + std::to_string(i) + ".bin"));
       std::memcpy(got.raw(), bytes.data(), std::min(bytes.size(), got.byteSize()));
-      driver::Comparison c = driver::compareTensors(got, *ref, flags.tolerance);
-      c.name = io.name;
-      allPass = allPass && c.pass;
-      reports.push_back({static_cast<int>(si), c});
+      OutputReport rep;
+      rep.dataset = static_cast<int>(si);
+      const ir::Value *ov = i < cr->graph->outputs.size() ? cr->graph->outputs[i] : nullptr;
+      if (quantized && ov)
+        rep.kind = driver::classifyOutput(*cr->graph, *ov);
+      rep.stepMode = quantized && rep.kind.kind != driver::OutputKind::Float;
+      rep.cmp = rep.stepMode ? driver::compareSteps(got, *ref, rep.kind, flags.toleranceSteps)
+                             : driver::compareTensors(got, *ref, flags.tolerance);
+      rep.cmp.name = io.name;
+      rep.pass = rep.cmp.pass;
+      if (interpOn) {
+        auto it = interpOut.find(ov ? ov->name : io.name);
+        if (it == interpOut.end()) {
+          cleanup();
+          return reportError(error("the reference interpreter produced no output '" + io.name +
+                                   "'"));
+        }
+        compareWithInterp(rep, got, it->second);
+        rep.pass = rep.pass && rep.interp.pass;
+      }
+      allPass = allPass && rep.pass;
+      reports.push_back(std::move(rep));
     }
   }
   cleanup();
 
-  std::printf("%-14s %-28s %12s %12s %10s %s\n", "data set", "output", "max abs err", "rel err",
-              "first bad", "result");
+  if (quantized)
+    std::printf("quantized program: dq outputs compare |round(got/s) - round(ref/s)| in steps of "
+                "their DequantizeLinear scale s, softmax(dq) outputs their logits in steps up to "
+                "a per-row shift, int outputs |got - ref|; golden tolerance %g step(s)%s\n",
+                flags.toleranceSteps,
+                interpOn ? "; interpreter: C outputs must be bit-exact" : "");
+  std::printf("%-15s %-22s %-24s %11s %10s %8s %9s %10s %s\n", "data set", "output", "kind",
+              "max abs err", "rel err", "steps", "interp", "first bad", "result");
   nlohmann::json j;
   j["model"] = model.string();
   j["tolerance"] = flags.tolerance;
+  j["tolerance_steps"] = flags.toleranceSteps;
+  j["quantized"] = quantized;
+  j["interp_check"] = interpOn;
   j["arena_bytes"] = cr->program.arenaSize;
   for (const OutputReport &r : reports) {
-    std::printf("%-14s %-28s %12.4g %12.4g %10lld %s\n",
+    std::string interpText = "-";
+    if (r.interpChecked)
+      interpText = r.interpBitExact ? "exact"
+                   : r.interp.pass  ? "int-exact"
+                                    : "DIFF(" + std::to_string(r.interp.mismatches) + ")";
+    const char *result = r.pass ? "PASS"
+                         : r.cmp.shapeMismatch ? "FAIL (type/shape)"
+                         : !r.cmp.pass ? "FAIL"
+                                       : "FAIL (interp)";
+    std::printf("%-15s %-22s %-24s %11.4g %10.4g %8s %9s %10lld %s\n",
                 ("test_data_set_" + std::to_string(r.dataset)).c_str(), r.cmp.name.c_str(),
-                r.cmp.maxAbsError, r.cmp.relError, static_cast<long long>(r.cmp.firstMismatch),
-                r.cmp.pass ? "PASS" : (r.cmp.shapeMismatch ? "FAIL (type/shape)" : "FAIL"));
-    j["outputs"].push_back({{"data_set", r.dataset},
-                            {"output", r.cmp.name},
-                            {"max_abs_error", r.cmp.maxAbsError},
-                            {"max_abs_reference", r.cmp.maxAbsRef},
-                            {"rel_error", r.cmp.relError},
-                            {"first_mismatch", r.cmp.firstMismatch},
-                            {"mismatches", r.cmp.mismatches},
-                            {"pass", r.cmp.pass}});
+                driver::describe(r.kind).c_str(), r.cmp.maxAbsError, r.cmp.relError,
+                r.stepMode ? stepsText(r.cmp.maxSteps).c_str() : "-", interpText.c_str(),
+                static_cast<long long>(r.cmp.firstMismatch), result);
+    nlohmann::json o = {{"data_set", r.dataset},
+                        {"output", r.cmp.name},
+                        {"kind", driver::describe(r.kind)},
+                        {"max_abs_error", r.cmp.maxAbsError},
+                        {"max_abs_reference", r.cmp.maxAbsRef},
+                        {"rel_error", r.cmp.relError},
+                        {"first_mismatch", r.cmp.firstMismatch},
+                        {"mismatches", r.cmp.mismatches},
+                        {"golden_pass", r.cmp.pass},
+                        {"pass", r.pass}};
+    if (r.stepMode) {
+      o["scale"] = r.kind.scale;
+      o["zero_point"] = r.kind.zeroPoint;
+      o["max_steps"] = std::isinf(r.cmp.maxSteps) ? -1.0 : r.cmp.maxSteps;
+    }
+    if (r.interpChecked)
+      o["interp"] = {{"bit_exact", r.interpBitExact},
+                     {"max_abs_diff", r.interp.maxAbsError},
+                     {"max_steps", r.interp.maxSteps < 0 || std::isinf(r.interp.maxSteps)
+                                       ? -1.0
+                                       : r.interp.maxSteps},
+                     {"mismatches", r.interp.mismatches},
+                     {"pass", r.interp.pass}};
+    j["outputs"].push_back(o);
   }
   j["pass"] = allPass;
   std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");

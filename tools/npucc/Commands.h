@@ -17,6 +17,13 @@ struct CommonCompileFlags {
   bool printLir = false;
   std::string prefix = "model";
   std::string target = "npu-default"; // built-in name or JSON file; "list" lists built-ins
+  // Post-training quantization (docs/quantization.md, "Calibration").
+  std::string quantize;            // --quantize int8
+  std::string calibDir;            // --calib DIR
+  std::string calibMethod = "auto"; // --calib-method minmax|percentile|entropy|auto
+  double calibPercentile = 99.99;  // --calib-percentile
+  int calibRandom = 0;             // --calib-random N
+  std::string emitQdq;             // --emit-qdq FILE.onnx
 };
 
 /// Fills driver options from the flags; errors for malformed --shape.
@@ -30,6 +37,8 @@ struct CompileFlags {
   std::string dataDir;
   double tolerance = 1e-4;
   unsigned seed = 1;
+  std::string evalDir;       // --eval DIR: samples for the accuracy report
+  bool reportLayers = false; // --report-layers
 };
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags);
 
@@ -41,6 +50,9 @@ struct CheckFlags {
   std::string cflags = "-O2";
   bool sanitize = false;
   std::string keepDir; // keep the build here instead of a temp dir
+  // Quantized programs (docs/quantization.md, "Checking quantized programs").
+  double toleranceSteps = 1;        // quantized outputs vs golden, in steps
+  std::string interpCheck = "auto"; // C vs integer interpreter: auto|on|off
 };
 int runCheck(const CommonCompileFlags &common, const CheckFlags &flags);
 

@@ -3,12 +3,14 @@
 
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/interp/Interpreter.h"
+#include "npucc/quant/Accuracy.h"
 #include "npucc/target/CTable.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -36,6 +38,16 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.irOut = &std::cerr;
   o.prefix = f.prefix;
   o.target = f.target;
+  o.quant.mode = f.quantize;
+  o.quant.calibDir = f.calibDir;
+  o.quant.method = f.calibMethod;
+  o.quant.percentile = f.calibPercentile;
+  o.quant.randomSamples = f.calibRandom;
+  o.quant.emitQdq = f.emitQdq;
+  o.quant.progress = &std::cerr;
+  o.quant.progressTty = isatty(2) != 0;
+  if (f.quantize.empty() && (!f.calibDir.empty() || f.calibRandom > 0 || !f.emitQdq.empty()))
+    return error("--calib, --calib-random and --emit-qdq need --quantize int8");
   return o;
 }
 
@@ -108,13 +120,47 @@ testVectors(const driver::CompileResult &cr, const CompileFlags &flags) {
   return std::make_pair(ins, outs);
 }
 
+/// The float-vs-int8 accuracy report of a quantized compile, over the --eval
+/// samples or else the calibration samples (the report says which).
+static Result<quant::AccuracyReport> accuracyReport(const driver::CompileResult &cr,
+                                                    const CommonCompileFlags &common,
+                                                    const CompileFlags &flags) {
+  quant::AccuracyOptions ao;
+  ao.perLayer = flags.reportLayers;
+  ao.floatOps = cr.floatOps;
+  std::vector<quant::Sample> samples;
+  if (!flags.evalDir.empty()) {
+    auto s = quant::loadSamples(flags.evalDir, *cr.floatGraph);
+    if (!s)
+      return std::move(s.error());
+    samples = s.take();
+    ao.samplesOrigin = "--eval " + flags.evalDir;
+  } else if (!common.calibDir.empty()) {
+    auto s = quant::loadSamples(common.calibDir, *cr.floatGraph);
+    if (!s)
+      return std::move(s.error());
+    samples = s.take();
+    ao.samplesOrigin = "the calibration samples (--calib " + common.calibDir +
+                       "; no --eval given, so these figures are optimistic)";
+  } else {
+    samples = quant::randomSamples(*cr.floatGraph, common.calibRandom, 1);
+    ao.samplesOrigin = "the --calib-random samples (random data: the figures say nothing about "
+                       "accuracy on real inputs)";
+  }
+  return quant::measureAccuracy(*cr.floatGraph, *cr.graph, samples, ao);
+}
+
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
+  if (common.quantize.empty() && (!flags.evalDir.empty() || flags.reportLayers))
+    return reportError(error("--eval and --report-layers need --quantize int8"));
   auto opts = makeCompileOptions(flags.model, common);
   if (!opts)
     return reportError(opts.error());
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
+  for (const std::string &w : cr->warnings)
+    std::cerr << "npucc: warning: " << w << "\n";
   std::vector<codegen::EmittedFile> files = cr->files;
   if (flags.emitTest) {
     auto tv = testVectors(*cr, flags);
@@ -124,6 +170,15 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     eo.prefix = common.prefix;
     files.push_back(codegen::emitTestProgram(cr->program, eo, tv->first, tv->second,
                                              flags.tolerance));
+  }
+  std::string reportText;
+  if (!common.quantize.empty() && cr->floatGraph) {
+    auto rep = accuracyReport(*cr, common, flags);
+    if (!rep)
+      return reportError(rep.error().inFile(flags.model));
+    reportText = quant::formatReport(*rep);
+    files.push_back({"accuracy_report.txt", reportText});
+    files.push_back({"accuracy_report.json", quant::reportJson(*rep)});
   }
   Status w = codegen::writeOutputDir(flags.outDir, files);
   if (!w)
@@ -138,6 +193,15 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
             << "  arena: " << cr->program.arenaSize << " bytes\n"
             << "  target: " << cr->target.name << " (register map in "
             << target::cIdentifier(cr->target.name) << "_regs.h; every op runs on CPU kernels)\n";
+  if (!common.quantize.empty()) {
+    std::cout << "  quantized: int8, calibration method " << cr->calibMethod << ", "
+              << cr->floatOps.size() << " ops left in float";
+    for (size_t i = 0; i < cr->floatOps.size(); ++i)
+      std::cout << (i ? ", " : ": ") << cr->floatOps[i];
+    std::cout << "\n";
+  }
+  if (!reportText.empty())
+    std::cout << "\n" << reportText << "(also in accuracy_report.txt and accuracy_report.json)\n";
   return 0;
 }
 

@@ -2,6 +2,7 @@
 //
 //   npucc MODEL.onnx -o OUT/ [--prefix P] [--shape N=1x3x8x8] [--emit-test [--data DIR]]
 //   npucc check MODEL_DIR [compile flags] [--tolerance REL] [--json FILE]
+//               [--tolerance-steps N] [--interp-check auto|on|off]
 //   npucc opt INPUT.ir|MODEL.onnx [--passes=a,b] [--print-after=p|all]
 //   npucc --list-ops | --list-passes | --target list | --version | --help
 //   npucc [--target T] --emit-runtime DIR [--with-sim]
@@ -35,6 +36,17 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--target", f.target,
                  "NPU description: a built-in name or a JSON file ('--target list' lists them)")
       ->capture_default_str();
+  app.add_option("--quantize", f.quantize, "Quantize a float model: int8 (needs --calib DIR)");
+  app.add_option("--calib", f.calibDir,
+                 "Calibration inputs: .npy/.pb files or one sub-folder per sample");
+  app.add_option("--calib-method", f.calibMethod,
+                 "minmax | percentile | entropy | auto (best output SNR)")
+      ->capture_default_str();
+  app.add_option("--calib-percentile", f.calibPercentile, "Percentile for --calib-method percentile")
+      ->capture_default_str();
+  app.add_option("--calib-random", f.calibRandom,
+                 "Calibrate on N seeded random N(0,1) inputs (smoke tests only)");
+  app.add_option("--emit-qdq", f.emitQdq, "Also write the quantized model as a QDQ ONNX file");
 }
 
 void listOps(const std::string &format) {
@@ -113,6 +125,11 @@ int main(int argc, char **argv) {
   app.add_option("--data", compile.dataDir,
                  "test_data_set folder with input_K.pb/output_K.pb for --emit-test");
   app.add_option("--seed", compile.seed, "Seed of the --emit-test input (without --data)");
+  app.add_option("--eval", compile.evalDir,
+                 "With --quantize: samples for the accuracy report (default: the calibration "
+                 "samples)");
+  app.add_flag("--report-layers", compile.reportLayers,
+               "With --quantize: the accuracy report also compares every layer");
   addCommonFlags(app, common);
 
   tool::CheckFlags check;
@@ -129,6 +146,15 @@ int main(int argc, char **argv) {
   checkCmd->add_flag("--sanitize", check.sanitize,
                      "Build with -fsanitize=address,undefined and fail on any report");
   checkCmd->add_option("--keep", check.keepDir, "Keep the generated build in this folder");
+  checkCmd->add_option("--tolerance-steps", check.toleranceSteps,
+                       "Quantized outputs (DequantizeLinear, Softmax of one, integer): max error "
+                       "vs the golden output in quantization steps")
+      ->capture_default_str();
+  checkCmd->add_option("--interp-check", check.interpCheck,
+                       "Also require bit-exact outputs vs npucc's reference interpreter on the "
+                       "compiled graph: auto (quantized programs) | on | off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   addCommonFlags(*checkCmd, common);
 
   tool::OptFlags opt;

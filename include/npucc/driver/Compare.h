@@ -1,6 +1,13 @@
 //===- Compare.h - Output comparison against reference tensors ------------===//
+//
+// Float outputs compare within a relative tolerance; quantized outputs (a
+// final DequantizeLinear, a Softmax of one, or an integer output) compare in
+// quantization steps (docs/quantization.md, "Checking quantized programs").
+//
+//===----------------------------------------------------------------------===//
 #pragma once
 
+#include "npucc/ir/Graph.h"
 #include "npucc/ir/Tensor.h"
 
 #include <string>
@@ -16,6 +23,7 @@ struct Comparison {
   int64_t mismatches = 0;
   bool shapeMismatch = false;
   bool pass = false;
+  double maxSteps = -1; // step comparisons only: the largest error in steps
 };
 
 /// Float outputs pass when every |got-ref| <= relTol * max|ref| (an absolute
@@ -24,5 +32,43 @@ struct Comparison {
 /// are allowed (0 by default; 1 = one quantization step).
 Comparison compareTensors(const ir::Tensor &got, const ir::Tensor &ref, double relTol,
                           int64_t intTolerance = 0);
+
+/// How a graph output of a quantized program is measured.
+enum class OutputKind {
+  Float,       // plain float: relative tolerance
+  Integer,     // int8/uint8/int32 output: integer steps
+  Dequantized, // float = DequantizeLinear(q) with per-tensor (scale, zp): steps of scale
+  SoftmaxOfDq, // float = Softmax(DequantizeLinear(q)): logit steps up to a per-row shift
+};
+
+struct OutputQuant {
+  OutputKind kind = OutputKind::Float;
+  double scale = 0;     // Dequantized / SoftmaxOfDq: the DequantizeLinear scale
+  int32_t zeroPoint = 0;
+  int64_t axis = -1;    // SoftmaxOfDq: normalized softmax axis
+};
+
+/// Classifies graph output `v` of a compiled graph (the producer chain above).
+OutputQuant classifyOutput(const ir::Graph &g, const ir::Value &v);
+
+/// "float", "int", "dq(s=..,zp=..)", "softmax(dq s=..)": for reports.
+std::string describe(const OutputQuant &q);
+
+/// Compares in quantization steps (Integer, Dequantized, SoftmaxOfDq):
+/// - Integer: steps_i = |got_i - ref_i|.
+/// - Dequantized: steps_i = |round(got_i / s) - round(ref_i / s)| (both are
+///   (q - zp) * s in float32, so the rounding recovers q - zp exactly).
+/// - SoftmaxOfDq: softmax only fixes the logits up to a constant per row, so
+///   with d_i = (ln got_i - ln ref_i) / s (= the logit difference in steps
+///   minus a per-row constant), a row's error is (max d - min d) / 2, the
+///   smallest max |logit error| over all shifts; an element that is 0 in one
+///   tensor only is an infinite error, 0 in both is skipped.
+/// An element fails when its steps exceed `maxSteps` (+1e-3 for the float
+/// noise of the softmax form); maxAbsError/relError are also filled in.
+Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const OutputQuant &q,
+                        double maxSteps);
+
+/// True when the graph has integer values with quant params or Q/DQ nodes.
+bool isQuantizedGraph(const ir::Graph &g);
 
 } // namespace npucc::driver

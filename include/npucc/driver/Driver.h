@@ -23,6 +23,19 @@
 
 namespace npucc::driver {
 
+/// `--quantize int8 --calib DIR ...` (docs/quantization.md, "Calibration").
+struct QuantOptions {
+  std::string mode;               // "" (float model as given) or "int8"
+  std::string calibDir;           // --calib DIR: sample inputs (quant/Samples.h)
+  std::string method = "auto";    // minmax | percentile | entropy | auto (best SNR)
+  double percentile = 99.99;      // --calib-percentile
+  int randomSamples = 0;          // --calib-random N: N seeded N(0,1) samples (smoke tests)
+  unsigned randomSeed = 1;
+  std::string emitQdq;            // --emit-qdq FILE.onnx
+  std::ostream *progress = nullptr; // calibration progress bar (stderr)
+  bool progressTty = false;         // '\r'-updated bar instead of plain lines
+};
+
 struct CompileOptions {
   std::string modelPath;
   onnx::ImportOptions import;
@@ -33,6 +46,7 @@ struct CompileOptions {
   bool printLir = false;               // loop IR
   std::string prefix = "model";
   std::string target = "npu-default"; // built-in name or JSON file (lib/target)
+  QuantOptions quant;
 };
 
 struct CompileResult {
@@ -41,6 +55,12 @@ struct CompileResult {
   std::vector<codegen::EmittedFile> files;
   std::map<std::string, int64_t> stats;
   target::TargetDesc target; // the loaded NPU description
+  // Quantized compiles (quant.mode == "int8"): `graph` is the typed int8 graph.
+  std::unique_ptr<ir::Graph> floatGraph; // float graph after the float passes
+  std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (what --emit-qdq writes)
+  std::vector<std::string> floatOps;     // ops left in float, "name (Op)"
+  std::string calibMethod;               // the method used (auto resolved)
+  std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
 };
 
 /// Runs the whole pipeline up to emitted files (nothing is written to disk).

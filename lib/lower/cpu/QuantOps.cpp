@@ -374,9 +374,11 @@ Status lowerQuantizeBoundary(const ir::Node &n, LowerContext &ctx, std::vector<l
   if (!x || !y)
     return nodeErr(n, "expected an input and an output");
   const ir::Value *qv = isQ ? y : x, *fv = isQ ? x : y;
-  if (fv->dtype != ir::DType::F32 || qv->dtype != ir::DType::I8)
-    return nodeErr(n, std::string("expected ") + (isQ ? "f32 -> i8" : "i8 -> f32") + ", got " +
-                          ir::dtypeName(x->dtype) + " -> " + ir::dtypeName(y->dtype));
+  // u8 only at graph inputs/outputs (fold-qdq converts the rest to i8).
+  const bool u8 = qv->dtype == ir::DType::U8;
+  if (fv->dtype != ir::DType::F32 || (qv->dtype != ir::DType::I8 && !u8))
+    return nodeErr(n, std::string("expected ") + (isQ ? "f32 -> i8/u8" : "i8/u8 -> f32") +
+                          ", got " + ir::dtypeName(x->dtype) + " -> " + ir::dtypeName(y->dtype));
   NPUCC_TRY(checkSize(n, x));
   ir::QuantParams q;
   if (qv->quant) {
@@ -408,10 +410,12 @@ Status lowerQuantizeBoundary(const ir::Node &n, LowerContext &ctx, std::vector<l
     q.zeroPoint.resize(1);
   }
   for (int32_t z : q.zeroPoint)
-    if (z < -128 || z > 127)
-      return nodeErr(n, "zero point outside int8");
-  ctx.useKernelFile("kernels/npucc_quantize.c");
-  out.push_back(makeCall(n, isQ ? "npucc_quantize_f32_s8" : "npucc_dequantize_s8_f32",
+    if (u8 ? (z < 0 || z > 255) : (z < -128 || z > 127))
+      return nodeErr(n, u8 ? "zero point outside uint8" : "zero point outside int8");
+  ctx.useKernelFile(u8 ? "kernels/npucc_boundary_s8.c" : "kernels/npucc_quantize.c");
+  const char *fn = isQ ? (u8 ? "npucc_quantize_f32_u8" : "npucc_quantize_f32_s8")
+                       : (u8 ? "npucc_dequantize_u8_f32" : "npucc_dequantize_s8_f32");
+  out.push_back(makeCall(n, fn,
                          {ctx.buffer(x), ctx.buffer(y), outer, chans, inner,
                           lir::FloatArray{q.scale},
                           ints(std::vector<int64_t>(q.zeroPoint.begin(), q.zeroPoint.end()))}));

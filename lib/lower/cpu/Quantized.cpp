@@ -137,9 +137,13 @@ Status lowerConvS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr>
   auto qx = tensorQ(n, x);
   if (!qx)
     return std::move(qx.error());
-  auto qy = tensorQ(n, y);
+  // ConvInteger: the int32 accumulators are the output (no quant params, no requant).
+  const bool acc32 = y->dtype == ir::DType::I32 && !y->quant;
+  auto qy = acc32 ? Result<TensorQ>(TensorQ{1.0, 0}) : tensorQ(n, y);
   if (!qy)
     return std::move(qy.error());
+  if (acc32 && (n.hasAttr("act_min") || n.hasAttr("act_max")))
+    return nodeErr(n, "an int32 (ConvInteger) output cannot carry a fused activation");
   size_t rank = x->shape.size();
   if ((rank != 3 && rank != 4) || w->shape.size() != rank || y->shape.size() != rank)
     return nodeErr(n, "int8 Conv supports 1-D and 2-D convolutions only");
@@ -177,12 +181,19 @@ Status lowerConvS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr>
   NPUCC_TRY(checkBias(n, b, M));
   quant::ClampBounds cb = fusedBounds(n, *qy);
 
-  lir::Instr in = makeCall(n, "npucc_conv2d_s8",
+  lir::Instr in = makeCall(n, acc32 ? "npucc_conv2d_s8_acc32" : "npucc_conv2d_s8",
                            {ctx.buffer(x), ctx.buffer(w),
                             b ? ctx.buffer(b) : lir::BufferRef::null(ir::DType::I32),
                             ctx.buffer(y), scratchI32(ctx, OH * OW)});
   for (int64_t v : {N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT, PL, G})
     in.args.push_back(v);
+  if (acc32) {
+    in.args.push_back(int64_t(qx->zp));
+    in.args.push_back(ints(qw->anyZp ? qw->zp : std::vector<int64_t>{}));
+    ctx.useKernelFile("kernels/npucc_conv_s8.c");
+    out.push_back(std::move(in));
+    return success();
+  }
   for (int64_t v : {int64_t(qx->zp), int64_t(qy->zp), int64_t(cb.lo), int64_t(cb.hi)})
     in.args.push_back(v);
   in.args.push_back(ints(qw->anyZp ? qw->zp : std::vector<int64_t>{}));
@@ -200,9 +211,13 @@ Status lowerMatMulS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
   auto qa = tensorQ(n, a);
   if (!qa)
     return std::move(qa.error());
-  auto qy = tensorQ(n, y);
+  // MatMulInteger: the int32 sums are the output (no quant params, no requant).
+  const bool acc32 = y->dtype == ir::DType::I32 && !y->quant;
+  auto qy = acc32 ? Result<TensorQ>(TensorQ{1.0, 0}) : tensorQ(n, y);
   if (!qy)
     return std::move(qy.error());
+  if (acc32 && (n.hasAttr("act_min") || n.hasAttr("act_max") || n.kind == ir::OpKind::Gemm))
+    return nodeErr(n, "an int32 output needs a MatMul without a fused activation");
   for (const ir::Value *v : {a, b, y})
     NPUCC_TRY(checkSize(n, v));
   bool transB = false;
@@ -262,10 +277,18 @@ Status lowerMatMulS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
   NPUCC_TRY(checkBias(n, bias, N));
   quant::ClampBounds cb = fusedBounds(n, *qy);
   int64_t bRs = transB ? 1 : N, bCs = transB ? K : 1;
-  lir::Instr in = makeCall(n, "npucc_gemm_s8",
+  lir::Instr in = makeCall(n, acc32 ? "npucc_gemm_s8_acc32" : "npucc_gemm_s8",
                            {ctx.buffer(a), ctx.buffer(b),
                             bias ? ctx.buffer(bias) : lir::BufferRef::null(ir::DType::I32),
                             ctx.buffer(y), scratchI32(ctx, N)});
+  if (acc32) {
+    for (int64_t v : {batch, M, N, K, bBs, bRs, bCs, int64_t(qa->zp), int64_t(sw.size())})
+      in.args.push_back(v);
+    in.args.push_back(ints(anyZp ? zw : std::vector<int64_t>{}));
+    ctx.useKernelFile("kernels/npucc_gemm_s8.c");
+    out.push_back(std::move(in));
+    return success();
+  }
   for (int64_t v : {batch, M, N, K, bBs, bRs, bCs, int64_t(qa->zp), int64_t(qy->zp),
                     int64_t(cb.lo), int64_t(cb.hi), int64_t(sw.size())})
     in.args.push_back(v);

@@ -1,0 +1,339 @@
+//===- InsertQdq.cpp - Float graph + calibrated ranges -> QDQ graph --------===//
+//
+// For each quantizable node (the ops fold-qdq turns into typed int8 ops, see
+// docs/quantization.md) in topological order:
+//  - its output %y is renamed away: the node now writes %y_f, followed by
+//    %y_q = QuantizeLinear(%y_f) and %y = DequantizeLinear(%y_q), so every
+//    consumer (and a graph output) keeps the name %y;
+//  - each float activation input gets QuantizeLinear -> DequantizeLinear
+//    (once per value) unless it already comes from such a pair;
+//  - weights (Conv input 1, Gemm/MatMul constant input 1) become an int8
+//    constant, symmetric per output channel, + DequantizeLinear; biases an
+//    int32 constant at scale s_x * s_w[c] + DequantizeLinear; other float
+//    constants int8 per tensor.
+// Data movement ops and MaxPool reuse their input's parameters; Softmax
+// outputs use scale 1/256, zero point -128.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/quant/InsertQdq.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace npucc::quant {
+
+using namespace ir;
+
+QuantParams activationParams(const Range &r) {
+  double lo = std::min(0.0, static_cast<double>(r.min));
+  double hi = std::max(0.0, static_cast<double>(r.max));
+  if (hi - lo < 1e-6) // all zeros in calibration: a unit range, not a huge multiplier
+    hi = lo + 1.0;
+  double scale = (hi - lo) / 255.0;
+  float s = static_cast<float>(scale);
+  long zp = std::lround(-128.0 - lo / s);
+  QuantParams q;
+  q.scale = {s};
+  q.zeroPoint = {static_cast<int32_t>(std::clamp(zp, -128L, 127L))};
+  return q;
+}
+
+namespace {
+
+bool isDataMove(OpKind k) {
+  switch (k) {
+  case OpKind::Reshape:
+  case OpKind::Flatten:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+  case OpKind::Transpose:
+  case OpKind::MaxPool:
+  case OpKind::Identity:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isLut(OpKind k) {
+  return k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::HardSwish ||
+         k == OpKind::LeakyRelu || k == OpKind::HardSigmoid;
+}
+
+bool isPlainF32(const Value *v) { return v && v->dtype == DType::F32 && !v->quant; }
+
+/// Number of leading inputs that carry quantized data.
+size_t dataInputs(const Node &n) {
+  switch (n.kind) {
+  case OpKind::Conv:
+  case OpKind::Gemm:
+  case OpKind::Concat:
+    return n.inputs.size();
+  case OpKind::MatMul:
+  case OpKind::Add:
+  case OpKind::Mul:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+/// True when the node has an integer form fold-qdq can produce.
+bool quantizable(const Node &n) {
+  if (n.outputs.size() != 1 || !isPlainF32(n.output(0)))
+    return false;
+  switch (n.kind) {
+  case OpKind::Conv:
+    return n.input(1) && n.input(1)->isConstant() && isPlainF32(n.input(1)) &&
+           (!n.input(2) || (n.input(2)->isConstant() && n.input(2)->shape.size() == 1));
+  case OpKind::Gemm: {
+    if (n.attrInt("transA", 0) != 0 || n.attrFloat("alpha", 1.0f) != 1.0f ||
+        n.attrFloat("beta", 1.0f) != 1.0f || !n.input(1) || !n.input(1)->isConstant() ||
+        n.input(1)->shape.size() != 2)
+      return false;
+    const Value *c = n.input(2);
+    int64_t outCh = n.input(1)->shape[n.attrInt("transB", 0) ? 0 : 1];
+    return !c || (c->isConstant() && c->shape.size() == 1 && c->shape[0] == outCh);
+  }
+  case OpKind::MatMul:
+  case OpKind::Add:
+  case OpKind::Mul:
+  case OpKind::AveragePool:
+  case OpKind::GlobalAveragePool:
+  case OpKind::ReduceMean:
+  case OpKind::Concat:
+  case OpKind::Softmax:
+    return true;
+  default:
+    return isDataMove(n.kind) || isLut(n.kind);
+  }
+}
+
+/// Per-channel (axis) symmetric int8 weights.
+struct WeightQ {
+  Tensor q;
+  std::vector<float> scales;
+};
+
+WeightQ quantizeWeights(const Tensor &w, int axis) {
+  const Shape &s = w.shape();
+  int64_t ch = s.empty() ? 1 : s[static_cast<size_t>(axis)], inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d)
+    inner *= s[d];
+  std::vector<double> amax(static_cast<size_t>(ch), 0.0);
+  int64_t n = w.numElements();
+  for (int64_t i = 0; i < n; ++i) {
+    size_t c = static_cast<size_t>((i / inner) % ch);
+    amax[c] = std::max(amax[c], std::fabs(w.getDouble(i)));
+  }
+  WeightQ r{Tensor(DType::I8, s), {}};
+  for (double a : amax)
+    r.scales.push_back(a > 0 ? static_cast<float>(a / 127.0) : 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    double sc = r.scales[static_cast<size_t>((i / inner) % ch)];
+    r.q.setInt(i, std::clamp<long>(std::lround(w.getDouble(i) / sc), -127, 127));
+  }
+  return r;
+}
+
+class Inserter {
+public:
+  Inserter(Graph &g, const std::map<std::string, Range> &ranges) : G(g), Ranges(ranges) {}
+
+  Result<QdqStats> run() {
+    std::vector<Node *> order;
+    for (const auto &n : G.nodes())
+      order.push_back(n.get());
+    QdqStats st;
+    for (Node *n : order) {
+      if (!quantizable(*n) || !hasRanges(*n)) {
+        st.floatOps.push_back(n->name + " (" + n->opName() + ")");
+        continue;
+      }
+      rewrite(*n);
+      ++st.quantizedOps;
+    }
+    std::string err;
+    if (!G.topoSort(&err))
+      return error("insert-qdq: " + err);
+    return st;
+  }
+
+private:
+  Graph &G;
+  const std::map<std::string, Range> &Ranges;
+  std::map<const Value *, QuantParams> Params; // DQ outputs -> their parameters
+  std::map<const Value *, Value *> Dq;         // float value -> its Q/DQ copy
+
+  bool hasRanges(const Node &n) const {
+    for (size_t i = 0; i < std::min(dataInputs(n), n.inputs.size()); ++i) {
+      const Value *v = n.inputs[i];
+      if (v && !v->isConstant() && !Params.count(v) && !Ranges.count(v->name))
+        return false;
+      if (v && !isPlainF32(v))
+        return false;
+    }
+    return n.kind == OpKind::Softmax || isDataMove(n.kind) || Ranges.count(n.output(0)->name);
+  }
+
+  Value *scalarConst(const std::string &base, DType t, double v) {
+    return G.addConstant(G.uniqueName(base), Tensor::scalar(t, v));
+  }
+
+  /// Q(src) -> DQ with parameters p; returns (q value, dq value) with dq = `dst` when given.
+  Value *addQdq(Value *src, const QuantParams &p, Value *dst, const std::string &base) {
+    Value *sc = scalarConst(base + "_scale", DType::F32, p.scale[0]);
+    Value *zp = scalarConst(base + "_zero_point", DType::I8, p.zeroPoint[0]);
+    Value *q = G.addValue(G.uniqueName(base + "_quantized"), DType::I8, src->shape);
+    G.addNode(OpKind::QuantizeLinear, G.uniqueName(base + "_QuantizeLinear"), {src, sc, zp}, {q});
+    if (!dst)
+      dst = G.addValue(G.uniqueName(base + "_dequantized"), DType::F32, src->shape);
+    G.addNode(OpKind::DequantizeLinear, G.uniqueName(base + "_DequantizeLinear"), {q, sc, zp},
+              {dst});
+    Params[dst] = p;
+    return dst;
+  }
+
+  /// DQ'd activation for input value v.
+  Value *activation(Value *v) {
+    if (Params.count(v))
+      return v;
+    auto it = Dq.find(v);
+    if (it != Dq.end())
+      return it->second;
+    Value *d = addQdq(v, activationParams(Ranges.at(v->name)), nullptr, v->name);
+    Dq[v] = d;
+    return d;
+  }
+
+  /// DQ(int8 constant) with per-channel `axis` (symmetric) or per tensor (asymmetric).
+  Value *constantInput(Value *c, int axis, bool perChannel, QuantParams *out) {
+    std::string base = c->name;
+    if (!perChannel) {
+      double lo = 0, hi = 0;
+      for (int64_t i = 0; i < c->constant->numElements(); ++i) {
+        lo = std::min(lo, c->constant->getDouble(i));
+        hi = std::max(hi, c->constant->getDouble(i));
+      }
+      QuantParams p = activationParams({static_cast<float>(lo), static_cast<float>(hi)});
+      Tensor q(DType::I8, c->shape);
+      for (int64_t i = 0; i < q.numElements(); ++i)
+        q.setInt(i, std::clamp<long>(std::lround(c->constant->getDouble(i) / p.scale[0]) +
+                                         p.zeroPoint[0],
+                                     -128, 127));
+      Value *qc = G.addConstant(G.uniqueName(base + "_quantized"), std::move(q));
+      Value *sc = scalarConst(base + "_scale", DType::F32, p.scale[0]);
+      Value *zp = scalarConst(base + "_zero_point", DType::I8, p.zeroPoint[0]);
+      Value *d = G.addValue(G.uniqueName(base + "_dequantized"), DType::F32, c->shape);
+      G.addNode(OpKind::DequantizeLinear, G.uniqueName(base + "_DequantizeLinear"), {qc, sc, zp},
+                {d});
+      if (out)
+        *out = p;
+      return d;
+    }
+    WeightQ w = quantizeWeights(*c->constant, axis);
+    int64_t ch = static_cast<int64_t>(w.scales.size());
+    Value *qc = G.addConstant(G.uniqueName(base + "_quantized"), std::move(w.q));
+    Value *sc = G.addConstant(G.uniqueName(base + "_scale"), Tensor::fromFloats({ch}, w.scales));
+    Value *zp = G.addConstant(G.uniqueName(base + "_zero_point"), Tensor(DType::I8, {ch}));
+    Value *d = G.addValue(G.uniqueName(base + "_dequantized"), DType::F32, c->shape);
+    Node *dq = G.addNode(OpKind::DequantizeLinear, G.uniqueName(base + "_DequantizeLinear"),
+                         {qc, sc, zp}, {d});
+    dq->attrs["axis"] = static_cast<int64_t>(axis);
+    if (out) {
+      out->scale = w.scales;
+      out->zeroPoint.assign(w.scales.size(), 0);
+      out->axis = axis;
+    }
+    return d;
+  }
+
+  /// int32 bias at scale sx * sw[c] + DequantizeLinear.
+  Value *biasInput(Value *b, double sx, const QuantParams &wq) {
+    int64_t n = b->constant->numElements();
+    Tensor q(DType::I32, b->shape);
+    std::vector<float> scales;
+    for (int64_t c = 0; c < n; ++c) {
+      double s = sx * wq.scale[wq.scale.size() == 1 ? 0 : static_cast<size_t>(c)];
+      scales.push_back(static_cast<float>(s));
+      double v = std::round(b->constant->getDouble(c) / static_cast<double>(scales.back()));
+      q.setInt(c, static_cast<int64_t>(std::clamp(v, -2147483647.0, 2147483647.0)));
+    }
+    Value *qc = G.addConstant(G.uniqueName(b->name + "_quantized"), std::move(q));
+    Value *sc = G.addConstant(G.uniqueName(b->name + "_scale"), Tensor::fromFloats({n}, scales));
+    Value *zp = G.addConstant(G.uniqueName(b->name + "_zero_point"), Tensor(DType::I32, {n}));
+    Value *d = G.addValue(G.uniqueName(b->name + "_dequantized"), DType::F32, b->shape);
+    Node *dq = G.addNode(OpKind::DequantizeLinear, G.uniqueName(b->name + "_DequantizeLinear"),
+                         {qc, sc, zp}, {d});
+    dq->attrs["axis"] = static_cast<int64_t>(0);
+    return d;
+  }
+
+  void rewrite(Node &n) {
+    bool matmulLike = n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul;
+    size_t nd = std::min(dataInputs(n), n.inputs.size());
+    QuantParams inParams, wParams;
+    for (size_t i = 0; i < nd; ++i) {
+      Value *v = n.inputs[i];
+      if (!v || (matmulLike && i == 2))
+        continue;
+      if (v->isConstant()) {
+        bool weight = matmulLike && i == 1;
+        int axis = 0;
+        if (n.kind == OpKind::Gemm)
+          axis = n.attrInt("transB", 0) ? 0 : 1;
+        else if (n.kind == OpKind::MatMul)
+          axis = static_cast<int>(v->shape.size()) - 1;
+        n.inputs[i] = constantInput(v, axis, weight && !v->shape.empty(),
+                                    weight ? &wParams : (i == 0 ? &inParams : nullptr));
+      } else {
+        n.inputs[i] = activation(v);
+        if (i == 0)
+          inParams = Params.at(n.inputs[i]);
+      }
+    }
+    if (matmulLike && nd > 2 && n.input(2))
+      n.inputs[2] = biasInput(n.inputs[2], inParams.scale[0], wParams);
+    // Output parameters.
+    Value *y = n.output(0);
+    QuantParams outP;
+    if (isDataMove(n.kind))
+      outP = inParams;
+    else if (n.kind == OpKind::Softmax)
+      outP = QuantParams{{1.0f / 256.0f}, {-128}, 0};
+    else
+      outP = activationParams(Ranges.at(y->name));
+    Value *yf = G.addValue(G.uniqueName(y->name + "_float"), DType::F32, y->shape);
+    n.outputs[0] = yf;
+    yf->producer = &n;
+    y->producer = nullptr;
+    addQdq(yf, outP, y, y->name);
+  }
+};
+
+} // namespace
+
+Result<QdqStats> insertQdq(Graph &g, const std::map<std::string, Range> &ranges) {
+  Inserter ins(g, ranges);
+  return ins.run();
+}
+
+std::vector<std::string> floatOpsOf(const Graph &g) {
+  std::vector<std::string> r;
+  for (const auto &n : g.nodes()) {
+    if (n->kind == OpKind::QuantizeLinear || n->kind == OpKind::DequantizeLinear)
+      continue;
+    bool typed = false;
+    for (const Value *o : n->outputs)
+      typed |= o && o->quant.has_value();
+    bool anyFloat = false;
+    for (const Value *o : n->outputs)
+      anyFloat |= o && isFloat(o->dtype);
+    if (!typed && anyFloat)
+      r.push_back(n->name + " (" + n->opName() + ")");
+  }
+  return r;
+}
+
+} // namespace npucc::quant

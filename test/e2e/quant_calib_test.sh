@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# quant_calib_test.sh - end-to-end test of post-training int8 quantization
+# (`npucc MODEL --quantize int8 --calib DIR`, docs/quantization.md "Calibration").
+#
+#   quant_calib_test.sh NPUCC SOURCE_DIR
+#
+# For models/tinycnn: writes 32 seeded N(0,1) calibration samples (.npy) and 8
+# other evaluation samples, compiles the float and the quantized model to C,
+# builds both with a small harness and runs them on the evaluation samples.
+# Checks: the C builds, the quantized graph has no float Conv left
+# (--print-ir), output SNR of int8 vs float >= 20 dB, the error without
+# calibration data and the --calib-random warning, and --emit-qdq writes a
+# model ONNX's checker accepts that compiles back to the same C. QUANT_CALIB_MODELS="path/model.onnx ..."
+# evaluates other models instead (prints their SNR; the 20 dB bound applies
+# to tinycnn only); QUANT_CALIB_METHOD picks the method (default: auto).
+set -u
+NPUCC=$(realpath "$1")
+SRC=$(realpath "$2")
+PY=/usr/bin/python3
+CC=${CC:-cc}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; }
+
+# Harness: runs the model on samples DIR/sK_inI.bin, writes DIR/sK_outI.TAG.bin.
+cat > "$T/harness.c" <<'CEOF'
+#include "model.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int n = argc > 3 ? atoi(argv[2]) : 0, s, i;
+  char path[4096];
+  for (s = 0; s < n; ++s) {
+    const void *ins[MODEL_NUM_INPUTS];
+    void *outs[MODEL_NUM_OUTPUTS];
+    for (i = 0; i < MODEL_NUM_INPUTS; ++i) {
+      void *b = malloc(model_inputs[i].bytes);
+      FILE *f;
+      snprintf(path, sizeof path, "%s/s%d_in%d.bin", argv[1], s, i);
+      f = fopen(path, "rb");
+      if (!f || fread(b, 1, model_inputs[i].bytes, f) != model_inputs[i].bytes) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return 2;
+      }
+      fclose(f);
+      ins[i] = b;
+    }
+    for (i = 0; i < MODEL_NUM_OUTPUTS; ++i)
+      outs[i] = malloc(model_outputs[i].bytes);
+    if (model_run(ins, outs) != 0)
+      return 3;
+    for (i = 0; i < MODEL_NUM_OUTPUTS; ++i) {
+      FILE *f;
+      snprintf(path, sizeof path, "%s/s%d_out%d.%s.bin", argv[1], s, i, argv[3]);
+      f = fopen(path, "wb");
+      fwrite(outs[i], 1, model_outputs[i].bytes, f);
+      fclose(f);
+      free(outs[i]);
+    }
+    for (i = 0; i < MODEL_NUM_INPUTS; ++i)
+      free((void *)ins[i]);
+  }
+  return 0;
+}
+CEOF
+
+# Samples: CALIB/NNN.npy (seed 1000+k) and EVAL/sK_inI.bin (seed 5000+k), N(0,1).
+make_samples() { # model.onnx dir
+  "$PY" - "$1" "$2" <<'PYEOF'
+import sys, os, numpy as np, onnx
+m = onnx.load(sys.argv[1], load_external_data=False)
+init = {i.name for i in m.graph.initializer}
+ins = [i for i in m.graph.input if i.name not in init]
+d = sys.argv[2]
+os.makedirs(d + "/calib", exist_ok=True); os.makedirs(d + "/eval", exist_ok=True)
+def shape(i):
+    return [x.dim_value if x.dim_value > 0 else 1 for x in i.type.tensor_type.shape.dim]
+for k in range(32):
+    rng = np.random.default_rng(1000 + k)
+    if len(ins) == 1:
+        np.save("%s/calib/%03d.npy" % (d, k), rng.standard_normal(shape(ins[0])).astype(np.float32))
+    else:
+        os.makedirs("%s/calib/sample_%03d" % (d, k), exist_ok=True)
+        for j, i in enumerate(ins):
+            np.save("%s/calib/sample_%03d/input_%d.npy" % (d, k, j),
+                    rng.standard_normal(shape(i)).astype(np.float32))
+for k in range(8):
+    rng = np.random.default_rng(5000 + k)
+    for j, i in enumerate(ins):
+        x = rng.standard_normal(shape(i)).astype(np.float32)
+        x.tofile("%s/eval/s%d_in%d.bin" % (d, k, j))
+        # The same samples for npucc's accuracy report (--eval), one sub-folder per sample.
+        os.makedirs("%s/evalnpy/sample_%03d" % (d, k), exist_ok=True)
+        np.save("%s/evalnpy/sample_%03d/input_%d.npy" % (d, k, j), x)
+PYEOF
+}
+
+snr_of() { # dir -> prints SNR dB over all outputs and samples
+  "$PY" - "$1" <<'PYEOF'
+import sys, glob, numpy as np
+d = sys.argv[1]
+ref2 = err2 = 0.0
+for f in sorted(glob.glob(d + "/s*_out*.float.bin")):
+    a = np.fromfile(f, dtype=np.float32).astype(np.float64)
+    b = np.fromfile(f.replace(".float.bin", ".int8.bin"), dtype=np.float32).astype(np.float64)
+    ref2 += (a * a).sum(); err2 += ((a - b) ** 2).sum()
+print("%.2f" % (10 * np.log10(ref2 / err2)) if err2 > 0 else "inf")
+PYEOF
+}
+
+build_run() { # outdir tag evaldir
+  $CC -std=c99 -O2 -Wall -Wextra -Werror -I"$1" "$1"/*.c "$T/harness.c" -o "$1/run" -lm \
+    >"$1/cc.log" 2>&1 || { cat "$1/cc.log" | head -20; return 1; }
+  "$1/run" "$3" 8 "$2"
+}
+
+# Returns 0 and prints "SNR" when everything built and ran.
+eval_model() { # model.onnx name
+  local m=$1 w=$T/$2
+  mkdir -p "$w"
+  make_samples "$m" "$w" || return 1
+  "$NPUCC" "$m" -o "$w/float" >/dev/null 2>"$w/float.log" || { cat "$w/float.log"; return 1; }
+  "$NPUCC" "$m" -o "$w/int8" --quantize int8 --calib "$w/calib" \
+    --calib-method "${QUANT_CALIB_METHOD:-auto}" --eval "$w/evalnpy" --report-layers \
+    --print-ir >"$w/int8.out" 2>"$w/int8.log" ||
+    { tail -5 "$w/int8.log"; return 1; }
+  build_run "$w/float" float "$w/eval" || return 1
+  build_run "$w/int8" int8 "$w/eval" || return 1
+  snr_of "$w/eval"
+}
+
+if [ -n "${QUANT_CALIB_MODELS:-}" ]; then
+  for m in $QUANT_CALIB_MODELS; do
+    n=$(basename "$(dirname "$m")")
+    s=$(eval_model "$m" "$n") && echo "$n: SNR $s dB ($(grep -o 'method [a-z]*, [0-9]* ops left in float' "$T/$n/int8.out"))" ||
+      echo "$n: FAILED: $s"
+  done
+  exit 0
+fi
+
+MODEL=$SRC/models/tinycnn/model.onnx
+snr=$(eval_model "$MODEL" tinycnn)
+if [ $? -ne 0 ]; then
+  fail "tinycnn: quantized compile/build/run: $snr"
+else
+  pass "tinycnn: float and int8 C build and run"
+  if grep -q "calibrating: 32/32 samples" "$T/tinycnn/int8.log"; then
+    pass "progress lines on a non-terminal stderr"
+  else
+    fail "no progress lines: $(head -3 "$T/tinycnn/int8.log")"
+  fi
+  if grep -E "= Conv\(" "$T/tinycnn/int8.log" | grep -q ": f32\["; then
+    fail "a float Conv is left in the quantized graph"
+  elif ! grep -E "= Conv\(" "$T/tinycnn/int8.log" | grep -q ": i8\["; then
+    fail "no int8 Conv in the quantized graph (--print-ir)"
+  else
+    pass "every Conv is int8"
+  fi
+  if "$PY" -c "import sys; sys.exit(0 if float('$snr') >= 20 else 1)"; then
+    pass "tinycnn int8 vs float SNR $snr dB >= 20"
+  else
+    fail "tinycnn int8 vs float SNR $snr dB < 20"
+  fi
+fi
+
+# Each method works on its own.
+for meth in minmax percentile entropy; do
+  if "$NPUCC" "$MODEL" -o "$T/m_$meth" --quantize int8 --calib "$T/tinycnn/calib" \
+      --calib-method $meth 2>/dev/null | grep -q "calibration method $meth"; then
+    pass "--calib-method $meth"
+  else
+    fail "--calib-method $meth"
+  fi
+done
+
+# No calibration data: a clear error naming --calib.
+out=$("$NPUCC" "$MODEL" -o "$T/nocal" --quantize int8 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q -- "needs calibration data: pass --calib DIR"; then
+  pass "error without --calib"
+else
+  fail "no clear error without --calib: $out"
+fi
+# --calib-random: works, with a warning.
+out=$("$NPUCC" "$MODEL" -o "$T/rnd" --quantize int8 --calib-random 4 2>&1)
+if [ $? -eq 0 ] && echo "$out" | grep -q "warning: --calib-random: .*accuracy is meaningless"; then
+  pass "--calib-random warning"
+else
+  fail "--calib-random: $out"
+fi
+# A malformed sample is reported with its file name.
+mkdir -p "$T/bad" && printf 'garbage' >"$T/bad/x.npy"
+out=$("$NPUCC" "$MODEL" -o "$T/badout" --quantize int8 --calib "$T/bad" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q "x.npy.*not a .npy file"; then
+  pass "malformed sample named in the error"
+else
+  fail "malformed sample: $out"
+fi
+# The accuracy report (--eval, --report-layers): printed, written to OUT/, and its output SNR
+# (reference interpreters) agrees with the SNR measured above on the generated C for the same
+# eight samples (the int8 C is bit-exact with the integer interpreter).
+rep_snr=$("$PY" -c "
+import json; r = json.load(open('$T/tinycnn/int8/accuracy_report.json'))
+o = r['outputs'][0]; assert len(r['layers']) >= 4, r['layers']
+assert '--eval' in r['samples_origin'], r['samples_origin']
+print('%.2f' % o['snr_db'])" 2>&1)
+if [ $? -eq 0 ] && grep -q "^Accuracy: float vs int8 over 8 sample" "$T/tinycnn/int8.out" &&
+  [ -f "$T/tinycnn/int8/accuracy_report.txt" ] &&
+  "$PY" -c "import sys; sys.exit(0 if abs($rep_snr - $snr) < 0.5 else 1)"; then
+  pass "accuracy report: output SNR $rep_snr dB (interpreters) vs $snr dB (generated C), per-layer rows, files in OUT/"
+else
+  fail "accuracy report: '$rep_snr' vs C SNR '$snr'"; head -20 "$T/tinycnn/int8.out"
+fi
+out=$("$NPUCC" "$MODEL" -o "$T/noq" --eval "$T/tinycnn/evalnpy" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q -- "--eval and --report-layers need --quantize int8"; then
+  pass "--eval without --quantize is an error"
+else
+  fail "--eval without --quantize: $out"
+fi
+
+# --emit-qdq: a standard QDQ model that ONNX's checker accepts.
+if "$NPUCC" "$MODEL" -o "$T/qdq" --quantize int8 --calib "$T/tinycnn/calib" \
+    --emit-qdq "$T/q.onnx" >/dev/null 2>&1 &&
+  "$PY" -c "
+import onnx, sys
+m = onnx.load('$T/q.onnx'); onnx.checker.check_model(m, full_check=True)
+ops = [n.op_type for n in m.graph.node]
+sys.exit(0 if ops.count('QuantizeLinear') > 0 and ops.count('DequantizeLinear') > 0 else 1)"; then
+  pass "--emit-qdq writes a valid QDQ model"
+else
+  fail "--emit-qdq"
+fi
+# ... which npucc imports as a pre-quantized model into the very same C program.
+if "$NPUCC" "$T/q.onnx" -o "$T/qdq2" >/dev/null 2>&1 &&
+  cmp -s "$T/qdq/model.c" "$T/qdq2/model.c" &&
+  cmp -s "$T/qdq/model_weights.c" "$T/qdq2/model_weights.c"; then
+  pass "the --emit-qdq model compiles to the same C as --quantize"
+else
+  fail "the --emit-qdq model does not compile to the same C"
+fi
+
+if [ $fails -ne 0 ]; then
+  echo "quant_calib_test: $fails failure(s)"
+  exit 1
+fi
+echo "quant_calib_test: all passed"
