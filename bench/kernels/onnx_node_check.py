@@ -5,7 +5,7 @@ It derives the kernel parameters from each node's attributes the same way lib/lo
 do (explicit pads, auto_pad, ConvTranspose output_shape) and prints OK/BAD per test with the
 error relative to max|expected|. Build the kernels as a shared library first:
 
-  cc -std=c99 -O2 -shared -fPIC -Iruntime/kernels runtime/kernels/npucc_{gemm,conv,pool,norm}.c \
+  cc -std=c99 -O2 -shared -fPIC -Iruntime/kernels runtime/kernels/npucc_{gemm,conv,dwconv,pool,norm}.c \
      -lm -o /tmp/libnpucc_kernels.so
   /usr/bin/python3 bench/kernels/onnx_node_check.py /tmp/libnpucc_kernels.so
 """
@@ -17,6 +17,7 @@ FP = ctypes.POINTER(ctypes.c_float)
 L.npucc_sgemm_scratch_floats.restype = ctypes.c_size_t
 L.npucc_conv2d_scratch_floats.restype = ctypes.c_size_t
 L.npucc_conv_transpose2d_scratch_floats.restype = ctypes.c_size_t
+L.npucc_depthwise_conv2d_scratch_floats.restype = ctypes.c_size_t
 def p(a): return a.ctypes.data_as(FP) if a is not None else None
 def I(*v): return [ctypes.c_int32(int(x)) for x in v]
 def F(*v): return [ctypes.c_float(float(x)) for x in v]
@@ -62,9 +63,12 @@ for d in sorted(glob.glob(ROOT+'test_*')):
         s = spatial2d(x, ref, attrs, op=='ConvTranspose', w.shape)
         N,C = x.shape[:2]; M = ref.shape[1]
         if op == 'Conv':
-            sc = np.zeros(L.npucc_conv2d_scratch_floats(*I(C,M,s['OH'],s['OW'],s['KH'],s['KW'],g))+1, np.float32)
+            if C//g == 1:
+                sc = np.zeros(L.npucc_depthwise_conv2d_scratch_floats(*I(s['OH'],s['OW'],s['KH'],s['KW'],s['SH'],s['SW'],s['DH'],s['DW']))+1, np.float32)
+            else:
+                sc = np.zeros(L.npucc_conv2d_scratch_floats(*I(C,M,s['OH'],s['OW'],s['KH'],s['KW'],g))+1, np.float32)
             fn = L.npucc_depthwise_conv2d_f32 if C//g == 1 else L.npucc_conv2d_f32
-            args = [p(x),p(w),p(b),p(y)] + ([] if C//g==1 else [p(sc)]) + I(N,C,s['H'],s['W'],M,s['OH'],s['OW'],s['KH'],s['KW'],s['SH'],s['SW'],s['DH'],s['DW'],s['PT'],s['PL']) + ([] if C//g==1 else I(g)) + F(-3.4e38,3.4e38)
+            args = [p(x),p(w),p(b),p(y),p(sc)] + I(N,C,s['H'],s['W'],M,s['OH'],s['OW'],s['KH'],s['KW'],s['SH'],s['SW'],s['DH'],s['DW'],s['PT'],s['PL']) + ([] if C//g==1 else I(g)) + F(-3.4e38,3.4e38)
             fn(*args)
         else:
             sc = np.zeros(L.npucc_conv_transpose2d_scratch_floats(*I(C,s['H'],s['W'],M,s['KH'],s['KW'],g))+1, np.float32)

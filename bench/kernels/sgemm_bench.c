@@ -1,12 +1,13 @@
 /* sgemm_bench.c - Single-thread GFLOP/s of the npucc float32 SGEMM and conv kernels.
  *
  * Build (from the repo root), e.g.:
- *   cc -std=c99 -O2 -Iruntime/kernels bench/kernels/sgemm_bench.c \
- *      runtime/kernels/npucc_gemm.c runtime/kernels/npucc_conv.c -lm -o sgemm_bench
+ *   cc -std=c99 -O2 -Iruntime/kernels bench/kernels/sgemm_bench.c runtime/kernels/npucc_gemm.c \
+ *      runtime/kernels/npucc_conv.c runtime/kernels/npucc_dwconv.c -lm -o sgemm_bench
  * Host-only tool (uses clock_gettime and printf, unlike the kernels). Times are process CPU
  * time (CLOCK_PROCESS_CPUTIME_ID), so a busy machine distorts them less than wall time. */
 #define _POSIX_C_SOURCE 199309L
 #include "npucc_conv.h"
+#include "npucc_dwconv.h"
 #include "npucc_gemm.h"
 
 #include <float.h>
@@ -59,13 +60,15 @@ static void bench_conv(int C, int H, int W, int M, int K, int S, int group) {
   int OH = (H + 2 * (K / 2) - K) / S + 1, OW = (W + 2 * (K / 2) - K) / S + 1;
   float *X = rand_buf((size_t)C * H * W), *Wt = rand_buf((size_t)M * (C / group) * K * K);
   float *bias = rand_buf((size_t)M), *Y = rand_buf((size_t)M * OH * OW);
-  float *s = rand_buf(npucc_conv2d_scratch_floats(C, M, OH, OW, K, K, group) + 1);
+  size_t sc = npucc_conv2d_scratch_floats(C, M, OH, OW, K, K, group);
+  size_t sd = npucc_depthwise_conv2d_scratch_floats(OH, OW, K, K, S, S, 1, 1);
+  float *s = rand_buf((sc > sd ? sc : sd) + 1);
   double flops = 2.0 * M * OH * OW * (C / group) * K * K;
   char label[96];
   if (C / group == 1) {
     snprintf(label, sizeof label, "depthwise 1x%dx%dx%d k%d s%d", C, H, W, K, S);
     BENCH(label, flops,
-          npucc_depthwise_conv2d_f32(X, Wt, bias, Y, 1, C, H, W, M, OH, OW, K, K, S, S, 1, 1,
+          npucc_depthwise_conv2d_f32(X, Wt, bias, Y, s, 1, C, H, W, M, OH, OW, K, K, S, S, 1, 1,
                                      K / 2, K / 2, 0.0f, 6.0f));
   } else {
     snprintf(label, sizeof label, "conv 1x%dx%dx%d -> %d k%d s%d g%d", C, H, W, M, K, S, group);
@@ -90,5 +93,14 @@ int main(void) {
   bench_conv(32, 112, 112, 32, 3, 1, 32);
   bench_conv(144, 56, 56, 144, 3, 2, 144);
   bench_conv(256, 7, 7, 256, 3, 1, 256);
+  /* Shapes of the float models furthest from ONNX Runtime (docs/benchmarks.md). */
+  bench_conv(32, 25, 5, 32, 1, 1, 1);     /* ali_kws_f32 pointwise */
+  bench_conv(32, 25, 5, 32, 3, 1, 32);    /* ali_kws_f32 depthwise */
+  bench_conv(128, 6, 6, 128, 1, 1, 1);    /* mlpt_vww_f32 pointwise */
+  bench_conv(128, 6, 6, 128, 3, 1, 128);  /* mlpt_vww_f32 depthwise */
+  bench_conv(32, 24, 24, 32, 3, 2, 32);   /* mlpt_vww_f32 strided depthwise */
+  bench_conv(24, 6, 6, 144, 1, 1, 1);     /* mobilenetv2 expand */
+  bench_conv(144, 6, 6, 144, 3, 1, 144);  /* mobilenetv2 depthwise */
+  bench_conv(112, 3, 3, 1280, 1, 1, 1);   /* mobilenetv2 last pointwise */
   return 0;
 }

@@ -25,6 +25,19 @@
 #define NPUCC_NOINLINE
 #endif
 
+/* Host builds on x86-64 GNU/Linux with GCC also compile the hottest inner
+ * loops (NPUCC_HOT) for AVX2 and pick the variant at load time (GNU ifunc), so
+ * that the portable C runs 8 floats wide where the CPU allows it. The C
+ * semantics (operation order, no FMA contraction under -std=c99) are
+ * unchanged, so results are identical. Define NPUCC_NO_MULTIVERSION to
+ * disable; other targets (and sanitizer builds) never see it. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    __STDC_HOSTED__ == 1 && !defined(NPUCC_NO_MULTIVERSION) && !defined(__SANITIZE_ADDRESS__)
+#define NPUCC_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define NPUCC_HOT
+#endif
+
 static inline int32_t npucc_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t npucc_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 static inline int64_t npucc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -35,6 +48,16 @@ static inline float npucc_maxf(float a, float b) { return a > b ? a : b; }
 /* Clamps x to [lo, hi]. A NaN x is returned unchanged. */
 static inline float npucc_clampf(float x, float lo, float hi) {
   return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* Clamps n floats in place (a fused activation); nothing to do when the
+ * bounds are +-FLT_MAX. */
+static inline void npucc_clamp_inplace_f32(float *y, size_t n, float lo, float hi) {
+  size_t i;
+  if (lo <= -3.0e38f && hi >= 3.0e38f)
+    return;
+  for (i = 0; i < n; i++)
+    y[i] = npucc_clampf(y[i], lo, hi);
 }
 
 #endif /* NPUCC_COMMON_H */

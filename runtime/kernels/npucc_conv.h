@@ -1,4 +1,4 @@
-/* npucc_conv.h - float32 2-D convolution kernels: Conv, depthwise Conv, ConvTranspose (C99).
+/* npucc_conv.h - float32 2-D convolution kernels: Conv and ConvTranspose (C99).
  *
  * Layouts are ONNX's: X [N][C][H][W], Conv weights [M][C/group][KH][KW],
  * ConvTranspose weights [C][M/group][KH][KW], Y [N][M][OH][OW]. Pads are the
@@ -8,8 +8,8 @@
  * 1-D convolutions are 2-D ones with H = KH = 1.
  *
  * npucc_conv2d_f32 runs the packed SGEMM with an implicit im2col view of
- * the image (needs npucc_gemm.c). npucc_depthwise_conv2d_f32 is a direct
- * kernel for C/group == 1 and needs no scratch. */
+ * the image (needs npucc_gemm.c). Depthwise convolutions (C/group == 1)
+ * have their own kernel in npucc_dwconv.h. */
 #ifndef NPUCC_CONV_H
 #define NPUCC_CONV_H
 
@@ -32,13 +32,6 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
                       int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
                       int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
                       float act_min, float act_max);
-
-/* group == C, M = C * multiplier: output channel m reads input channel m / multiplier. */
-void npucc_depthwise_conv2d_f32(const float *X, const float *Wt, const float *bias, float *Y,
-                                int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                                int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
-                                int32_t DH, int32_t DW, int32_t PT, int32_t PL, float act_min,
-                                float act_max);
 
 /* Scratch floats of npucc_conv_transpose2d_f32. */
 size_t npucc_conv_transpose2d_scratch_floats(int32_t C, int32_t H, int32_t W, int32_t M,

@@ -6,7 +6,9 @@
  * accumulated over KC with fixed-length loops that compilers vectorize at
  * -O2 without -ffast-math. Bias, accumulation and the fused clamp are
  * applied when a tile is written back. Packing zero-pads partial panels so
- * the inner kernel never sees an edge. */
+ * the inner kernel never sees an edge. Row-major products with K <= KC (small
+ * pointwise convolutions, MatMul/Gemm without transposes) skip packing and
+ * run a 4 x 8 tile on A and B in place; matrix-vector products use dot/axpy loops. */
 #include "npucc_gemm.h"
 
 #define NPUCC_MR NPUCC_GEMM_MR
@@ -148,6 +150,7 @@ static void npucc_gemm_pack_b_conv(const npucc_gemm_bsrc *s, int32_t k0, int32_t
  * vectorizer packs each row into vectors at -O2 (loop-carried arrays stay
  * in memory at -O2). Clang does not, so it gets an equivalent array form. */
 #if defined(__clang__)
+NPUCC_HOT
 static void npucc_gemm_micro(int32_t kc, const float *NPUCC_RESTRICT ap,
                              const float *NPUCC_RESTRICT bp, float *NPUCC_RESTRICT tile) {
   float c0[NPUCC_NR], c1[NPUCC_NR], c2[NPUCC_NR], c3[NPUCC_NR];
@@ -191,6 +194,7 @@ static void npucc_gemm_micro(int32_t kc, const float *NPUCC_RESTRICT ap,
     t[0] = c##r##0; t[1] = c##r##1; t[2] = c##r##2; t[3] = c##r##3;                              \
     t[4] = c##r##4; t[5] = c##r##5; t[6] = c##r##6; t[7] = c##r##7;                              \
   }
+NPUCC_HOT
 static void npucc_gemm_micro(int32_t kc, const float *NPUCC_RESTRICT ap,
                              const float *NPUCC_RESTRICT bp, float *NPUCC_RESTRICT tile) {
   int32_t k;
@@ -205,6 +209,74 @@ static void npucc_gemm_micro(int32_t kc, const float *NPUCC_RESTRICT ap,
   }
   NPUCC_GEMM_OUT(0) NPUCC_GEMM_OUT(1) NPUCC_GEMM_OUT(2) NPUCC_GEMM_OUT(3)
   NPUCC_GEMM_OUT(4) NPUCC_GEMM_OUT(5) NPUCC_GEMM_OUT(6) NPUCC_GEMM_OUT(7)
+}
+#undef NPUCC_GEMM_DECL
+#undef NPUCC_GEMM_FMA
+#undef NPUCC_GEMM_OUT
+#endif
+
+/* Rows of the register tile of the unpacked path: 4 x 8 accumulators fill
+ * 8 of the 16 SSE registers (an 8 x 8 tile spills at -O2 without AVX). */
+#define NPUCC_GEMM_DR 4
+/* Up to this many columns the packed path reads A in place (A would be
+ * packed for only a few column panels: the packing costs as much as the use). */
+#define NPUCC_GEMM_DIRECT_A_N 64
+
+/* tile[DR][NR] = sum over k of arow[r][k] * B[k * rsb + j], A and B read
+ * in place (no packing). Used for operands small enough to stay in cache,
+ * where packing costs as much as the product itself. */
+#if defined(__clang__)
+NPUCC_HOT
+static void npucc_gemm_micro_direct(int32_t K, const float *const *arow, const float *B,
+                                    int32_t rsb, float *NPUCC_RESTRICT tile) {
+  float c0[NPUCC_NR], c1[NPUCC_NR], c2[NPUCC_NR], c3[NPUCC_NR];
+  const float *NPUCC_RESTRICT r0 = arow[0], *NPUCC_RESTRICT r1 = arow[1];
+  const float *NPUCC_RESTRICT r2 = arow[2], *NPUCC_RESTRICT r3 = arow[3];
+  int32_t j, k;
+  for (j = 0; j < NPUCC_NR; j++) {
+    c0[j] = 0.0f; c1[j] = 0.0f; c2[j] = 0.0f; c3[j] = 0.0f;
+  }
+  for (k = 0; k < K; k++) {
+    const float *NPUCC_RESTRICT b = B + (size_t)k * rsb;
+    float a0 = r0[k], a1 = r1[k], a2 = r2[k], a3 = r3[k];
+    for (j = 0; j < NPUCC_NR; j++) {
+      float bj = b[j];
+      c0[j] += a0 * bj; c1[j] += a1 * bj; c2[j] += a2 * bj; c3[j] += a3 * bj;
+    }
+  }
+  for (j = 0; j < NPUCC_NR; j++) {
+    tile[0 * NPUCC_NR + j] = c0[j]; tile[1 * NPUCC_NR + j] = c1[j];
+    tile[2 * NPUCC_NR + j] = c2[j]; tile[3 * NPUCC_NR + j] = c3[j];
+  }
+}
+#else
+#define NPUCC_GEMM_DECL(r)                                                                         \
+  float c##r##0 = 0.0f, c##r##1 = 0.0f, c##r##2 = 0.0f, c##r##3 = 0.0f, c##r##4 = 0.0f,          \
+        c##r##5 = 0.0f, c##r##6 = 0.0f, c##r##7 = 0.0f;                                           \
+  const float *NPUCC_RESTRICT p##r = arow[r]
+#define NPUCC_GEMM_FMA(r)                                                                          \
+  {                                                                                                \
+    float ar = p##r[k];                                                                            \
+    c##r##0 += ar * b0; c##r##1 += ar * b1; c##r##2 += ar * b2; c##r##3 += ar * b3;              \
+    c##r##4 += ar * b4; c##r##5 += ar * b5; c##r##6 += ar * b6; c##r##7 += ar * b7;              \
+  }
+#define NPUCC_GEMM_OUT(r)                                                                          \
+  {                                                                                                \
+    float *t = tile + (r) * NPUCC_NR;                                                              \
+    t[0] = c##r##0; t[1] = c##r##1; t[2] = c##r##2; t[3] = c##r##3;                              \
+    t[4] = c##r##4; t[5] = c##r##5; t[6] = c##r##6; t[7] = c##r##7;                              \
+  }
+NPUCC_HOT
+static void npucc_gemm_micro_direct(int32_t K, const float *const *arow, const float *B,
+                                    int32_t rsb, float *NPUCC_RESTRICT tile) {
+  int32_t k;
+  NPUCC_GEMM_DECL(0); NPUCC_GEMM_DECL(1); NPUCC_GEMM_DECL(2); NPUCC_GEMM_DECL(3);
+  for (k = 0; k < K; k++) {
+    const float *NPUCC_RESTRICT b = B + (size_t)k * rsb;
+    float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7];
+    NPUCC_GEMM_FMA(0) NPUCC_GEMM_FMA(1) NPUCC_GEMM_FMA(2) NPUCC_GEMM_FMA(3)
+  }
+  NPUCC_GEMM_OUT(0) NPUCC_GEMM_OUT(1) NPUCC_GEMM_OUT(2) NPUCC_GEMM_OUT(3)
 }
 #undef NPUCC_GEMM_DECL
 #undef NPUCC_GEMM_FMA
@@ -320,6 +392,43 @@ static int npucc_gemm_vector_case(int32_t M, int32_t N, int32_t K, float alpha, 
   return 0;
 }
 
+/* The unpacked path of the core for a row-major A and B with K <= NPUCC_GEMM_KC
+ * (B's 8-column panel, K cache lines, then stays in L1 across the row tiles).
+ * Rows past M re-read row M-1; a partial last column panel is copied,
+ * zero-padded, into scratch (K x NR floats). alpha must be 1. */
+static void npucc_gemm_direct(int32_t M, int32_t N, int32_t K, const float *A, int32_t rsa,
+                              const npucc_gemm_bsrc *B, float *C, int32_t ldc,
+                              int32_t accumulate, const float *row_bias, int32_t clamp,
+                              float lo, float hi, float *scratch) {
+  float tile[NPUCC_GEMM_DR * NPUCC_NR];
+  const float *arow[NPUCC_GEMM_DR];
+  int32_t i, j, k, r, l;
+  for (j = 0; j < N; j += NPUCC_NR) {
+    int32_t nr = npucc_min_i32(NPUCC_NR, N - j);
+    const float *bp = B->data + j;
+    int32_t rsb = B->rs;
+    if (nr < NPUCC_NR) {
+      for (k = 0; k < K; k++) {
+        const float *src = B->data + (size_t)k * B->rs + j;
+        for (l = 0; l < nr; l++)
+          scratch[k * NPUCC_NR + l] = src[l];
+        for (; l < NPUCC_NR; l++)
+          scratch[k * NPUCC_NR + l] = 0.0f;
+      }
+      bp = scratch;
+      rsb = NPUCC_NR;
+    }
+    for (i = 0; i < M; i += NPUCC_GEMM_DR) {
+      int32_t mr = npucc_min_i32(NPUCC_GEMM_DR, M - i);
+      for (r = 0; r < NPUCC_GEMM_DR; r++)
+        arow[r] = A + (size_t)(i + npucc_min_i32(r, mr - 1)) * rsa;
+      npucc_gemm_micro_direct(K, arow, bp, rsb, tile);
+      npucc_gemm_store(tile, C + (size_t)i * ldc + j, ldc, mr, nr, accumulate,
+                       row_bias ? row_bias + i : NULL, clamp, lo, hi);
+    }
+  }
+}
+
 void npucc_sgemm_core_f32(int32_t M, int32_t N, int32_t K, float alpha, const float *A,
                           int32_t rsa, int32_t csa, const npucc_gemm_bsrc *B, float *C,
                           int32_t ldc, int32_t accumulate, const float *row_bias, float act_min,
@@ -329,6 +438,8 @@ void npucc_sgemm_core_f32(int32_t M, int32_t N, int32_t K, float alpha, const fl
   int32_t kc_max = npucc_min_i32(NPUCC_GEMM_KC, K);
   float *ap = scratch, *bp = scratch + (size_t)mc_max * kc_max;
   float tile[NPUCC_MR * NPUCC_NR];
+  const float *arow[NPUCC_GEMM_DR];
+  int32_t direct_a = csa == 1 && alpha == 1.0f && N <= NPUCC_GEMM_DIRECT_A_N;
   int32_t jc, pc, ic, jr, ir;
   if (M <= 0 || N <= 0)
     return;
@@ -336,6 +447,11 @@ void npucc_sgemm_core_f32(int32_t M, int32_t N, int32_t K, float alpha, const fl
       npucc_gemm_vector_case(M, N, K, alpha, A, rsa, csa, B, C, ldc, accumulate, row_bias, clamp,
                              act_min, act_max))
     return;
+  if (K > 0 && K <= NPUCC_GEMM_KC && alpha == 1.0f && csa == 1 && !B->is_conv && B->cs == 1) {
+    npucc_gemm_direct(M, N, K, A, rsa, B, C, ldc, accumulate, row_bias, clamp, act_min, act_max,
+                      scratch);
+    return;
+  }
   if (K <= 0) { /* empty sum: only bias, accumulation and clamp */
     memset(tile, 0, sizeof(tile));
     for (ic = 0; ic < M; ic += NPUCC_MR)
@@ -356,6 +472,21 @@ void npucc_sgemm_core_f32(int32_t M, int32_t N, int32_t K, float alpha, const fl
         npucc_gemm_pack_b_matrix(B, N, pc, kc, jc, nc, bp);
       for (ic = 0; ic < M; ic += NPUCC_GEMM_MC) {
         int32_t mc = npucc_min_i32(NPUCC_GEMM_MC, M - ic);
+        if (direct_a) { /* few columns: A is read about once, so read it in place */
+          for (jr = 0; jr < nc; jr += NPUCC_NR) {
+            int32_t nr = npucc_min_i32(NPUCC_NR, nc - jr);
+            for (ir = 0; ir < mc; ir += NPUCC_GEMM_DR) {
+              int32_t mr = npucc_min_i32(NPUCC_GEMM_DR, mc - ir), i = ic + ir, r;
+              for (r = 0; r < NPUCC_GEMM_DR; r++)
+                arow[r] = A + (size_t)(i + npucc_min_i32(r, mr - 1)) * rsa + pc;
+              npucc_gemm_micro_direct(kc, arow, bp + (size_t)jr * kc, NPUCC_NR, tile);
+              npucc_gemm_store(tile, C + (size_t)i * ldc + jc + jr, ldc, mr, nr,
+                               accumulate || !first, first && row_bias ? row_bias + i : NULL,
+                               last && clamp, act_min, act_max);
+            }
+          }
+          continue;
+        }
         npucc_gemm_pack_a(A, rsa, csa, M, ic, npucc_gemm_round_up(mc, NPUCC_MR), pc, kc, alpha,
                           ap);
         for (jr = 0; jr < nc; jr += NPUCC_NR) {

@@ -6,8 +6,11 @@
  * matrix or an implicit im2col view of an NCHW image (used by the Conv
  * kernels, so no im2col buffer is ever materialized). Both operands are
  * packed block by block into the caller's scratch buffer, whose size in
- * floats is npucc_sgemm_scratch_floats(M, N, K). The inner 8x8 kernel is
- * plain C written so that gcc/clang vectorize it at -O2.
+ * floats is npucc_sgemm_scratch_floats(M, N, K); products small enough to
+ * stay in cache (row-major A and B, K <= NPUCC_GEMM_KC, alpha 1) are run on
+ * the operands in place instead, and A is read in place (not packed) when
+ * N <= 64. Neither needs more scratch than the packed path. The inner 8x8
+ * and 4x8 kernels are plain C written so that gcc/clang vectorize them at -O2.
  *
  * Blocking parameters are part of the scratch-size contract with the
  * compiler's lowering (lib/lower/cpu/MatMul.cpp mirrors them). */

@@ -26,6 +26,7 @@
 
 extern "C" {
 #include "../../runtime/kernels/npucc_conv.h"
+#include "../../runtime/kernels/npucc_dwconv.h"
 #include "../../runtime/kernels/npucc_gemm.h"
 #include "../../runtime/kernels/npucc_norm.h"
 #include "../../runtime/kernels/npucc_pool.h"
@@ -328,10 +329,12 @@ TEST(KernelsConv, RandomGemmConvShapes) {
     ASSERT_TRUE(s.intact()) << convName(c);
     if (c.C / c.G == 1) { // the direct depthwise kernel must agree too
       std::vector<float> Y2(ref.size(), -999.0f);
-      npucc_depthwise_conv2d_f32(X.data(), Wt.data(), c.bias ? B.data() : nullptr, Y2.data(), c.N,
-                                 c.C, c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW,
-                                 c.PT, c.PL, lo, hi);
+      Scratch s2(npucc_depthwise_conv2d_scratch_floats(OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW));
+      npucc_depthwise_conv2d_f32(X.data(), Wt.data(), c.bias ? B.data() : nullptr, Y2.data(),
+                                 s2.data(), c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW,
+                                 c.DH, c.DW, c.PT, c.PL, lo, hi);
       expectClose(Y2, ref, 1e-5, "depthwise " + convName(c));
+      ASSERT_TRUE(s2.intact()) << "depthwise " << convName(c);
     }
   }
 }
@@ -357,10 +360,12 @@ TEST(KernelsConv, DepthwiseMatchesNaive) {
     float lo = c.clamp ? 0.0f : NoMin, hi = c.clamp ? 6.0f : NoMax;
     auto ref = naiveConv(c, OH, OW, X, Wt, B, lo, hi);
     std::vector<float> Y(ref.size(), -999.0f);
-    npucc_depthwise_conv2d_f32(X.data(), Wt.data(), c.bias ? B.data() : nullptr, Y.data(), c.N, c.C,
-                               c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT,
-                               c.PL, lo, hi);
+    Scratch s(npucc_depthwise_conv2d_scratch_floats(OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW));
+    npucc_depthwise_conv2d_f32(X.data(), Wt.data(), c.bias ? B.data() : nullptr, Y.data(), s.data(),
+                               c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW,
+                               c.PT, c.PL, lo, hi);
     expectClose(Y, ref, 1e-5, "depthwise " + convName(c));
+    ASSERT_TRUE(s.intact()) << "depthwise " << convName(c);
   }
 }
 
@@ -627,10 +632,10 @@ void runInstr(const lir::Instr &in, RunCtx &c) {
     fn(P(0), P(1), P(2), P(3), P(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12), I(13),
        I(14), I(15), I(16), I(17), I(18), I(19), I(20), F(21), F(22));
   } else if (f == "npucc_depthwise_conv2d_f32") {
-    ASSERT_EQ(a.size(), 21u);
-    npucc_depthwise_conv2d_f32(P(0), P(1), P(2), P(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10),
-                               I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), F(19),
-                               F(20));
+    ASSERT_EQ(a.size(), 22u);
+    npucc_depthwise_conv2d_f32(P(0), P(1), P(2), P(3), P(4), I(5), I(6), I(7), I(8), I(9), I(10),
+                               I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), F(20),
+                               F(21));
   } else if (f == "npucc_gemm_f32") {
     ASSERT_EQ(a.size(), 15u);
     npucc_gemm_f32(P(0), P(1), P(2), P(3), P(4), I(5), I(6), I(7), I(8), I(9), F(10), F(11), I(12),
@@ -733,9 +738,10 @@ TEST(LowerConv, ConvVariantsRunAndMatchNaive) {
     ctx.data(x) = X;
     std::string callee;
     auto Y = lowerAndRun(*n, ctx, npucc::lower::lowerConvFamily, &callee);
-    EXPECT_EQ(callee, c.C / c.G == 1 && c.G > 1 ? "npucc_depthwise_conv2d_f32"
-                                                 : "npucc_conv2d_f32");
-    EXPECT_TRUE(ctx.files.count("kernels/npucc_conv.c"));
+    EXPECT_EQ(callee,
+              c.C / c.G == 1 && c.G > 1 ? "npucc_depthwise_conv2d_f32" : "npucc_conv2d_f32");
+    EXPECT_TRUE(ctx.files.count(c.C / c.G == 1 && c.G > 1 ? "kernels/npucc_dwconv.c"
+                                                          : "kernels/npucc_conv.c"));
     expectClose(Y, naiveConv(c, OH, OW, X, Wt, B, lo, hi), 1e-5, "lowered " + convName(c));
   }
 }

@@ -2,7 +2,9 @@
 //
 // Chooses the float32 kernel of runtime/kernels/npucc_conv.c for a node:
 //   - depthwise (group > 1, C/group == 1, any multiplier):
-//     npucc_depthwise_conv2d_f32, a direct kernel without scratch;
+//     npucc_depthwise_conv2d_f32 (runtime/kernels/npucc_dwconv.c), a direct
+//     kernel whose scratch holds one zero-padded, stride-phase-split input
+//     channel and one flat output plane (no scratch for large planes);
 //   - otherwise npucc_conv2d_f32: the packed SGEMM over an implicit im2col
 //     view (scratch = the SGEMM's packing buffers). A single-channel input
 //     with group 1 also goes here: all M filters then share one packed B,
@@ -25,6 +27,21 @@ namespace npucc::lower {
 /// Bytes of scratch npucc_sgemm_core_f32 needs (defined in MatMul.cpp,
 /// mirrors npucc_sgemm_scratch_floats in runtime/kernels/npucc_gemm.c).
 int64_t cpuSgemmScratchBytes(int64_t M, int64_t N, int64_t K);
+
+/// Bytes of scratch npucc_depthwise_conv2d_f32 needs; mirrors
+/// npucc_depthwise_conv2d_scratch_floats in runtime/kernels/npucc_dwconv.c
+/// (16 = NPUCC_DW_CHUNK, 8192 = NPUCC_DW_FLAT_MAX; kernels_dwconv_test checks
+/// they agree).
+int64_t cpuDepthwiseScratchBytes(int64_t OH, int64_t OW, int64_t KH, int64_t KW, int64_t SH,
+                                 int64_t SW, int64_t DH, int64_t DW) {
+  const int64_t chunk = 16, flatMax = 8192;
+  int64_t hp = (OH - 1) * SH + (KH - 1) * DH + 1, wp = (OW - 1) * SW + (KW - 1) * DW + 1;
+  int64_t hq = (hp + SH - 1) / SH, wq = (wp + SW - 1) / SW;
+  int64_t flat = ((OH - 1) * wq + OW + chunk - 1) / chunk * chunk;
+  if (SH * SW * hq * wq > flatMax)
+    return 0;
+  return (SH * SW * hq * wq + chunk + flat) * 4;
+}
 
 namespace {
 
@@ -182,8 +199,6 @@ Status lowerConvFamily(const ir::Node &n, LowerContext &ctx, std::vector<lir::In
   in.comment = n.name + " (" + n.opName() + ")";
   in.args = {ctx.buffer(n.input(0)), ctx.buffer(n.input(1)),
              bias ? ctx.buffer(bias) : lir::BufferRef::null(), ctx.buffer(n.output(0))};
-  ctx.useKernelFile("kernels/npucc_conv.c");
-
   int64_t scratchBytes = 0;
   if (transpose) {
     in.callee = "npucc_conv_transpose2d_f32";
@@ -192,14 +207,18 @@ Status lowerConvFamily(const ir::Node &n, LowerContext &ctx, std::vector<lir::In
     scratchBytes = rows * cols * 4 + cpuSgemmScratchBytes(rows, cols, g.C / g.G);
   } else if (g.C / g.G == 1 && g.G > 1) {
     in.callee = "npucc_depthwise_conv2d_f32";
+    scratchBytes = cpuDepthwiseScratchBytes(g.OH, g.OW, g.KH, g.KW, g.SH, g.SW, g.DH, g.DW);
   } else {
     in.callee = "npucc_conv2d_f32";
     scratchBytes = cpuSgemmScratchBytes(g.M / g.G, g.OH * g.OW, g.C / g.G * g.KH * g.KW);
   }
-  if (in.callee != "npucc_depthwise_conv2d_f32") {
+  if (in.callee == "npucc_depthwise_conv2d_f32") {
+    ctx.useKernelFile("kernels/npucc_dwconv.c");
+  } else {
+    ctx.useKernelFile("kernels/npucc_conv.c");
     ctx.useKernelFile("kernels/npucc_gemm.c");
-    in.args.push_back(scratchBytes > 0 ? ctx.scratch(scratchBytes) : lir::BufferRef::null());
   }
+  in.args.push_back(scratchBytes > 0 ? ctx.scratch(scratchBytes) : lir::BufferRef::null());
   pushGeom(in, g, in.callee != "npucc_depthwise_conv2d_f32");
   in.args.push_back(lo);
   in.args.push_back(hi);
