@@ -1,0 +1,300 @@
+//===- lower_s8_test.cpp - Lowering of typed int8 nodes, executed on the host ===//
+//
+// Lowers typed quantized nodes with lowerQuantizedNode and runs the emitted
+// kernel calls on a host arena against naive integer references (bit-exact).
+// The kernels themselves are tested in kernels_s8_test.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include "npucc/ir/Graph.h"
+#include "npucc/lower/QuantLowering.h"
+#include "npucc/quant/Multiplier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "../../runtime/include/npucc_requant.h"
+#include "../../runtime/kernels/npucc_conv_s8.h"
+#include "../../runtime/kernels/npucc_eltwise_s8.h"
+#include "../../runtime/kernels/npucc_gemm_s8.h"
+#include "../../runtime/kernels/npucc_lut_s8.h"
+#include "../../runtime/kernels/npucc_move.h"
+#include "../../runtime/kernels/npucc_pool_s8.h"
+#include "../../runtime/kernels/npucc_quantize.h"
+#include "../../runtime/kernels/npucc_softmax_s8.h"
+}
+
+namespace {
+
+using npucc::quant::quantizeMultiplier;
+using npucc::quant::QuantMultiplier;
+using I8 = std::vector<int8_t>;
+using I32 = std::vector<int32_t>;
+
+std::mt19937 &rng() {
+  static std::mt19937 r(12345);
+  return r;
+}
+int32_t rint_(int32_t lo, int32_t hi) {
+  return std::uniform_int_distribution<int32_t>(lo, hi)(rng());
+}
+
+
+// ---- Lowering: typed quantized nodes -> kernel calls, executed here ----
+
+namespace ir = npucc::ir;
+namespace lir = npucc::lir;
+
+/// Hands out one host buffer per value (index = value id) and per scratch.
+class HostContext : public npucc::lower::LowerContext {
+public:
+  std::map<const ir::Value *, int> Ids;
+  std::vector<std::vector<uint8_t>> Mem;
+  std::vector<std::string> Files;
+  lir::BufferRef buffer(const ir::Value *v) override {
+    auto it = Ids.find(v);
+    if (it == Ids.end()) {
+      it = Ids.emplace(v, int(Mem.size())).first;
+      Mem.emplace_back(v->byteSize(), 0);
+      if (v->constant)
+        Mem.back() = v->constant->bytes();
+    }
+    return lir::BufferRef{lir::Region::Input, it->second, 0, int64_t(v->byteSize()), v->dtype};
+  }
+  lir::BufferRef scratch(int64_t bytes) override {
+    Mem.emplace_back(size_t(bytes), 0);
+    return lir::BufferRef{lir::Region::Input, int(Mem.size() - 1), 0, bytes, ir::DType::I32};
+  }
+  void useKernelFile(const std::string &p) override { Files.push_back(p); }
+  template <typename T> T *ptr(const ir::Value *v) {
+    return reinterpret_cast<T *>(Mem[size_t(buffer(v).index)].data());
+  }
+};
+
+/// Runs one emitted call on the host buffers.
+void run(HostContext &ctx, const lir::Instr &in) {
+  std::vector<std::vector<int32_t>> arrs;
+  auto P = [&](size_t i) -> void * {
+    const auto &b = std::get<lir::BufferRef>(in.args[i]);
+    return b.isNull() ? nullptr : ctx.Mem[size_t(b.index)].data();
+  };
+  auto I = [&](size_t i) { return int32_t(std::get<int64_t>(in.args[i])); };
+  auto A = [&](size_t i) -> const int32_t * {
+    const auto &v = std::get<lir::IntArray>(in.args[i]).values;
+    if (v.empty())
+      return nullptr;
+    arrs.emplace_back(v.begin(), v.end());
+    return arrs.back().data();
+  };
+  auto S = [&](size_t i) { return static_cast<int8_t *>(P(i)); };
+  auto W = [&](size_t i) { return static_cast<int32_t *>(P(i)); };
+  if (in.callee == "npucc_conv2d_s8") {
+    ASSERT_EQ(in.args.size(), 28u);
+    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
+                    I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22),
+                    I(23), I(24), A(25), A(26), A(27));
+  } else if (in.callee == "npucc_gemm_s8") {
+    ASSERT_EQ(in.args.size(), 20u);
+    npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                  I(13), I(14), I(15), I(16), A(17), A(18), A(19));
+  } else if (in.callee == "npucc_add_s8") {
+    ASSERT_EQ(in.args.size(), 19u);
+    npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                 I(13), I(14), I(15), A(16), A(17), A(18));
+  } else if (in.callee == "npucc_softmax_s8") {
+    ASSERT_EQ(in.args.size(), 8u);
+    npucc_softmax_s8(S(0), S(1), I(2), I(3), I(4), I(5), I(6), A(7));
+  } else if (in.callee == "npucc_requant_rows_s8") {
+    ASSERT_EQ(in.args.size(), 10u);
+    npucc_requant_rows_s8(S(0), S(1), I(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9));
+  } else if (in.callee == "npucc_copy_rows") {
+    npucc_copy_rows(P(0), P(1), I(2), I(3), I(4), I(5), I(6), I(7));
+  } else if (in.callee == "npucc_clamp_s8") {
+    npucc_clamp_s8(S(0), S(1), I(2), I(3), I(4));
+  } else if (in.callee == "npucc_lut_s8") {
+    npucc_lut_s8(S(0), S(1), I(2), A(3));
+  } else if (in.callee == "npucc_remap") {
+    npucc_remap(P(0), P(1), I(2), I(3), A(4), A(5), A(6), A(7), A(8));
+  } else {
+    FAIL() << "no host runner for " << in.callee;
+  }
+}
+
+ir::Value *qval(ir::Graph &g, const std::string &name, ir::Shape s, float scale, int32_t zp) {
+  ir::Value *v = g.addValue(name, ir::DType::I8, std::move(s));
+  v->quant = ir::QuantParams{{scale}, {zp}, 0};
+  return v;
+}
+
+void fillRandom(HostContext &ctx, const ir::Value *v) {
+  int8_t *p = ctx.ptr<int8_t>(v);
+  for (int64_t i = 0; i < v->numElements(); ++i)
+    p[i] = int8_t(rint_(-128, 127));
+}
+
+TEST(LowerS8, ConvPerChannelWithFusedRelu6) {
+  ir::Graph g;
+  ir::Value *x = qval(g, "x", {1, 3, 6, 6}, 0.05f, -3);
+  ir::Tensor wt(ir::DType::I8, {4, 3, 3, 3}), bt(ir::DType::I32, {4});
+  for (int64_t i = 0; i < wt.numElements(); ++i)
+    wt.data<int8_t>()[i] = int8_t(rint_(-127, 127));
+  for (int64_t i = 0; i < 4; ++i)
+    bt.data<int32_t>()[i] = rint_(-3000, 3000);
+  ir::Value *w = g.addConstant("w", wt), *b = g.addConstant("b", bt);
+  std::vector<float> sw = {0.01f, 0.002f, 0.03f, 0.0005f};
+  w->quant = ir::QuantParams{sw, {0, 0, 0, 0}, 0};
+  ir::Value *y = qval(g, "y", {1, 4, 3, 3}, 0.03f, -128);
+  ir::Node *n = g.addNode(ir::OpKind::Conv, "conv", {x, w, b}, {y});
+  n->attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+  n->attrs["strides"] = std::vector<int64_t>{2, 2};
+  n->attrs["pads"] = std::vector<int64_t>{1, 1, 0, 0};
+  n->attrs["dilations"] = std::vector<int64_t>{1, 1};
+  n->attrs["group"] = int64_t(1);
+  n->attrs["act_min"] = 0.0f;
+  n->attrs["act_max"] = 6.0f;
+  ASSERT_TRUE(npucc::lower::isQuantizedNode(*n));
+  HostContext ctx;
+  std::vector<lir::Instr> out;
+  auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
+  ASSERT_TRUE(bool(st)) << st.error().str();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].callee, "npucc_conv2d_s8");
+  EXPECT_EQ(std::get<lir::BufferRef>(out[0].args[4]).dtype, ir::DType::I32); // int32_t *scratch
+  EXPECT_EQ(ctx.Files, std::vector<std::string>{"kernels/npucc_conv_s8.c"});
+  fillRandom(ctx, x);
+  run(ctx, out[0]);
+  const int8_t *xp = ctx.ptr<int8_t>(x), *yp = ctx.ptr<int8_t>(y);
+  int hiQ = -128 + int(std::lround(6.0 / 0.03f));
+  for (int m = 0; m < 4; ++m)
+    for (int oy = 0; oy < 3; ++oy)
+      for (int ox = 0; ox < 3; ++ox) {
+        double acc = bt.data<int32_t>()[m] * (double(0.05f) * sw[size_t(m)]);
+        for (int c = 0; c < 3; ++c)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
+              if (iy < 0 || iy >= 6 || ix < 0 || ix >= 6)
+                continue;
+              acc += double(0.05f) * (xp[(c * 6 + iy) * 6 + ix] + 3) * double(sw[size_t(m)]) *
+                     wt.data<int8_t>()[((m * 3 + c) * 3 + ky) * 3 + kx];
+            }
+        double real = std::min(6.0, std::max(0.0, acc));
+        double q = std::min<double>(hiQ, std::max(-128.0, real / double(0.03f) - 128));
+        ASSERT_NEAR(yp[(m * 3 + oy) * 3 + ox], q, 1.0) << "m=" << m;
+        ASSERT_LE(yp[(m * 3 + oy) * 3 + ox], hiQ);
+      }
+}
+
+TEST(LowerS8, AddBroadcastSoftmaxConcatPadRelu) {
+  ir::Graph g;
+  ir::Value *a = qval(g, "a", {2, 3, 4}, 0.1f, 10), *b = qval(g, "b", {3, 1}, 0.05f, -20);
+  ir::Value *s = qval(g, "s", {2, 3, 4}, 0.12f, 0);
+  ir::Node *add = g.addNode(ir::OpKind::Add, "add", {a, b}, {s});
+  ir::Value *p = qval(g, "p", {2, 3, 4}, 1.0f / 256, -128);
+  ir::Node *sm = g.addNode(ir::OpKind::Softmax, "sm", {s}, {p});
+  ir::Value *c = qval(g, "c", {2, 6, 4}, 0.12f, 0);
+  ir::Node *cat = g.addNode(ir::OpKind::Concat, "cat", {s, a}, {c});
+  cat->attrs["axis"] = int64_t(1);
+  ir::Value *r = qval(g, "r", {2, 6, 4}, 0.12f, 0);
+  ir::Node *relu = g.addNode(ir::OpKind::Relu, "relu", {c}, {r});
+  ir::Tensor pads = ir::Tensor::fromInts(ir::DType::I64, {6}, {0, 0, 1, 0, 0, 1});
+  ir::Value *padv = qval(g, "padded", {2, 3, 6}, 0.1f, 10);
+  ir::Node *pad = g.addNode(ir::OpKind::Pad, "pad", {a, g.addConstant("pads", pads)}, {padv});
+  pad->attrs["mode"] = std::string("constant");
+  HostContext ctx;
+  fillRandom(ctx, a);
+  fillRandom(ctx, b);
+  for (ir::Node *n : {add, sm, cat, relu, pad}) {
+    ASSERT_TRUE(npucc::lower::isQuantizedNode(*n)) << n->name;
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
+    ASSERT_TRUE(bool(st)) << n->name << ": " << st.error().str();
+    for (const auto &in : out)
+      run(ctx, in);
+  }
+  const int8_t *ap = ctx.ptr<int8_t>(a), *bp = ctx.ptr<int8_t>(b), *sp = ctx.ptr<int8_t>(s);
+  const int8_t *pp = ctx.ptr<int8_t>(p), *cp = ctx.ptr<int8_t>(c), *rp = ctx.ptr<int8_t>(r);
+  const int8_t *dp = ctx.ptr<int8_t>(padv);
+  for (int i = 0; i < 24; ++i) {
+    double real = 0.1 * (ap[i] - 10) + 0.05 * (bp[(i / 4) % 3] + 20);
+    ASSERT_NEAR(sp[i], std::min(127.0, std::max(-128.0, real / 0.12)), 1.0) << i;
+  }
+  for (int row = 0; row < 6; ++row) { // softmax over the last axis
+    double sum = 0;
+    for (int j = 0; j < 4; ++j)
+      sum += std::exp(0.12 * sp[row * 4 + j]);
+    for (int j = 0; j < 4; ++j)
+      ASSERT_NEAR(pp[row * 4 + j], std::min(127.0, std::exp(0.12 * sp[row * 4 + j]) / sum * 256 - 128), 1.0);
+  }
+  for (int n = 0; n < 2; ++n)
+    for (int k = 0; k < 12; ++k) {
+      ASSERT_EQ(cp[n * 24 + k], sp[n * 12 + k]); // same params: exact copy
+      double real = 0.1 * (ap[n * 12 + k] - 10);
+      ASSERT_NEAR(cp[n * 24 + 12 + k], std::min(127.0, std::max(-128.0, real / 0.12)), 0.5 + 1e-9);
+    }
+  for (int i = 0; i < 48; ++i)
+    ASSERT_EQ(rp[i], std::max<int8_t>(cp[i], 0)); // Relu with zp 0: clamp at 0
+  for (int row = 0; row < 6; ++row) { // Pad: one zero-point column each side
+    ASSERT_EQ(dp[row * 6], 10);
+    ASSERT_EQ(dp[row * 6 + 5], 10);
+    for (int j = 0; j < 4; ++j)
+      ASSERT_EQ(dp[row * 6 + 1 + j], ap[row * 4 + j]);
+  }
+}
+
+TEST(LowerS8, GemmTransBPerChannel) {
+  ir::Graph g;
+  ir::Value *a = qval(g, "a", {3, 5}, 0.04f, 127);
+  ir::Tensor wt(ir::DType::I8, {4, 5}), bt(ir::DType::I32, {4});
+  for (int64_t i = 0; i < wt.numElements(); ++i)
+    wt.data<int8_t>()[i] = int8_t(rint_(-128, 127));
+  for (int64_t i = 0; i < 4; ++i)
+    bt.data<int32_t>()[i] = rint_(-500, 500);
+  ir::Value *w = g.addConstant("w", wt), *b = g.addConstant("b", bt);
+  std::vector<float> sw = {0.01f, 0.02f, 0.005f, 0.04f};
+  std::vector<int32_t> zw = {0, 3, -128, 0};
+  w->quant = ir::QuantParams{sw, zw, 0};
+  ir::Value *y = qval(g, "y", {3, 4}, 0.2f, 5);
+  ir::Node *n = g.addNode(ir::OpKind::Gemm, "fc", {a, w, b}, {y});
+  n->attrs["transB"] = int64_t(1);
+  HostContext ctx;
+  std::vector<lir::Instr> out;
+  auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
+  ASSERT_TRUE(bool(st)) << st.error().str();
+  ASSERT_EQ(out.size(), 1u);
+  fillRandom(ctx, a);
+  run(ctx, out[0]);
+  const int8_t *ap = ctx.ptr<int8_t>(a), *yp = ctx.ptr<int8_t>(y);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double acc = bt.data<int32_t>()[j] * double(0.04f) * sw[size_t(j)];
+      for (int k = 0; k < 5; ++k)
+        acc += double(0.04f) * (ap[i * 5 + k] - 127) * double(sw[size_t(j)]) *
+               (wt.data<int8_t>()[j * 5 + k] - zw[size_t(j)]);
+      double q = std::min(127.0, std::max(-128.0, acc / double(0.2f) + 5));
+      ASSERT_NEAR(yp[i * 4 + j], q, 1.0) << i << "," << j;
+    }
+}
+
+TEST(LowerS8, RejectsWhatHasNoIntegerForm) {
+  ir::Graph g;
+  ir::Value *x = qval(g, "x", {4}, 0.1f, 0), *y = qval(g, "y", {4}, 0.1f, 0);
+  ir::Node *n = g.addNode(ir::OpKind::Sub, "sub", {x, x}, {y});
+  HostContext ctx;
+  std::vector<lir::Instr> out;
+  EXPECT_TRUE(npucc::lower::isQuantizedNode(*n));
+  EXPECT_FALSE(bool(npucc::lower::lowerQuantizedNode(*n, ctx, out)));
+  ir::Value *f = g.addValue("f", ir::DType::F32, {4}), *f2 = g.addValue("f2", ir::DType::F32, {4});
+  ir::Node *fl = g.addNode(ir::OpKind::Relu, "frelu", {f}, {f2});
+  EXPECT_FALSE(npucc::lower::isQuantizedNode(*fl));
+  ir::Value *m = qval(g, "m", {4}, 0.2f, 0);
+  ir::Node *mp = g.addNode(ir::OpKind::Transpose, "t", {x}, {m});
+  EXPECT_FALSE(bool(npucc::lower::lowerQuantizedNode(*mp, ctx, out))); // params differ
+}
+
+} // namespace
