@@ -6,13 +6,15 @@
 //   %y = Conv(%a, %w, %b) ; [Relu|Clip] ; %yq = QuantizeLinear(%y, @sy, @zy)
 // becomes %yq = Conv(%xq, @wq, @bq) {act_min, act_max} with q(...) types on
 // %xq, @wq, @bq (i32, scale sx*sw[c]) and %yq. Handled ops: Conv, Gemm, MatMul,
-// Add, Mul, AveragePool, GlobalAveragePool, ReduceMean, Concat, Softmax, LUT
-// activations and, when input and output share their parameters, MaxPool
-// and the data movement ops. Whatever does not match stays float with its
-// Q/DQ nodes. A DequantizeLinear feeding a data movement op that is not
-// followed by a QuantizeLinear (a flatten before a Gemm) is moved after it.
-// Identity Casts (torch exports Cast(u8 -> u8)) are bypassed
-// first; afterwards u8 activations and weights are converted exactly to i8
+// Add, Mul, AveragePool, GlobalAveragePool, ReduceMean, Concat, Softmax (last
+// axis), a standalone Relu/Clip (constant bounds), LUT activations and, when
+// input and output share their parameters, MaxPool and the data movement ops
+// (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Slice, Gather;
+// Split when every output has its QuantizeLinear). Whatever does not match
+// stays float with its Q/DQ nodes. A DequantizeLinear feeding a data
+// movement op that is not followed by a QuantizeLinear (a flatten before a
+// Gemm) is moved after it. Identity Casts (torch exports Cast(u8 -> u8)) are
+// bypassed first; afterwards u8 activations and weights are converted exactly to i8
 // (q - 128, zp - 128) except at graph inputs and outputs, where a
 // DequantizeLinear/QuantizeLinear pair converts u8 read or written by a typed
 // integer node (exact; the float boundary kernels take u8). A no-op on graphs
@@ -59,7 +61,8 @@ bool isIntQ(DType t) { return t == DType::I8 || t == DType::U8; }
 bool isDataMove(OpKind k) {
   switch (k) {
   case OpKind::Reshape: case OpKind::Flatten: case OpKind::Squeeze: case OpKind::Unsqueeze:
-  case OpKind::Transpose: case OpKind::MaxPool: case OpKind::Identity:
+  case OpKind::Transpose: case OpKind::MaxPool: case OpKind::Identity: case OpKind::Slice:
+  case OpKind::Gather:
     return true;
   default:
     return false;
@@ -90,6 +93,7 @@ bool foldable(OpKind k) {
   case OpKind::Conv: case OpKind::Gemm: case OpKind::MatMul: case OpKind::Add: case OpKind::Mul:
   case OpKind::AveragePool: case OpKind::GlobalAveragePool: case OpKind::ReduceMean:
   case OpKind::Concat: case OpKind::Softmax:
+  case OpKind::Relu: case OpKind::Clip: // standalone (not after a fusing op)
     return true;
   default:
     return isDataMove(k) || isLut(k);
@@ -127,6 +131,16 @@ Value *rescaleBias(Graph &g, const Value *b, const QuantParams &bq, double sx,
 bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   if (!foldable(n->kind) || n->outputs.size() != 1 || !util::isPlainF32(n->output(0)))
     return false;
+  if (n->kind == OpKind::Clip) // integer Clip: constant bounds
+    for (size_t i = 1; i < n->inputs.size(); ++i)
+      if (n->inputs[i] && !util::scalarConstant(n->inputs[i]))
+        return false;
+  if (n->kind == OpKind::Softmax && n->input(0)) { // integer Softmax: last axis only
+    int64_t rank = static_cast<int64_t>(n->input(0)->shape.size());
+    int64_t axis = n->attrInt("axis", -1);
+    if (axis != -1 && axis != rank - 1)
+      return false;
+  }
   // Optional Relu/Clip between the op and its QuantizeLinear.
   Node *act = nullptr;
   Value *y = n->output(0);
@@ -223,6 +237,44 @@ bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   oldOut->producer = nullptr;
   n->outputs[0] = out;
   out->producer = n;
+  ctx.bump("fold-qdq.folded");
+  return true;
+}
+
+/// Split between a DequantizeLinear and one QuantizeLinear per output, all
+/// with the same per-tensor parameters: int8 data movement. True when rewritten.
+bool tryFoldSplit(Graph &g, Node *n, PassContext &ctx) {
+  if (n->kind != OpKind::Split || n->outputs.empty())
+    return false;
+  const Node *dq = dqOf(n->input(0));
+  if (!dq)
+    return false;
+  auto p = qdqParams(*dq);
+  Value *iv = dq->input(0);
+  if (!p || p->perChannel() || !isIntQ(iv->dtype) || (iv->quant && !(*iv->quant == *p)))
+    return false;
+  std::vector<Node *> qs;
+  for (Value *o : n->outputs) {
+    if (!o || !util::isPlainF32(o) || g.isGraphOutput(o))
+      return false;
+    std::vector<Node *> us = g.users(o);
+    if (us.size() != 1 || us[0]->kind != OpKind::QuantizeLinear || us[0]->input(0) != o)
+      return false;
+    auto yq = qdqParams(*us[0]);
+    if (!yq || !(*yq == *p) || us[0]->output(0)->dtype != iv->dtype)
+      return false;
+    qs.push_back(us[0]);
+  }
+  iv->quant = *p;
+  n->inputs[0] = iv;
+  for (size_t k = 0; k < qs.size(); ++k) {
+    Value *out = qs[k]->output(0), *old = n->outputs[k];
+    out->quant = *p;
+    g.eraseNode(qs[k]);
+    old->producer = nullptr;
+    n->outputs[k] = out;
+    out->producer = n;
+  }
   ctx.bump("fold-qdq.folded");
   return true;
 }
@@ -415,7 +467,7 @@ Status runFoldQdq(Graph &g, PassContext &ctx) {
   // One rewrite at a time: a rewrite erases nodes, so the scan restarts.
   auto rewriteOnce = [&]() -> Result<bool> {
     for (const auto &n : g.nodes())
-      if (tryFold(g, n.get(), ctx))
+      if (tryFold(g, n.get(), ctx) || tryFoldSplit(g, n.get(), ctx))
         return true;
     for (const auto &n : g.nodes())
       if (sinkDequantize(g, n.get(), ctx)) {

@@ -9,10 +9,13 @@
 //    (once per value) unless it already comes from such a pair;
 //  - weights (Conv input 1, Gemm/MatMul constant input 1) become an int8
 //    constant, symmetric per output channel, + DequantizeLinear; biases an
-//    int32 constant at scale s_x * s_w[c] + DequantizeLinear; other float
-//    constants int8 per tensor.
-// Data movement ops and MaxPool reuse their input's parameters; Softmax
-// outputs use scale 1/256, zero point -128.
+//    int32 constant at scale s_x * s_w[c] + DequantizeLinear (a Conv's bias
+//    first corrected for the mean shift the weight rounding causes, from the
+//    input's calibrated channel means); other float constants int8 per tensor.
+// Data movement ops (Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Identity, Slice, Gather, and every output of Split) and MaxPool reuse their
+// input's parameters; Softmax (last axis only: the integer form's) outputs
+// use scale 1/256, zero point -128.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/quant/InsertQdq.h"
@@ -50,6 +53,8 @@ bool isDataMove(OpKind k) {
   case OpKind::Transpose:
   case OpKind::MaxPool:
   case OpKind::Identity:
+  case OpKind::Slice:
+  case OpKind::Gather:
     return true;
   default:
     return false;
@@ -79,8 +84,20 @@ size_t dataInputs(const Node &n) {
   }
 }
 
+bool softmaxOnLastAxis(const Node &n) {
+  int64_t rank = n.input(0) ? static_cast<int64_t>(n.input(0)->shape.size()) : 0;
+  int64_t axis = n.attrInt("axis", -1);
+  return axis == -1 || axis == rank - 1;
+}
+
 /// True when the node has an integer form fold-qdq can produce.
 bool quantizable(const Node &n) {
+  if (n.kind == OpKind::Split) { // data movement with several outputs
+    for (const Value *o : n.outputs)
+      if (!isPlainF32(o))
+        return false;
+    return !n.outputs.empty();
+  }
   if (n.outputs.size() != 1 || !isPlainF32(n.output(0)))
     return false;
   switch (n.kind) {
@@ -103,8 +120,17 @@ bool quantizable(const Node &n) {
   case OpKind::GlobalAveragePool:
   case OpKind::ReduceMean:
   case OpKind::Concat:
-  case OpKind::Softmax:
     return true;
+  case OpKind::Relu: // standalone (fuse-activation folds the others into their op)
+    return true;
+  case OpKind::Clip: // a clamp on the integers: constant bounds only
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] &&
+          !(n.inputs[i]->isConstant() && n.inputs[i]->constant->numElements() == 1))
+        return false;
+    return true;
+  case OpKind::Softmax: // the integer Softmax works along the last axis only
+    return softmaxOnLastAxis(n);
   default:
     return isDataMove(n.kind) || isLut(n.kind);
   }
@@ -174,7 +200,8 @@ private:
       if (v && !isPlainF32(v))
         return false;
     }
-    return n.kind == OpKind::Softmax || isDataMove(n.kind) || Ranges.count(n.output(0)->name);
+    return n.kind == OpKind::Softmax || n.kind == OpKind::Split || isDataMove(n.kind) ||
+           Ranges.count(n.output(0)->name);
   }
 
   Value *scalarConst(const std::string &base, DType t, double v) {
@@ -250,14 +277,18 @@ private:
   }
 
   /// int32 bias at scale sx * sw[c] + DequantizeLinear.
-  Value *biasInput(Value *b, double sx, const QuantParams &wq) {
+  Value *biasInput(Value *b, double sx, const QuantParams &wq,
+                   const std::vector<double> &correction = {}) {
     int64_t n = b->constant->numElements();
     Tensor q(DType::I32, b->shape);
     std::vector<float> scales;
     for (int64_t c = 0; c < n; ++c) {
       double s = sx * wq.scale[wq.scale.size() == 1 ? 0 : static_cast<size_t>(c)];
       scales.push_back(static_cast<float>(s));
-      double v = std::round(b->constant->getDouble(c) / static_cast<double>(scales.back()));
+      double real = b->constant->getDouble(c);
+      if (static_cast<size_t>(c) < correction.size())
+        real -= correction[static_cast<size_t>(c)];
+      double v = std::round(real / static_cast<double>(scales.back()));
       q.setInt(c, static_cast<int64_t>(std::clamp(v, -2147483647.0, 2147483647.0)));
     }
     Value *qc = G.addConstant(G.uniqueName(b->name + "_quantized"), std::move(q));
@@ -270,7 +301,81 @@ private:
     return d;
   }
 
+  /// Bias correction of a Conv (Nagel et al., data-free quantization): the
+  /// expected output shift sum_{i,k} (Wq - W)[o,i,k] * E[x_i] that the weight
+  /// rounding causes, from the input's calibrated per-channel means (padding
+  /// ignored). Empty when the means are unknown.
+  std::vector<double> convBiasCorrection(const Node &n, const Value *x, const Value *w) {
+    auto it = Ranges.find(x->name);
+    if (n.kind != OpKind::Conv || it == Ranges.end() || !w->constant || w->shape.size() < 3 ||
+        x->shape.size() < 3)
+      return {};
+    const std::vector<float> &mean = it->second.channelMean;
+    int64_t outCh = w->shape[0], inPerGroup = w->shape[1], group = n.attrInt("group", 1);
+    if (group <= 0 || static_cast<int64_t>(mean.size()) != inPerGroup * group || outCh % group)
+      return {};
+    WeightQ q = quantizeWeights(*w->constant, 0);
+    int64_t k = w->constant->numElements() / (outCh * inPerGroup), outPerGroup = outCh / group;
+    std::vector<double> inside = tapInsideFraction(n, x->shape, w->shape, k);
+    std::vector<double> corr(static_cast<size_t>(outCh), 0.0);
+    for (int64_t o = 0; o < outCh; ++o)
+      for (int64_t i = 0; i < inPerGroup; ++i) {
+        double m = mean[static_cast<size_t>((o / outPerGroup) * inPerGroup + i)];
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t idx = (o * inPerGroup + i) * k + j;
+          double dq = static_cast<double>(q.q.getInt(idx)) * q.scales[static_cast<size_t>(o)];
+          corr[static_cast<size_t>(o)] +=
+              (dq - w->constant->getDouble(idx)) * m * inside[static_cast<size_t>(j)];
+        }
+      }
+    return corr;
+  }
+
+  /// For each kernel tap (row-major over the spatial kernel dims), the fraction
+  /// of output positions where it reads the input rather than the zero padding.
+  static std::vector<double> tapInsideFraction(const Node &n, const Shape &xs, const Shape &ws,
+                                               int64_t taps) {
+    std::vector<double> r(static_cast<size_t>(taps), 1.0);
+    size_t sp = xs.size() - 2;
+    const Value *y = n.output(0);
+    if (ws.size() != xs.size() || !y || y->shape.size() != xs.size())
+      return r;
+    std::vector<int64_t> st = n.attrInts("strides", std::vector<int64_t>(sp, 1));
+    std::vector<int64_t> dl = n.attrInts("dilations", std::vector<int64_t>(sp, 1));
+    std::vector<int64_t> pd = n.attrInts("pads", std::vector<int64_t>(2 * sp, 0));
+    if (st.size() != sp || dl.size() != sp || pd.size() != 2 * sp)
+      return r;
+    // Per spatial dim d and kernel offset kd: fraction of outputs reading inside.
+    std::vector<std::vector<double>> frac(sp);
+    for (size_t d = 0; d < sp; ++d) {
+      int64_t in = xs[d + 2], out = y->shape[d + 2], kk = ws[d + 2];
+      for (int64_t kd = 0; kd < kk; ++kd) {
+        int64_t ok = 0;
+        for (int64_t o = 0; o < out; ++o) {
+          int64_t ix = o * st[d] - pd[d] + kd * dl[d];
+          ok += ix >= 0 && ix < in;
+        }
+        frac[d].push_back(out > 0 ? static_cast<double>(ok) / static_cast<double>(out) : 1.0);
+      }
+    }
+    for (int64_t j = 0; j < taps; ++j) {
+      int64_t rem = j;
+      double f = 1.0;
+      for (size_t d = sp; d-- > 0;) {
+        int64_t kk = ws[d + 2];
+        f *= frac[d][static_cast<size_t>(rem % kk)];
+        rem /= kk;
+      }
+      r[static_cast<size_t>(j)] = f;
+    }
+    return r;
+  }
+
   void rewrite(Node &n) {
+    std::vector<double> correction;
+    if (n.kind == OpKind::Conv && n.input(0) && n.input(1) && n.input(1)->isConstant() &&
+        n.input(2))
+      correction = convBiasCorrection(n, n.input(0), n.input(1));
     bool matmulLike = n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul;
     size_t nd = std::min(dataInputs(n), n.inputs.size());
     QuantParams inParams, wParams;
@@ -294,7 +399,18 @@ private:
       }
     }
     if (matmulLike && nd > 2 && n.input(2))
-      n.inputs[2] = biasInput(n.inputs[2], inParams.scale[0], wParams);
+      n.inputs[2] = biasInput(n.inputs[2], inParams.scale[0], wParams, correction);
+    if (n.kind == OpKind::Split) { // every output keeps the input's parameters
+      for (Value *&y : n.outputs) {
+        Value *orig = y;
+        Value *yf = G.addValue(G.uniqueName(orig->name + "_float"), DType::F32, orig->shape);
+        y = yf;
+        yf->producer = &n;
+        orig->producer = nullptr;
+        addQdq(yf, inParams, orig, orig->name);
+      }
+      return;
+    }
     // Output parameters.
     Value *y = n.output(0);
     QuantParams outP;

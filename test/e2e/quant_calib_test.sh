@@ -8,11 +8,17 @@
 # other evaluation samples, compiles the float and the quantized model to C,
 # builds both with a small harness and runs them on the evaluation samples.
 # Checks: the C builds, the quantized graph has no float Conv left
-# (--print-ir), output SNR of int8 vs float >= 20 dB, the error without
-# calibration data and the --calib-random warning, and --emit-qdq writes a
-# model ONNX's checker accepts that compiles back to the same C. QUANT_CALIB_MODELS="path/model.onnx ..."
-# evaluates other models instead (prints their SNR; the 20 dB bound applies
-# to tinycnn only); QUANT_CALIB_METHOD picks the method (default: auto).
+# (--print-ir), output SNR of int8 vs float >= 20 dB, models/tinyunet (its
+# channel-axis Softmax stays float, its Slice is int8, SNR >= 30 dB), each
+# --calib-method (mse too), the error without calibration data and the
+# --calib-random warning, and --emit-qdq writes a model ONNX's checker accepts
+# that compiles back to the same C.
+# QUANT_CALIB_MODELS="path/model.onnx ..." evaluates other models instead
+# (prints their SNR on the generated C, no bound), top-1 agreement (from
+# the accuracy report) and the ops left in float; QUANT_CALIB_METHOD picks the method (default: auto).
+# QUANT_CALIB_SHAPES="NAME:INPUT=DIMS ..." binds a dynamic input of the model
+# in folder NAME (e.g. ali_ic_f32:actual_input_1=1x3x32x32): the samples get
+# that shape and npucc gets --shape INPUT=DIMS.
 set -u
 NPUCC=$(realpath "$1")
 SRC=$(realpath "$2")
@@ -67,15 +73,18 @@ int main(int argc, char **argv) {
 CEOF
 
 # Samples: CALIB/NNN.npy (seed 1000+k) and EVAL/sK_inI.bin (seed 5000+k), N(0,1).
-make_samples() { # model.onnx dir
-  "$PY" - "$1" "$2" <<'PYEOF'
+make_samples() { # model.onnx dir [INPUT=DIMS ...]
+  "$PY" - "$@" <<'PYEOF'
 import sys, os, numpy as np, onnx
 m = onnx.load(sys.argv[1], load_external_data=False)
 init = {i.name for i in m.graph.initializer}
 ins = [i for i in m.graph.input if i.name not in init]
 d = sys.argv[2]
 os.makedirs(d + "/calib", exist_ok=True); os.makedirs(d + "/eval", exist_ok=True)
+bound = dict(a.split("=", 1) for a in sys.argv[3:])
 def shape(i):
+    if i.name in bound:
+        return [int(x) for x in bound[i.name].split("x")]
     return [x.dim_value if x.dim_value > 0 else 1 for x in i.type.tensor_type.shape.dim]
 for k in range(32):
     rng = np.random.default_rng(1000 + k)
@@ -118,11 +127,15 @@ build_run() { # outdir tag evaldir
 
 # Returns 0 and prints "SNR" when everything built and ran.
 eval_model() { # model.onnx name
-  local m=$1 w=$T/$2
+  local m=$1 w=$T/$2 binds=() shapes=() e
+  for e in ${QUANT_CALIB_SHAPES:-}; do
+    [ "${e%%:*}" = "$2" ] && binds+=("${e#*:}") && shapes+=(--shape "${e#*:}")
+  done
   mkdir -p "$w"
-  make_samples "$m" "$w" || return 1
-  "$NPUCC" "$m" -o "$w/float" >/dev/null 2>"$w/float.log" || { cat "$w/float.log"; return 1; }
-  "$NPUCC" "$m" -o "$w/int8" --quantize int8 --calib "$w/calib" \
+  make_samples "$m" "$w" "${binds[@]}" || return 1
+  "$NPUCC" "$m" -o "$w/float" "${shapes[@]}" >/dev/null 2>"$w/float.log" ||
+    { cat "$w/float.log"; return 1; }
+  "$NPUCC" "$m" -o "$w/int8" "${shapes[@]}" --quantize int8 --calib "$w/calib" \
     --calib-method "${QUANT_CALIB_METHOD:-auto}" --eval "$w/evalnpy" --report-layers \
     --print-ir >"$w/int8.out" 2>"$w/int8.log" ||
     { tail -5 "$w/int8.log"; return 1; }
@@ -134,7 +147,11 @@ eval_model() { # model.onnx name
 if [ -n "${QUANT_CALIB_MODELS:-}" ]; then
   for m in $QUANT_CALIB_MODELS; do
     n=$(basename "$(dirname "$m")")
-    s=$(eval_model "$m" "$n") && echo "$n: SNR $s dB ($(grep -o 'method [a-z]*, [0-9]* ops left in float' "$T/$n/int8.out"))" ||
+    # top-1: from the accuracy report (integer interpreter, bit-exact with the C).
+    s=$(eval_model "$m" "$n") && echo "$n: SNR $s dB, top-1 $("$PY" -c "
+import json; r = json.load(open('$T/$n/int8/accuracy_report.json'))
+t = [o for o in r['outputs'] if o.get('top1_rows')]
+print(', '.join('%d/%d' % (o['top1_agreeing'], o['top1_rows']) for o in t) or '-')") ($(grep -o 'method [a-z]*, [0-9]* ops left in float.*' "$T/$n/int8.out"))" ||
       echo "$n: FAILED: $s"
   done
   exit 0
@@ -165,8 +182,24 @@ else
   fi
 fi
 
+# models/tinyunet: a Softmax over the channel axis (no integer form: it stays
+# float; it used to become a typed node the lowering rejects) and a Slice
+# (now int8 data movement).
+usnr=$(eval_model "$SRC/models/tinyunet/model.onnx" tinyunet)
+if [ $? -ne 0 ]; then
+  fail "tinyunet: quantized compile/build/run: $usnr"
+else
+  left=$(grep -o 'ops left in float: .*' "$T/tinyunet/int8.out")
+  if echo "$left" | grep -q "(Softmax)" && ! echo "$left" | grep -q "(Slice)" &&
+    "$PY" -c "import sys; sys.exit(0 if float('$usnr') >= 30 else 1)"; then
+    pass "tinyunet int8: SNR $usnr dB >= 30, Slice int8, channel Softmax float"
+  else
+    fail "tinyunet int8: SNR $usnr dB, $left"
+  fi
+fi
+
 # Each method works on its own.
-for meth in minmax percentile entropy; do
+for meth in minmax percentile entropy mse; do
   if "$NPUCC" "$MODEL" -o "$T/m_$meth" --quantize int8 --calib "$T/tinycnn/calib" \
       --calib-method $meth 2>/dev/null | grep -q "calibration method $meth"; then
     pass "--calib-method $meth"

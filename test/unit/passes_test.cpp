@@ -541,3 +541,116 @@ TEST(DefaultPipeline, PreservesResults) {
 }
 
 } // namespace
+
+// fold-qdq: Slice and Gather between DQ and Q with equal parameters become
+// int8 data movement (bit-exact with the QDQ form).
+TEST(FoldQdq, SliceAndGatherBecomeInt8) {
+  const char *text = R"(graph @main(%x: f32[1,4,6]) -> (%y, %g) {
+  const @s: f32[] = dense<[0.02]>
+  const @z: i8[] = dense<[3]>
+  const @st: i64[1] = dense<[1]>
+  const @en: i64[1] = dense<[5]>
+  const @ax: i64[1] = dense<[2]>
+  const @ix: i64[2] = dense<[3, 0]>
+  %xq = QuantizeLinear(%x, @s, @z) : i8[1,4,6] loc("qx")
+  %xd = DequantizeLinear(%xq, @s, @z) : f32[1,4,6] loc("dqx")
+  %sl = Slice(%xd, @st, @en, @ax) : f32[1,4,4] loc("slice")
+  %slq = QuantizeLinear(%sl, @s, @z) : i8[1,4,4] loc("qsl")
+  %y = DequantizeLinear(%slq, @s, @z) : f32[1,4,4] loc("dqy")
+  %ga = Gather(%xd, @ix) {axis=1} : f32[1,2,6] loc("gather")
+  %gaq = QuantizeLinear(%ga, @s, @z) : i8[1,2,6] loc("qga")
+  %g = DequantizeLinear(%gaq, @s, @z) : f32[1,2,6] loc("dqg")
+  return %y, %g
+})";
+  PassRun r = runAndCompare(text, "fold-qdq,dce");
+  EXPECT_EQ(stat(r, "fold-qdq.folded"), 2) << r.text;
+  EXPECT_TRUE(contains(r.text, "Slice(%xq")) << r.text;
+  EXPECT_TRUE(contains(r.text, "Gather(%xq")) << r.text;
+  // Different output parameters: not a pure data movement, stays float.
+  std::string other = text;
+  other.replace(other.find("QuantizeLinear(%sl, @s, @z)"), 27, "QuantizeLinear(%sl, @s2, @z)");
+  other.replace(other.find("%y = DequantizeLinear(%slq, @s, @z)"), 35,
+                "%y = DequantizeLinear(%slq, @s2, @z)");
+  other.replace(other.find("  const @z"), 0, "  const @s2: f32[] = dense<[0.04]>\n");
+  PassRun r2 = runAndCompare(other, "fold-qdq,dce");
+  EXPECT_EQ(stat(r2, "fold-qdq.folded"), 1) << r2.text;
+  EXPECT_TRUE(contains(r2.text, "Slice(%xd")) << r2.text;
+}
+
+// The integer Softmax works along the last axis: a QDQ Softmax over another
+// axis stays float (it used to become a typed node nothing could run).
+TEST(FoldQdq, SoftmaxOnlyOnTheLastAxis) {
+  const char *text = R"(graph @main(%x: f32[1,3,4]) -> (%y) {
+  const @s: f32[] = dense<[0.05]>
+  const @z: i8[] = dense<[0]>
+  const @so: f32[] = dense<[0.00390625]>
+  const @zo: i8[] = dense<[-128]>
+  %xq = QuantizeLinear(%x, @s, @z) : i8[1,3,4] loc("qx")
+  %xd = DequantizeLinear(%xq, @s, @z) : f32[1,3,4] loc("dqx")
+  %sm = Softmax(%xd) {axis=1} : f32[1,3,4] loc("softmax")
+  %smq = QuantizeLinear(%sm, @so, @zo) : i8[1,3,4] loc("qsm")
+  %y = DequantizeLinear(%smq, @so, @zo) : f32[1,3,4] loc("dqy")
+  return %y
+})";
+  PassRun r = runAndCompare(text, "fold-qdq,dce");
+  EXPECT_EQ(stat(r, "fold-qdq.folded"), 0) << r.text;
+  EXPECT_TRUE(contains(r.text, "Softmax(%xd")) << r.text;
+  std::string last = text;
+  last.replace(last.find("{axis=1}"), 8, "{axis=-1}");
+  PassRun r2 = runAndCompare(last, "fold-qdq,dce");
+  EXPECT_EQ(stat(r2, "fold-qdq.folded"), 1) << r2.text;
+}
+
+// fold-qdq: a Split whose every output goes to a QuantizeLinear with the
+// input's parameters becomes one int8 Split; one output with other
+// parameters keeps the whole Split float.
+TEST(FoldQdq, SplitBecomesInt8WhenEveryOutputKeepsTheParams) {
+  const char *text = R"(graph @main(%x: f32[1,6,2]) -> (%a, %b) {
+  const @s: f32[] = dense<[0.03]>
+  const @z: i8[] = dense<[-5]>
+  const @s2: f32[] = dense<[0.05]>
+  const @sp: i64[2] = dense<[2, 4]>
+  %xq = QuantizeLinear(%x, @s, @z) : i8[1,6,2] loc("qx")
+  %xd = DequantizeLinear(%xq, @s, @z) : f32[1,6,2] loc("dqx")
+  %p0, %p1 = Split(%xd, @sp) {axis=1} : f32[1,2,2], f32[1,4,2] loc("split")
+  %p0q = QuantizeLinear(%p0, @s, @z) : i8[1,2,2] loc("q0")
+  %a = DequantizeLinear(%p0q, @s, @z) : f32[1,2,2] loc("dq0")
+  %p1q = QuantizeLinear(%p1, @s, @z) : i8[1,4,2] loc("q1")
+  %b = DequantizeLinear(%p1q, @s, @z) : f32[1,4,2] loc("dq1")
+  return %a, %b
+})";
+  PassRun r = runAndCompare(text, "fold-qdq,dce");
+  EXPECT_EQ(stat(r, "fold-qdq.folded"), 1) << r.text;
+  EXPECT_TRUE(contains(r.text, "Split(%xq")) << r.text;
+  std::string other = text;
+  other.replace(other.find("QuantizeLinear(%p1, @s, @z)"), 27, "QuantizeLinear(%p1, @s2, @z)");
+  other.replace(other.find("DequantizeLinear(%p1q, @s, @z)"), 30, "DequantizeLinear(%p1q, @s2, @z)");
+  PassRun r2 = runAndCompare(other, "fold-qdq,dce");
+  EXPECT_EQ(stat(r2, "fold-qdq.folded"), 0) << r2.text;
+  EXPECT_TRUE(contains(r2.text, "Split(%xd")) << r2.text;
+}
+
+// fold-qdq: a standalone Relu / Clip (constant bounds) becomes an int8 clamp.
+TEST(FoldQdq, StandaloneReluAndClip) {
+  const char *text = R"(graph @main(%x: f32[2,5]) -> (%a, %b) {
+  const @s: f32[] = dense<[0.02]>
+  const @z: i8[] = dense<[10]>
+  const @so: f32[] = dense<[0.01]>
+  const @zo: i8[] = dense<[-128]>
+  const @lo: f32[] = dense<[-0.5]>
+  const @hi: f32[] = dense<[0.7]>
+  %xq = QuantizeLinear(%x, @s, @z) : i8[2,5] loc("qx")
+  %xd = DequantizeLinear(%xq, @s, @z) : f32[2,5] loc("dqx")
+  %r = Relu(%xd) : f32[2,5] loc("relu")
+  %rq = QuantizeLinear(%r, @so, @zo) : i8[2,5] loc("qr")
+  %a = DequantizeLinear(%rq, @so, @zo) : f32[2,5] loc("dqa")
+  %c = Clip(%xd, @lo, @hi) : f32[2,5] loc("clip")
+  %cq = QuantizeLinear(%c, @s, @z) : i8[2,5] loc("qc")
+  %b = DequantizeLinear(%cq, @s, @z) : f32[2,5] loc("dqb")
+  return %a, %b
+})";
+  PassRun r = runAndCompare(text, "fold-qdq,dce");
+  EXPECT_EQ(stat(r, "fold-qdq.folded"), 2) << r.text;
+  EXPECT_TRUE(contains(r.text, "Relu(%xq")) << r.text;
+  EXPECT_TRUE(contains(r.text, "Clip(%xq")) << r.text;
+}

@@ -1,9 +1,10 @@
 //===- quant_calib_test.cpp - Calibration: sample readers, methods, QDQ -----===//
 //
 // .npy / .pb readers on good and malformed files, the sample folder layouts,
-// the three range methods on known distributions, and QDQ insertion on a
-// small graph followed by the existing fold-qdq pass (typed int8 result that
-// stays close to the float graph).
+// the range methods (minmax, percentile, entropy, mse) on known
+// distributions, and QDQ insertion on small graphs followed by the existing
+// fold-qdq pass (typed int8 result that stays close to the float graph; Slice,
+// Gather, Split and a standalone Relu become int8, a channel Softmax stays float).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/interp/Interpreter.h"
@@ -438,4 +439,165 @@ TEST(QuantCalibQdq, AllZeroRangeGetsAUnitRange) {
   QuantParams p = activationParams({0.f, 0.f});
   EXPECT_FLOAT_EQ(p.scale[0], 1.f / 255.f);
   EXPECT_EQ(p.zeroPoint[0], -128);
+}
+
+namespace {
+
+/// Mean squared error of int8 quantize-dequantize of v with the range's parameters.
+double realMse(const std::vector<float> &v, Range r) {
+  QuantParams p = activationParams(r);
+  double s = p.scale[0], e = 0;
+  for (float x : v) {
+    double q = std::clamp<double>(std::round(x / s) + p.zeroPoint[0], -128, 127);
+    double d = x - s * (q - p.zeroPoint[0]);
+    e += d * d;
+  }
+  return e / static_cast<double>(v.size());
+}
+
+} // namespace
+
+TEST(QuantCalibMethods, MseMinimizesTheQuantizationError) {
+  EXPECT_EQ(*parseCalibMethod("mse"), CalibMethod::Mse);
+  EXPECT_STREQ(calibMethodName(CalibMethod::Mse), "mse");
+  // Heavy tails (x = n^3, n ~ N(0,1)): minmax wastes levels on the tails.
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  std::vector<float> v(200000);
+  for (float &x : v) {
+    float n = nd(rng);
+    x = n * n * n;
+  }
+  ValueStats s = statsOf(v);
+  Range mse = computeRange(s, CalibMethod::Mse);
+  double eMse = realMse(v, mse);
+  EXPECT_LT(mse.max, s.max * 0.9) << mse.min << " " << s.min; // clipped
+  EXPECT_GT(mse.max, 3.0f);        // but not the body
+  EXPECT_LT(mse.min, -3.0f);
+  EXPECT_LT(eMse, 0.9 * realMse(v, computeRange(s, CalibMethod::MinMax)));
+  for (CalibMethod m : {CalibMethod::Percentile, CalibMethod::Entropy})
+    EXPECT_LT(eMse, 1.05 * realMse(v, computeRange(s, m, 99.99))) << calibMethodName(m);
+  // Uniform data: any clipping loses more than it gains.
+  std::vector<float> u(100000);
+  for (size_t i = 0; i < u.size(); ++i)
+    u[i] = static_cast<float>(i) / static_cast<float>(u.size());
+  Range ru = computeRange(statsOf(u), CalibMethod::Mse);
+  EXPECT_EQ(ru.min, 0.f);
+  EXPECT_NEAR(ru.max, 1.0f, 0.03f);
+}
+
+TEST(QuantCalibQdq, SliceGatherSplitFoldSoftmaxOffLastAxisStaysFloat) {
+  const char *text = R"(graph @main(%x: f32[1,3,8]) -> (%y, %g, %sm, %h0, %h1, %rl) {
+  const @sp: i64[2] = dense<[4, 4]>
+  const @st: i64[1] = dense<[2]>
+  const @en: i64[1] = dense<[6]>
+  const @ax: i64[1] = dense<[2]>
+  const @ix: i64[2] = dense<[2, 0]>
+  %s = Slice(%x, @st, @en, @ax) : f32[1,3,4]
+  %y = Reshape(%s, @shp) {allowzero=0} : f32[1,12]
+  %g = Gather(%x, @ix) {axis=1} : f32[1,2,8]
+  %sm = Softmax(%x) {axis=1} : f32[1,3,8]
+  %h0, %h1 = Split(%x, @sp) {axis=2} : f32[1,3,4], f32[1,3,4]
+  %rl = Relu(%h1) : f32[1,3,4]
+  return %y, %g, %sm, %h0, %h1, %rl
+})";
+  std::string t = text;
+  t.replace(t.find("  %s = "), 0, "  const @shp: i64[2] = dense<[1, 12]>\n");
+  auto g = parse(t.c_str());
+  ASSERT_TRUE(g);
+  auto samples = randomSamples(*g, 6, 2);
+  GraphEvaluator eval = [](const Graph &gr, const std::map<std::string, Tensor> &in,
+                           std::map<std::string, Tensor> &all) -> Status {
+    auto r = interp::runGraph(gr, in, &all);
+    if (!r)
+      return std::move(r.error());
+    return success();
+  };
+  auto stats = collectStats(*g, samples, eval);
+  ASSERT_TRUE(stats.ok()) << stats.error().str();
+  auto qdq = g->clone();
+  auto st = insertQdq(*qdq, computeRanges(*stats, CalibMethod::MinMax));
+  ASSERT_TRUE(st.ok()) << st.error().str();
+  EXPECT_EQ(st->quantizedOps, 5); // Slice, Reshape, Gather, Split, Relu
+  ASSERT_EQ(st->floatOps.size(), 1u);
+  EXPECT_NE(st->floatOps[0].find("Softmax"), std::string::npos);
+  auto folded = qdq->clone();
+  passes::PassContext ctx;
+  ASSERT_TRUE(passes::runPipeline(*folded, "fold-qdq,dce", ctx).ok());
+  int typed = 0;
+  for (const auto &n : folded->nodes())
+    if (n->kind == OpKind::Slice || n->kind == OpKind::Gather || n->kind == OpKind::Split ||
+        n->kind == OpKind::Relu) {
+      ++typed;
+      for (const Value *o : n->outputs)
+        EXPECT_EQ(o->dtype, DType::I8) << n->name;
+    }
+  EXPECT_EQ(typed, 4);
+  auto fl = floatOpsOf(*folded);
+  ASSERT_EQ(fl.size(), 1u);
+  EXPECT_NE(fl[0].find("Softmax"), std::string::npos);
+  // Data movement only: the int8 outputs are the input quantized (one step);
+  // the Relu requantizes to its own range (one more step).
+  double step = (stats->at("x").max - std::min(0.0, stats->at("x").min)) / 255.0;
+  double stepRl = stats->at("rl").max / 255.0;
+  for (const auto &s : samples) {
+    auto a = interp::runGraph(*g, s.inputs);
+    auto b = interp::runGraph(*folded, s.inputs);
+    ASSERT_TRUE(a.ok() && b.ok()) << (b.ok() ? "" : b.error().str());
+    for (const char *name : {"y", "g", "sm", "h0", "h1", "rl"}) {
+      const Tensor &ta = a->at(name), &tb = b->at(name);
+      ASSERT_EQ(ta.numElements(), tb.numElements());
+      double tol = 0.51 * (step + (name[0] == 'r' ? stepRl : 0.0)) + 1e-6;
+      for (int64_t i = 0; i < ta.numElements(); ++i)
+        EXPECT_NEAR(ta.getDouble(i), tb.getDouble(i), tol) << name << i;
+    }
+  }
+}
+
+// Bias correction: the int32 bias of a Conv absorbs the expected shift
+// sum_i (Wq - W)[o,i] * E[x_i] that the weight rounding causes.
+TEST(QuantCalibQdq, ConvBiasCorrectsTheWeightRoundingShift) {
+  const char *text = R"(graph @main(%x: f32[1,2,4,4]) -> (%y) {
+  const @w: f32[2,2,1,1] = dense<[1.0, 0.0039, -1.0, 0.51]>
+  const @b: f32[2] = dense<[0.25, -0.5]>
+  %y = Conv(%x, @w, @b) {kernel_shape=[1, 1]} : f32[1,2,4,4]
+  return %y
+})";
+  auto g = parse(text);
+  ASSERT_TRUE(g);
+  auto samples = randomSamples(*g, 4, 3);
+  std::vector<double> mean(2, 0.0); // inputs shifted: channel means 40 and -30
+  for (auto &s : samples) {
+    Tensor &t = s.inputs.at("x");
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      t.setDouble(i, t.getDouble(i) + (i < 16 ? 40.0 : -30.0));
+      mean[static_cast<size_t>(i / 16)] += t.getDouble(i) / (16.0 * samples.size());
+    }
+  }
+  GraphEvaluator eval = [](const Graph &gr, const std::map<std::string, Tensor> &in,
+                           std::map<std::string, Tensor> &all) -> Status {
+    auto r = interp::runGraph(gr, in, &all);
+    if (!r)
+      return std::move(r.error());
+    return success();
+  };
+  auto stats = collectStats(*g, samples, eval);
+  ASSERT_TRUE(stats.ok());
+  auto qdq = g->clone();
+  ASSERT_TRUE(insertQdq(*qdq, computeRanges(*stats, CalibMethod::MinMax)).ok());
+  const double w[2][2] = {{1.0, 0.0039}, {-1.0, 0.51}}, b[2] = {0.25, -0.5};
+  const Node *biasDq = nullptr;
+  for (const auto &n : qdq->nodes())
+    if (n->kind == OpKind::DequantizeLinear && n->input(0)->dtype == DType::I32)
+      biasDq = n.get();
+  ASSERT_NE(biasDq, nullptr);
+  for (int o = 0; o < 2; ++o) {
+    double s = 1.0 / 127.0, shift = 0; // max |w| = 1 in both rows
+    for (int i = 0; i < 2; ++i)
+      shift += (std::round(w[o][i] / s) * s - w[o][i]) * mean[static_cast<size_t>(i)];
+    double scale = biasDq->input(1)->constant->getDouble(o);
+    double real = static_cast<double>(biasDq->input(0)->constant->getInt(o)) * scale;
+    EXPECT_GT(std::fabs(shift), 0.02) << o; // a real shift to correct
+    EXPECT_NEAR(real, b[o] - shift, 0.51 * scale + 1e-3 * std::fabs(shift)) << o;
+  }
 }

@@ -3,13 +3,16 @@
 // collectStats runs a float graph over calibration samples (through an
 // evaluator the caller passes, normally interp::runGraph: lib/quant does not
 // link the interpreter) and records, for every float activation value, its
-// min/max and a histogram. computeRange turns those statistics into a
-// quantization range with one of the calibration methods:
+// min/max, a histogram and (rank >= 3) per-channel means. computeRange turns
+// those statistics into a quantization range with one of the calibration
+// methods (computeRanges also copies the channel means into each Range):
 //  - minmax:     [min, max] seen;
 //  - percentile: the p-th and (100-p)-th percentiles (outliers clipped);
 //  - entropy:    the |x| threshold minimizing KL(P || Q) between the clipped
 //                histogram and its 128-level (256 for x >= 0) quantization
-//                (TensorRT's method).
+//                (TensorRT's method);
+//  - mse:        the range minimizing the expected squared int8 error
+//                (clipping + rounding) estimated from the histogram.
 // See docs/quantization.md, "Calibration".
 //
 //===----------------------------------------------------------------------===//
@@ -28,7 +31,7 @@
 
 namespace npucc::quant {
 
-enum class CalibMethod { MinMax, Percentile, Entropy };
+enum class CalibMethod { MinMax, Percentile, Entropy, Mse };
 
 std::optional<CalibMethod> parseCalibMethod(const std::string &name); // "minmax", ...
 const char *calibMethodName(CalibMethod m);
@@ -56,11 +59,18 @@ struct ValueStats {
   double min = 0, max = 0;
   bool seen = false;
   Histogram hist;
+  /// Per-channel (axis 1) sums of values of rank >= 3 (NCHW activations) and
+  /// the number of values each sum holds; for bias correction.
+  std::vector<double> channelSum;
+  double perChannel = 0;
 };
 
 /// Quantization range of one value (real numbers; 0 need not be inside).
 struct Range {
+  Range() = default;
+  Range(float lo, float hi) : min(lo), max(hi) {}
   float min = 0, max = 0;
+  std::vector<float> channelMean; // per axis-1 channel (rank >= 3 values), else empty
 };
 
 /// Runs a graph: fills `all` with every value (inputs, intermediates, outputs) by name.
