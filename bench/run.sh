@@ -6,6 +6,7 @@
 #   bench/run.sh --npucc build/tools/npucc/npucc --models mnist8,tinycnn
 set -eu
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+"$here/../scripts/setup-deps.sh" python3-onnx python3-numpy nodejs npm
 if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
   (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund)
 fi
