@@ -8,6 +8,7 @@
 #include "npucc/onnx/Exporter.h"
 #include "npucc/quant/Calibrate.h"
 #include "npucc/quant/InsertQdq.h"
+#include "npucc/quant/Rounding.h"
 #include "npucc/quant/Samples.h"
 #include "npucc/target/CTable.h"
 
@@ -197,6 +198,15 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     if (!qs)
       return std::move(qs.error().inFile(opts.modelPath));
   }
+  if (opts.requant != "auto") {
+    auto rd = quant::parseRounding(opts.requant);
+    if (!rd)
+      return error("--requant '" + opts.requant + "': expected auto, exact or fp32");
+    quant::setRounding(*r.graph, *rd);
+  }
+  quant::RoundingCounts rc = quant::countRoundings(*r.graph);
+  r.requantExact = rc.exact;
+  r.requantFp32 = rc.fp32;
   r.stats = ctx.stats;
   if (opts.printIr && opts.irOut)
     ir::printGraph(*opts.irOut, *r.graph, ir::PrintOptions{16});

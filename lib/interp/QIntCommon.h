@@ -80,10 +80,11 @@ inline Range outRange(const Node &n) {
   return r;
 }
 
-/// npucc_requant_i8 generalized to the output range (identical for i8): one
-/// rounding of acc * M, ties to even (npucc_mul_qmult_rne).
-inline int64_t requant(int32_t acc, quant::QuantMultiplier m, int32_t zp, Range r) {
-  int64_t v = static_cast<int64_t>(npucc_mul_qmult_rne(acc, m.mult, m.shift)) + zp;
+/// npucc_requant_i8_r generalized to the output range (identical for i8): acc * M
+/// rounded as `rd` says (Exact: one rounding, ties to even, npucc_mul_qmult_rne).
+inline int64_t requant(int32_t acc, quant::QuantMultiplier m, int32_t zp, Range r,
+                       quant::Rounding rd = quant::Rounding::Exact) {
+  int64_t v = static_cast<int64_t>(quant::applyMultiplier(acc, m, rd)) + zp;
   return std::clamp<int64_t>(v, r.lo, r.hi);
 }
 

@@ -18,18 +18,23 @@ struct Requant {
   std::vector<quant::QuantMultiplier> m; // per channel
   int32_t zp;
   Range r;
+  quant::Rounding rounding;
   Requant(const Node &n, double sx, const QuantParams &wq, int64_t channels) {
     raw = !n.output(0)->quant;
     QuantParams yq = outQ(n);
     zp = zpAt(yq, 0);
     r = outRange(n);
+    rounding =
+        quant::parseRounding(n.attrString("requant", "exact")).value_or(quant::Rounding::Exact);
+    // Scales are float32 in the IR: the casts are exact.
     for (int64_t c = 0; c < channels; ++c)
-      m.push_back(quant::quantizeMultiplier(sx * scaleAt(wq, c) / scaleAt(yq, 0)));
+      m.push_back(quant::productMultiplier(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)),
+                                           rounding));
   }
   int64_t apply(int64_t acc, int64_t c) const {
     if (raw)
       return acc;
-    return requant(npucc_sat_i32(acc), m[static_cast<size_t>(c)], zp, r);
+    return requant(npucc_sat_i32(acc), m[static_cast<size_t>(c)], zp, r, rounding);
   }
 };
 

@@ -44,6 +44,15 @@ Status verifyGraph(const Graph &g) {
       return nodeError(g, n, "has " + std::to_string(nout) + " outputs, expected " +
                                  std::to_string(info.minOutputs) + ".." +
                                  (info.maxOutputs < 0 ? "n" : std::to_string(info.maxOutputs)));
+    // requant: the rounding of an integer Conv/Gemm/MatMul (docs/quantization.md).
+    if (n.hasAttr("requant")) {
+      std::string r = n.attrString("requant", "");
+      bool product = n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul;
+      if (!product || (r != "exact" && r != "fp32"))
+        return nodeError(g, n,
+                         "has attribute requant='" + r +
+                             "': expected \"exact\" or \"fp32\" on Conv, Gemm or MatMul");
+    }
     for (const Value *in : n.inputs)
       if (in && !defined.count(in))
         return nodeError(g, n, "uses '" + in->name + "' before it is defined");

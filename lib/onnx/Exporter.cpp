@@ -296,6 +296,8 @@ Status ExportBuilder::emitNode(const Node &n) {
         return nodeErr(n, "attribute '" + name + "' is not a float");
       continue;
     }
+    if (name == "requant")
+      continue; // the integer rounding of a typed node: QDQ form has no equivalent
     if (n.kind == OpKind::Reshape && name == "allowzero" && Opset < 14)
       continue; // 0 (requiredOpset raised the opset otherwise): the opset-13 meaning
     if (!schema->attributes().count(name))

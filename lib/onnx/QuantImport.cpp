@@ -6,6 +6,8 @@
 // typed form of docs/quantization.md: the float twin (Conv, MatMul, Add, ...)
 // whose integer operands carry QuantParams in their Value types. Scales and
 // zero points must be constants. Integer types (u8/i8) are kept as declared.
+// QLinearConv/QLinearMatMul also get requant="fp32" (ONNX Runtime's float32
+// requantization, emulated in integers by the kernels).
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -104,6 +106,9 @@ Status prepareQuantNode(Builder &b, const std::string &name, const std::string &
     }
     q.outQuant = *yq;
     q.outType = zpType(7, DType::U8);
+    // These ops are defined by their float scales and evaluated by ONNX Runtime in
+    // float32 (acc * (x_scale * w_scale / y_scale), then rounded): keep that rounding.
+    attrs["requant"] = std::string("fp32");
     return success();
   }
   case OpKind::ConvInteger:

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../runtime/include/npucc_requant.h"
+
 namespace npucc::quant {
 
 QuantMultiplier quantizeMultiplier(double real) {
@@ -39,6 +41,32 @@ QuantMultiplier quantizeMultiplier(double real) {
 
 double multiplierValue(QuantMultiplier m) {
   return std::ldexp(static_cast<double>(m.mult), -31 - m.shift);
+}
+
+const char *roundingName(Rounding r) { return r == Rounding::Fp32 ? "fp32" : "exact"; }
+
+std::optional<Rounding> parseRounding(const std::string &name) {
+  if (name == "exact")
+    return Rounding::Exact;
+  if (name == "fp32")
+    return Rounding::Fp32;
+  return std::nullopt;
+}
+
+int32_t roundingCode(Rounding r) { return r == Rounding::Fp32 ? NPUCC_RQ_FP32 : NPUCC_RQ_EXACT; }
+
+QuantMultiplier productMultiplier(float sx, float sw, float sy, Rounding r) {
+  if (r == Rounding::Exact)
+    return quantizeMultiplier(double(sx) * double(sw) / double(sy));
+  // Two float32 operations, each rounded to float32 (volatile: no excess precision).
+  volatile float prod = sx * sw;
+  volatile float m = prod / sy;
+  return quantizeMultiplier(double(m));
+}
+
+int32_t applyMultiplier(int32_t acc, QuantMultiplier m, Rounding r) {
+  return r == Rounding::Fp32 ? npucc_mul_qmult_fp32(acc, m.mult, m.shift)
+                             : npucc_mul_qmult_rne(acc, m.mult, m.shift);
 }
 
 int32_t quantizeToI8(double real, double scale, int32_t zp) {

@@ -20,8 +20,9 @@
  * Steps 2-3 are npucc_mul_qmult, used only inside npucc_add_i8 (TFLite's add).
  * npucc_requant_i8 (every other op) replaces them by ONE rounding of the exact
  * 64-bit product x * mult / 2^(31 + right_shift), ties to even
- * (npucc_mul_qmult_rne): matches ONNX Runtime's float requantization of
- * QLinearConv/QLinearMatMul except where float32 itself rounds near a tie.
+ * (npucc_mul_qmult_rne). npucc_mul_qmult_fp32 / npucc_requant_i8_r with
+ * NPUCC_RQ_FP32 reproduce ONNX Runtime's float32 requantization of
+ * QLinearConv/QLinearMatMul bit for bit, with integers only.
  */
 #ifndef NPUCC_REQUANT_H
 #define NPUCC_REQUANT_H
@@ -92,8 +93,8 @@ static inline int32_t npucc_mul_qmult_rne(int32_t x, int32_t mult, int32_t right
   }
   if (right_shift > 31)
     right_shift = 31;
-  e = 31 + (int)right_shift;                 /* 31..62 */
-  p = (int64_t)x * (int64_t)mult;            /* |p| <= 2^62: exact */
+  e = 31 + (int)right_shift;      /* 31..62 */
+  p = (int64_t)x * (int64_t)mult; /* |p| <= 2^62: exact */
   mag = p < 0 ? -p : p;
   q = mag >> e;
   rem = mag & ((((int64_t)1) << e) - 1);
@@ -110,6 +111,88 @@ static inline int8_t npucc_requant_i8(int32_t acc, int32_t mult, int32_t right_s
   int32_t lo = act_min < -128 ? -128 : act_min;
   int32_t hi = act_max > 127 ? 127 : act_max;
   int32_t v = npucc_sat_i32((int64_t)npucc_mul_qmult_rne(acc, mult, right_shift) + out_zp);
+  return (int8_t)npucc_clamp_i32(v, lo, hi);
+}
+
+/* Requantization rounding modes: the `rounding` argument of the int8 Conv and
+ * Gemm/MatMul kernels (and the IR attribute requant="fp32", docs/quantization.md).
+ *   NPUCC_RQ_EXACT: npucc_mul_qmult_rne, one rounding of the exact acc * M.
+ *   NPUCC_RQ_FP32:  npucc_mul_qmult_fp32, the float32 arithmetic of ONNX
+ *                   Runtime's QLinearConv/QLinearMatMul emulated in integers. */
+#define NPUCC_RQ_EXACT 0
+#define NPUCC_RQ_FP32 1
+
+/* Number of significant bits of v (0 for 0). */
+static inline int npucc_bitlen_u64(uint64_t v) {
+  int n = 0, step;
+  for (step = 32; step > 0; step >>= 1) {
+    if (v >> step) {
+      n += step;
+      v >>= step;
+    }
+  }
+  return n + (int)v;
+}
+
+/* v rounded to 24 significant bits, ties to even: the significand of a
+ * float32 (round to nearest even, the IEEE default). v < 2^63. */
+static inline uint64_t npucc_round_sig24(uint64_t v) {
+  int drop = npucc_bitlen_u64(v) - 24;
+  uint64_t q, rem, half;
+  if (drop <= 0)
+    return v;
+  q = v >> drop;
+  rem = v & ((((uint64_t)1) << drop) - 1);
+  half = (uint64_t)1 << (drop - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    ++q;
+  return q << drop;
+}
+
+/* x * M for M = mult * 2^-31 * 2^-right_shift computed as float32 arithmetic
+ * would, with integers only: rint(fl(fl(x) * M)), i.e.
+ *   1. x to float32: |x| rounded to 24 significant bits (exact below 2^24);
+ *   2. the product rounded to 24 significant bits (the float32 multiply;
+ *      M must itself be a float32 value, i.e. mult a multiple of 2^7);
+ *   3. that value rounded to an integer, ties to even (cvtps2dq / rintf),
+ *      saturated to int32.
+ * Ties to even in both roundings, as the IEEE default rounding mode does.
+ * ONNX Runtime requantizes QLinearConv/QLinearMatMul accumulators exactly so:
+ * float(acc) * (x_scale * w_scale / y_scale) in float32, then rounded. Where
+ * the float32 product lands on or across a tie (35.49999806 -> 35.5 -> 36)
+ * this differs from npucc_mul_qmult_rne by one. right_shift in -31..31. */
+static inline int32_t npucc_mul_qmult_fp32(int32_t x, int32_t mult, int32_t right_shift) {
+  uint64_t a = x < 0 ? (uint64_t)0 - (uint64_t)(int64_t)x : (uint64_t)x; /* <= 2^31 */
+  uint64_t m = mult < 0 ? 0 : (uint64_t)mult;                            /* < 2^31 */
+  uint64_t p, q, rem, half;
+  int e;
+  if (right_shift > 31)
+    right_shift = 31;
+  if (right_shift < -31)
+    right_shift = -31;
+  e = 31 + (int)right_shift;                       /* 0..62 */
+  p = npucc_round_sig24(npucc_round_sig24(a) * m); /* < 2^62 */
+  q = e > 0 ? p >> e : p;
+  if (e > 0) {
+    rem = p & ((((uint64_t)1) << e) - 1);
+    half = (uint64_t)1 << (e - 1);
+    if (rem > half || (rem == half && (q & 1)))
+      ++q;
+  }
+  if (q > (uint64_t)INT32_MAX)
+    return x < 0 ? INT32_MIN : INT32_MAX;
+  return x < 0 ? -(int32_t)q : (int32_t)q;
+}
+
+/* npucc_requant_i8 with a rounding mode (NPUCC_RQ_EXACT or NPUCC_RQ_FP32). */
+static inline int8_t npucc_requant_i8_r(int32_t acc, int32_t mult, int32_t right_shift,
+                                        int32_t out_zp, int32_t act_min, int32_t act_max,
+                                        int32_t rounding) {
+  int32_t lo = act_min < -128 ? -128 : act_min;
+  int32_t hi = act_max > 127 ? 127 : act_max;
+  int32_t r = rounding == NPUCC_RQ_FP32 ? npucc_mul_qmult_fp32(acc, mult, right_shift)
+                                        : npucc_mul_qmult_rne(acc, mult, right_shift);
+  int32_t v = npucc_sat_i32((int64_t)r + out_zp);
   return (int8_t)npucc_clamp_i32(v, lo, hi);
 }
 

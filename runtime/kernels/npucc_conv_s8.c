@@ -48,10 +48,10 @@ static void npucc_cs8_axpy(int32_t *NPUCC_RESTRICT acc, const int8_t *NPUCC_REST
 static void npucc_cs8_core(const int8_t *X, const int8_t *Wt, const int32_t *bias, int8_t *Y,
                            int32_t *Y32, int32_t *scratch, int32_t N, int32_t C, int32_t H,
                            int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                           int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
-                           int32_t PL, int32_t group, int32_t x_zp, int32_t out_zp,
-                           int32_t act_min, int32_t act_max, const int32_t *w_zp,
-                           const int32_t *mult, const int32_t *shift) {
+                           int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT, int32_t PL,
+                           int32_t group, int32_t x_zp, int32_t out_zp, int32_t act_min,
+                           int32_t act_max, const int32_t *w_zp, const int32_t *mult,
+                           const int32_t *shift, int32_t rounding) {
   int32_t cg = C / group, mg = M / group, plane = OH * OW, n, m, c, ky, kx, i;
   int32_t pointwise = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 &&
                       OH == H && OW == W;
@@ -89,7 +89,7 @@ static void npucc_cs8_core(const int8_t *X, const int8_t *Wt, const int32_t *bia
       } else {
         for (i = 0; i < plane; i++)
           Y[yoff + (size_t)i] =
-              npucc_requant_i8(scratch[i], mult[m], shift[m], out_zp, act_min, act_max);
+              npucc_requant_i8_r(scratch[i], mult[m], shift[m], out_zp, act_min, act_max, rounding);
       }
     }
   }
@@ -98,11 +98,11 @@ static void npucc_cs8_core(const int8_t *X, const int8_t *Wt, const int32_t *bia
 void npucc_conv2d_s8(const int8_t *X, const int8_t *Wt, const int32_t *bias, int8_t *Y,
                      int32_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
                      int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
-                     int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
-                     int32_t x_zp, int32_t out_zp, int32_t act_min, int32_t act_max,
-                     const int32_t *w_zp, const int32_t *mult, const int32_t *shift) {
-  npucc_cs8_core(X, Wt, bias, Y, NULL, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
-                 PT, PL, group, x_zp, out_zp, act_min, act_max, w_zp, mult, shift);
+                     int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group, int32_t x_zp,
+                     int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *w_zp,
+                     const int32_t *mult, const int32_t *shift, int32_t rounding) {
+  npucc_cs8_core(X, Wt, bias, Y, NULL, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT,
+                 PL, group, x_zp, out_zp, act_min, act_max, w_zp, mult, shift, rounding);
 }
 
 void npucc_conv2d_s8_acc32(const int8_t *X, const int8_t *Wt, const int32_t *bias, int32_t *Y,
@@ -110,6 +110,6 @@ void npucc_conv2d_s8_acc32(const int8_t *X, const int8_t *Wt, const int32_t *bia
                            int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                            int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
                            int32_t PL, int32_t group, int32_t x_zp, const int32_t *w_zp) {
-  npucc_cs8_core(X, Wt, bias, NULL, Y, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
-                 PT, PL, group, x_zp, 0, -128, 127, w_zp, NULL, NULL);
+  npucc_cs8_core(X, Wt, bias, NULL, Y, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT,
+                 PL, group, x_zp, 0, -128, 127, w_zp, NULL, NULL, NPUCC_RQ_EXACT);
 }

@@ -10,7 +10,8 @@ static void npucc_gs8_core(const int8_t *A, const int8_t *B, const int32_t *bias
                            int32_t *Y32, int32_t *scratch, int32_t batch, int32_t M, int32_t N,
                            int32_t K, int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp,
                            int32_t out_zp, int32_t act_min, int32_t act_max, int32_t per,
-                           const int32_t *b_zp, const int32_t *mult, const int32_t *shift) {
+                           const int32_t *b_zp, const int32_t *mult, const int32_t *shift,
+                           int32_t rounding) {
   int32_t bt, i, j, k;
   for (bt = 0; bt < batch; bt++) {
     const int8_t *Bb = B + (size_t)bt * b_bs;
@@ -49,25 +50,25 @@ static void npucc_gs8_core(const int8_t *A, const int8_t *B, const int32_t *bias
           Y32[yoff + (size_t)j] = scratch[j];
         else
           Y[yoff + (size_t)j] =
-              npucc_requant_i8(scratch[j], mult[c], shift[c], out_zp, act_min, act_max);
+              npucc_requant_i8_r(scratch[j], mult[c], shift[c], out_zp, act_min, act_max, rounding);
       }
     }
   }
 }
 
 void npucc_gemm_s8(const int8_t *A, const int8_t *B, const int32_t *bias, int8_t *Y,
-                   int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K,
-                   int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t out_zp,
-                   int32_t act_min, int32_t act_max, int32_t per, const int32_t *b_zp,
-                   const int32_t *mult, const int32_t *shift) {
+                   int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K, int32_t b_bs,
+                   int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t out_zp, int32_t act_min,
+                   int32_t act_max, int32_t per, const int32_t *b_zp, const int32_t *mult,
+                   const int32_t *shift, int32_t rounding) {
   npucc_gs8_core(A, B, bias, Y, NULL, scratch, batch, M, N, K, b_bs, b_rs, b_cs, a_zp, out_zp,
-                 act_min, act_max, per, b_zp, mult, shift);
+                 act_min, act_max, per, b_zp, mult, shift, rounding);
 }
 
 void npucc_gemm_s8_acc32(const int8_t *A, const int8_t *B, const int32_t *bias, int32_t *Y,
                          int32_t *scratch, int32_t batch, int32_t M, int32_t N, int32_t K,
                          int32_t b_bs, int32_t b_rs, int32_t b_cs, int32_t a_zp, int32_t per,
                          const int32_t *b_zp) {
-  npucc_gs8_core(A, B, bias, NULL, Y, scratch, batch, M, N, K, b_bs, b_rs, b_cs, a_zp, 0, -128,
-                 127, per, b_zp, NULL, NULL);
+  npucc_gs8_core(A, B, bias, NULL, Y, scratch, batch, M, N, K, b_bs, b_rs, b_cs, a_zp, 0, -128, 127,
+                 per, b_zp, NULL, NULL, NPUCC_RQ_EXACT);
 }

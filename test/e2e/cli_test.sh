@@ -113,6 +113,10 @@ expect_error "unknown --target" "target description .nope.: not a readable file 
 expect_error "bad --target file" "bad_field_wider\.json.*/registers/3/fields/1.*wider" \
   "$npucc" "$model" -o "$tmp/out" --target "$src/test/target/bad_field_wider.json"
 
+# --requant takes auto|exact|fp32 only.
+expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \
+  "$npucc" "$model" -o "$tmp/out" --requant float
+
 # docs/ops.md is what --list-ops=md prints (regenerate it when Ops.def changes).
 if "$npucc" --list-ops=md | diff -q - "$src/docs/ops.md" > /dev/null; then ok "docs/ops.md is up to date"; else bad "docs/ops.md differs from npucc --list-ops=md"; fi
 

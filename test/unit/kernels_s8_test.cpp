@@ -56,14 +56,18 @@ int32_t randZp() {
   int k = rint_(0, 3);
   return k == 0 ? -128 : (k == 1 ? 127 : rint_(-128, 127));
 }
-/// A random multiplier in [2^-14, 4): small ones, near one and left shifts.
-QuantMultiplier randMult() { return quantizeMultiplier(std::pow(2.0, rint_(-1400, 200) / 100.0)); }
+/// A random multiplier in [2^-14, 4): small ones, near one and left shifts. With
+/// NPUCC_RQ_FP32 a float32 value (the multipliers that rounding mode is given).
+QuantMultiplier randMult(int32_t rounding = NPUCC_RQ_EXACT) {
+  double m = std::pow(2.0, rint_(-1400, 200) / 100.0);
+  return quantizeMultiplier(rounding == NPUCC_RQ_FP32 ? double(float(m)) : m);
+}
 
 struct ConvCase {
   int32_t N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
 };
 
-void checkConv(const ConvCase &c, bool wzp) {
+void checkConv(const ConvCase &c, bool wzp, int32_t rounding) {
   int32_t OH = (c.H + c.PT + c.PB - ((c.KH - 1) * c.DH + 1)) / c.SH + 1;
   int32_t OW = (c.W + c.PL + c.PR - ((c.KW - 1) * c.DW + 1)) / c.SW + 1;
   int32_t cg = c.C / c.G, mg = c.M / c.G;
@@ -72,7 +76,7 @@ void checkConv(const ConvCase &c, bool wzp) {
   for (int32_t m = 0; m < c.M; ++m) {
     bias[static_cast<size_t>(m)] = rint_(-200000, 200000);
     zw[static_cast<size_t>(m)] = wzp ? randZp() : 0;
-    QuantMultiplier q = randMult();
+    QuantMultiplier q = randMult(rounding);
     mult[static_cast<size_t>(m)] = q.mult;
     shift[static_cast<size_t>(m)] = q.shift;
   }
@@ -80,9 +84,9 @@ void checkConv(const ConvCase &c, bool wzp) {
   I8 got(static_cast<size_t>(c.N * c.M * OH * OW)), want(got.size());
   I32 scratch(static_cast<size_t>(OH * OW) + 1, 0);
   scratch.back() = 0x5a5a5a5a;
-  npucc_conv2d_s8(x.data(), w.data(), bias.data(), got.data(), scratch.data(), c.N, c.C, c.H,
-                  c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.G, zx, zy,
-                  lo, hi, wzp ? zw.data() : nullptr, mult.data(), shift.data());
+  npucc_conv2d_s8(x.data(), w.data(), bias.data(), got.data(), scratch.data(), c.N, c.C, c.H, c.W,
+                  c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.G, zx, zy, lo, hi,
+                  wzp ? zw.data() : nullptr, mult.data(), shift.data(), rounding);
   EXPECT_EQ(scratch.back(), 0x5a5a5a5a);
   for (int32_t n = 0; n < c.N; ++n)
     for (int32_t m = 0; m < c.M; ++m)
@@ -100,8 +104,9 @@ void checkConv(const ConvCase &c, bool wzp) {
                 int32_t wv = w[static_cast<size_t>(((m * cg + ci) * c.KH + ky) * c.KW + kx)];
                 acc += int64_t(xv - zx) * (wv - zw[static_cast<size_t>(m)]);
               }
-          want[static_cast<size_t>(((n * c.M + m) * OH + oy) * OW + ox)] = npucc_requant_i8(
-              int32_t(acc), mult[static_cast<size_t>(m)], shift[static_cast<size_t>(m)], zy, lo, hi);
+          want[static_cast<size_t>(((n * c.M + m) * OH + oy) * OW + ox)] =
+              npucc_requant_i8_r(int32_t(acc), mult[static_cast<size_t>(m)],
+                                 shift[static_cast<size_t>(m)], zy, lo, hi, rounding);
         }
   ASSERT_EQ(got, want) << "C=" << c.C << " M=" << c.M << " G=" << c.G << " K=" << c.KH << "x"
                        << c.KW << " S=" << c.SH << " D=" << c.DH << " P=" << c.PT;
@@ -121,7 +126,8 @@ TEST(KernelsS8, ConvShapes) {
   };
   for (const auto &c : cases)
     for (bool wzp : {false, true})
-      checkConv(c, wzp);
+      for (int32_t rounding : {NPUCC_RQ_EXACT, NPUCC_RQ_FP32})
+        checkConv(c, wzp, rounding);
 }
 
 TEST(KernelsS8, ConvSaturatesAndClamps) {
@@ -133,15 +139,15 @@ TEST(KernelsS8, ConvSaturatesAndClamps) {
     mult[static_cast<size_t>(i)] = q.mult;
     shift[static_cast<size_t>(i)] = q.shift;
   }
-  npucc_conv2d_s8(x.data(), w.data(), bias.data(), y.data(), scratch.data(), 1, 1, 4, 4, 2, 4, 4,
-                  3, 3, 1, 1, 1, 1, 1, 1, 1, 127, 0, -100, 100, nullptr, mult.data(),
-                  shift.data());
+  npucc_conv2d_s8(x.data(), w.data(), bias.data(), y.data(), scratch.data(), 1, 1, 4, 4, 2, 4, 4, 3,
+                  3, 1, 1, 1, 1, 1, 1, 1, 127, 0, -100, 100, nullptr, mult.data(), shift.data(),
+                  NPUCC_RQ_EXACT);
   for (int8_t v : y)
     EXPECT_EQ(v, -100);
 }
 
 void checkGemm(int32_t batch, int32_t M, int32_t N, int32_t K, bool transB, bool perCh,
-               bool batchedB) {
+               bool batchedB, int32_t rounding = NPUCC_RQ_EXACT) {
   I8 a = randI8(static_cast<size_t>(batch * M * K)), b = randI8(static_cast<size_t>((batchedB ? batch : 1) * K * N));
   int32_t per = perCh ? N : 1;
   I32 bias(static_cast<size_t>(N)), zb(static_cast<size_t>(per)), mult(zb.size()), shift(zb.size());
@@ -149,7 +155,7 @@ void checkGemm(int32_t batch, int32_t M, int32_t N, int32_t K, bool transB, bool
     v = rint_(-100000, 100000);
   for (int32_t j = 0; j < per; ++j) {
     zb[static_cast<size_t>(j)] = randZp();
-    QuantMultiplier q = randMult();
+    QuantMultiplier q = randMult(rounding);
     mult[static_cast<size_t>(j)] = q.mult;
     shift[static_cast<size_t>(j)] = q.shift;
   }
@@ -158,7 +164,7 @@ void checkGemm(int32_t batch, int32_t M, int32_t N, int32_t K, bool transB, bool
   I8 got(static_cast<size_t>(batch * M * N)), want(got.size());
   I32 scratch(static_cast<size_t>(N));
   npucc_gemm_s8(a.data(), b.data(), bias.data(), got.data(), scratch.data(), batch, M, N, K, bBs,
-                bRs, bCs, za, zy, -128, 127, per, zb.data(), mult.data(), shift.data());
+                bRs, bCs, za, zy, -128, 127, per, zb.data(), mult.data(), shift.data(), rounding);
   for (int32_t t = 0; t < batch; ++t)
     for (int32_t i = 0; i < M; ++i)
       for (int32_t j = 0; j < N; ++j) {
@@ -169,7 +175,8 @@ void checkGemm(int32_t batch, int32_t M, int32_t N, int32_t K, bool transB, bool
           acc += int64_t(a[static_cast<size_t>((t * M + i) * K + k)] - za) * (bv - zb[static_cast<size_t>(c)]);
         }
         want[static_cast<size_t>((t * M + i) * N + j)] =
-            npucc_requant_i8(int32_t(acc), mult[static_cast<size_t>(c)], shift[static_cast<size_t>(c)], zy, -128, 127);
+            npucc_requant_i8_r(int32_t(acc), mult[static_cast<size_t>(c)],
+                               shift[static_cast<size_t>(c)], zy, -128, 127, rounding);
       }
   ASSERT_EQ(got, want) << "M=" << M << " N=" << N << " K=" << K << " transB=" << transB;
 }
@@ -180,6 +187,7 @@ TEST(KernelsS8, Gemm) {
       checkGemm(1, 5, 7, 13, tb, pc, false);
       checkGemm(1, 1, 33, 64, tb, pc, false);
       checkGemm(3, 4, 5, 6, tb, pc, true);
+      checkGemm(2, 3, 9, 40, tb, pc, true, NPUCC_RQ_FP32);
     }
 }
 

@@ -94,14 +94,14 @@ void run(HostContext &ctx, const lir::Instr &in) {
   auto S = [&](size_t i) { return static_cast<int8_t *>(P(i)); };
   auto W = [&](size_t i) { return static_cast<int32_t *>(P(i)); };
   if (in.callee == "npucc_conv2d_s8") {
-    ASSERT_EQ(in.args.size(), 28u);
-    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
-                    I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22),
-                    I(23), I(24), A(25), A(26), A(27));
+    ASSERT_EQ(in.args.size(), 29u);
+    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                    I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22), I(23),
+                    I(24), A(25), A(26), A(27), I(28));
   } else if (in.callee == "npucc_gemm_s8") {
-    ASSERT_EQ(in.args.size(), 20u);
+    ASSERT_EQ(in.args.size(), 21u);
     npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                  I(13), I(14), I(15), I(16), A(17), A(18), A(19));
+                  I(13), I(14), I(15), I(16), A(17), A(18), A(19), I(20));
   } else if (in.callee == "npucc_add_s8") {
     ASSERT_EQ(in.args.size(), 19u);
     npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
@@ -279,6 +279,62 @@ TEST(LowerS8, GemmTransBPerChannel) {
       double q = std::min(127.0, std::max(-128.0, acc / double(0.2f) + 5));
       ASSERT_NEAR(yp[i * 4 + j], q, 1.0) << i << "," << j;
     }
+}
+
+TEST(LowerS8, RequantFp32MultipliersAndRoundingArgument) {
+  // requant="fp32" (QLinearMatMul): the multipliers are fl(fl(sa * sw) / sy) in float32
+  // and the call's last argument selects the float32-emulating rounding; the outputs
+  // are what float32 arithmetic gives: rint(float(acc) * m) + zp, saturated.
+  for (bool fp32 : {false, true}) {
+    ir::Graph g;
+    ir::Value *a = qval(g, "a", {6, 40}, 0.0173f, -7);
+    ir::Tensor wt(ir::DType::I8, {40, 8});
+    for (int64_t i = 0; i < wt.numElements(); ++i)
+      wt.data<int8_t>()[i] = int8_t(rint_(-127, 127));
+    ir::Value *w = g.addConstant("w", wt);
+    std::vector<float> sw = {0.0031f, 0.0007f, 0.0113f, 0.0049f,
+                             0.0021f, 0.0067f, 0.0009f, 0.0041f};
+    w->quant = ir::QuantParams{sw, std::vector<int32_t>(8, 0), 1};
+    ir::Value *y = qval(g, "y", {6, 8}, 0.0523f, 3);
+    ir::Node *n = g.addNode(ir::OpKind::MatMul, "mm", {a, w}, {y});
+    if (fp32)
+      n->attrs["requant"] = std::string("fp32");
+    HostContext ctx;
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
+    ASSERT_TRUE(bool(st)) << st.error().str();
+    ASSERT_EQ(out.size(), 1u);
+    const auto &args = out[0].args;
+    EXPECT_EQ(std::get<int64_t>(args.back()), fp32 ? NPUCC_RQ_FP32 : NPUCC_RQ_EXACT);
+    const auto &mult = std::get<lir::IntArray>(args[args.size() - 3]).values;
+    const auto &shift = std::get<lir::IntArray>(args[args.size() - 2]).values;
+    ASSERT_EQ(mult.size(), 8u);
+    for (size_t c = 0; c < 8; ++c) {
+      volatile float prod = 0.0173f * sw[c];
+      volatile float m = prod / 0.0523f;
+      QuantMultiplier q{int32_t(mult[c]), int32_t(shift[c])};
+      if (fp32)
+        EXPECT_EQ(npucc::quant::multiplierValue(q), double(m)) << c;
+      else
+        EXPECT_EQ(q.mult, quantizeMultiplier(double(0.0173f) * sw[c] / double(0.0523f)).mult);
+    }
+    if (!fp32)
+      continue;
+    fillRandom(ctx, a);
+    run(ctx, out[0]);
+    const int8_t *ap = ctx.ptr<int8_t>(a), *yp = ctx.ptr<int8_t>(y);
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 8; ++j) {
+        int32_t acc = 0;
+        for (int k = 0; k < 40; ++k)
+          acc += (ap[i * 40 + k] + 7) * wt.data<int8_t>()[k * 8 + j];
+        volatile float prod = 0.0173f * sw[size_t(j)];
+        volatile float m = prod / 0.0523f;
+        volatile float r = float(acc) * m;
+        float want = std::min(127.0f, std::max(-128.0f, std::nearbyint(r) + 3.0f));
+        ASSERT_EQ(yp[i * 8 + j], int(want)) << i << "," << j;
+      }
+  }
 }
 
 TEST(LowerS8, RejectsWhatHasNoIntegerForm) {

@@ -106,15 +106,21 @@ TEST(QuantImport, MobilenetInt8ComMicrosoft) {
   auto gr = npucc::onnx::importModel(p.string(), opts);
   ASSERT_TRUE(gr.ok()) << gr.error().message;
   auto g = gr.take();
-  size_t adds = 0, convs = 0;
+  size_t adds = 0, convs = 0, matmuls = 0;
   for (const auto &n : g->nodes()) {
     bool boundary = n->kind == OpKind::QuantizeLinear || n->kind == OpKind::DequantizeLinear;
     EXPECT_TRUE(boundary || !(n->info().flags & ir::OPF_QUANT)) << n->opName();
     adds += n->kind == OpKind::Add && n->output(0)->quant;
     convs += n->kind == OpKind::Conv && n->output(0)->quant;
+    matmuls += n->kind == OpKind::MatMul && n->output(0)->quant;
+    // QLinearConv/QLinearMatMul keep ONNX Runtime's float32 requantization; the
+    // com.microsoft QLinearAdd does not get the attribute.
+    bool product = n->kind == OpKind::Conv || n->kind == OpKind::MatMul;
+    EXPECT_EQ(n->attrString("requant", "exact"), product ? "fp32" : "exact") << n->name;
   }
   EXPECT_EQ(adds, 11u);
   EXPECT_EQ(convs, 52u);
+  EXPECT_EQ(matmuls, 1u);
   passes::PassContext ctx;
   ASSERT_TRUE(passes::runPipeline(*g, "fold-qdq", ctx).ok());
   EXPECT_GT(ctx.stats["fold-qdq.u8-to-i8"], 50); // activations (weights are i8)

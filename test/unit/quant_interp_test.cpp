@@ -200,16 +200,12 @@ TEST_P(QuantModelTest, MatchesGoldenInSteps) {
     EXPECT_EQ(ga, wa) << "top-1";
     if (p && p->kind == ir::OpKind::DequantizeLinear && p->input(0)->quant) {
       const ir::QuantParams &q = *p->input(0)->quant;
-      // With one rounding, ties to even (npucc_requant_i8) the QDQ models match
-      // ONNX Runtime exactly. KNOWN GAP (docs/quantization.md, "Checking quantized
-      // programs"): mobilenetv2_12_int8 is 9 steps off because ORT rounds
-      // acc * scale in float32 first (0 to 3 one-step flips per layer near ties),
-      // which the network amplifies; it is held to that bound.
-      double tol = std::string(GetParam()) == "mobilenetv2_12_int8" ? 9.0 : 0.0;
+      // The QDQ models (exact rounding) and mobilenetv2_12_int8 (QLinearConv:
+      // requant="fp32", ORT's float32 rounding) match ONNX Runtime exactly.
       for (int64_t k = 0; k < want.numElements(); ++k) {
         double gq = std::nearbyint(got.getDouble(k) / q.scale[0]);
         double wq = std::nearbyint(want.getDouble(k) / q.scale[0]);
-        EXPECT_LE(std::abs(gq - wq), tol) << "element " << k;
+        EXPECT_EQ(gq, wq) << "element " << k;
       }
     } else {
       // Float tail (e.g. Softmax after the last DequantizeLinear).

@@ -24,6 +24,7 @@ struct CommonCompileFlags {
   double calibPercentile = 99.99;  // --calib-percentile
   int calibRandom = 0;             // --calib-random N
   std::string emitQdq;             // --emit-qdq FILE.onnx
+  std::string requant = "auto";    // --requant auto|exact|fp32
 };
 
 /// Fills driver options from the flags; errors for malformed --shape.

@@ -44,6 +44,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.percentile = f.calibPercentile;
   o.quant.randomSamples = f.calibRandom;
   o.quant.emitQdq = f.emitQdq;
+  o.requant = f.requant;
   o.quant.progress = &std::cerr;
   o.quant.progressTty = isatty(2) != 0;
   if (f.quantize.empty() && (!f.calibDir.empty() || f.calibRandom > 0 || !f.emitQdq.empty()))
@@ -200,6 +201,10 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
       std::cout << (i ? ", " : ": ") << cr->floatOps[i];
     std::cout << "\n";
   }
+  if (cr->requantFp32 > 0)
+    std::cout << "  requantization: " << cr->requantFp32
+              << " Conv/Gemm/MatMul with ONNX Runtime's float32 rounding (requant=fp32), "
+              << cr->requantExact << " exact\n";
   if (!reportText.empty())
     std::cout << "\n" << reportText << "(also in accuracy_report.txt and accuracy_report.json)\n";
   return 0;

@@ -47,6 +47,10 @@ struct CompileOptions {
   std::string prefix = "model";
   std::string target = "npu-default"; // built-in name or JSON file (lib/target)
   QuantOptions quant;
+  // Requantization rounding of integer Conv/Gemm/MatMul (quant/Rounding.h): "auto" keeps
+  // what the importer chose (fp32 for QLinearConv/QLinearMatMul), "exact" or "fp32"
+  // sets it for every such node.
+  std::string requant = "auto";
 };
 
 struct CompileResult {
@@ -61,6 +65,7 @@ struct CompileResult {
   std::vector<std::string> floatOps;     // ops left in float, "name (Op)"
   std::string calibMethod;               // the method used (auto resolved)
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
+  int64_t requantExact = 0, requantFp32 = 0; // integer Conv/Gemm/MatMul per rounding
 };
 
 /// Runs the whole pipeline up to emitted files (nothing is written to disk).

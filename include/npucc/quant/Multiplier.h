@@ -13,6 +13,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 
 namespace npucc::quant {
 
@@ -31,6 +33,25 @@ QuantMultiplier quantizeMultiplier(double real);
 
 /// The real number a QuantMultiplier represents (exact in double).
 double multiplierValue(QuantMultiplier m);
+
+/// How Conv/Gemm/MatMul requantize their int32 accumulators (docs/quantization.md):
+/// Exact: one rounding of acc * M, M = s_x * s_w / s_y in double (npucc_mul_qmult_rne);
+/// Fp32: ONNX Runtime's float32 arithmetic for QLinearConv/QLinearMatMul emulated in
+/// integers (npucc_mul_qmult_fp32). The node attribute requant="fp32" selects Fp32.
+enum class Rounding { Exact, Fp32 };
+/// Value of the IR attribute `requant` ("exact" or "fp32") for a rounding, and back
+/// (nullopt for any other string).
+const char *roundingName(Rounding r);
+std::optional<Rounding> parseRounding(const std::string &name);
+/// The kernels' `rounding` argument (NPUCC_RQ_EXACT / NPUCC_RQ_FP32).
+int32_t roundingCode(Rounding r);
+
+/// Multiplier of a product op, M = sx * sw / sy. Exact: computed in double, then
+/// quantizeMultiplier. Fp32: fl(fl(sx * sw) / sy) in float32 as ONNX Runtime computes
+/// it (x_scale * w_scale / y_scale), which a Q31 mult holds exactly.
+QuantMultiplier productMultiplier(float sx, float sw, float sy, Rounding r);
+/// acc * M rounded as `r` says (npucc_mul_qmult_rne or npucc_mul_qmult_fp32).
+int32_t applyMultiplier(int32_t acc, QuantMultiplier m, Rounding r);
 
 /// Clamp bounds in the quantized domain for a real-valued clamp [lo, hi]:
 /// max(-128, zp + lround(lo / scale)) and min(127, zp + lround(hi / scale)).

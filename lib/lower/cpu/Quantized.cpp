@@ -116,16 +116,22 @@ lir::BufferRef scratchI32(LowerContext &ctx, int64_t count) {
   return b;
 }
 
-/// mult[]/shift[] IntArrays for M[c] = sx * sw[c] / sy.
-void pushMultipliers(lir::Instr &in, double sx, const std::vector<double> &sw, double sy) {
+/// mult[]/shift[] IntArrays for M[c] = sx * sw[c] / sy, then the kernels' rounding
+/// argument, from the node's requant attribute (the verifier checked its value).
+void pushMultipliers(lir::Instr &in, const ir::Node &n, double sx, const std::vector<double> &sw,
+                     double sy) {
+  quant::Rounding r =
+      quant::parseRounding(n.attrString("requant", "exact")).value_or(quant::Rounding::Exact);
   std::vector<int64_t> m, s;
   for (double w : sw) {
-    quant::QuantMultiplier q = quant::quantizeMultiplier(sx * w / sy);
+    // Scales are float32 in the IR: the casts are exact.
+    quant::QuantMultiplier q = quant::productMultiplier(float(sx), float(w), float(sy), r);
     m.push_back(q.mult);
     s.push_back(q.shift);
   }
   in.args.push_back(ints(m));
   in.args.push_back(ints(s));
+  in.args.push_back(int64_t(quant::roundingCode(r)));
 }
 
 } // namespace
@@ -197,7 +203,7 @@ Status lowerConvS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr>
   for (int64_t v : {int64_t(qx->zp), int64_t(qy->zp), int64_t(cb.lo), int64_t(cb.hi)})
     in.args.push_back(v);
   in.args.push_back(ints(qw->anyZp ? qw->zp : std::vector<int64_t>{}));
-  pushMultipliers(in, qx->scale, qw->scale, qy->scale);
+  pushMultipliers(in, n, qx->scale, qw->scale, qy->scale);
   ctx.useKernelFile("kernels/npucc_conv_s8.c");
   out.push_back(std::move(in));
   return success();
@@ -293,7 +299,7 @@ Status lowerMatMulS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
                     int64_t(cb.lo), int64_t(cb.hi), int64_t(sw.size())})
     in.args.push_back(v);
   in.args.push_back(ints(anyZp ? zw : std::vector<int64_t>{}));
-  pushMultipliers(in, qa->scale, sw, qy->scale);
+  pushMultipliers(in, n, qa->scale, sw, qy->scale);
   ctx.useKernelFile("kernels/npucc_gemm_s8.c");
   out.push_back(std::move(in));
   return success();
