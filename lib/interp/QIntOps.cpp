@@ -3,9 +3,11 @@
 // canEvaluateQuantized / evaluateQuantizedNode, QuantizeLinear and
 // DequantizeLinear (float32 per ONNX), Add (TFLite scheme), Mul, Relu/Clip,
 // LUT ops, Softmax (npucc_softmax_s8's integer formula), Concat and the data
-// movement ops (bytes move, quant params are shared).
+// movement ops (bytes move, quant params are shared; Pad pads with its int8
+// constant_value or the zero point, Resize nearest picks elements).
 //
 //===----------------------------------------------------------------------===//
+#include "Common.h"
 #include "QIntCommon.h"
 
 #include <cstring>
@@ -239,6 +241,33 @@ Outputs evalTranspose(const Node &n, const Inputs &in) {
   return std::vector<Tensor>{std::move(y)};
 }
 
+/// Typed Pad (docs/quantization.md): the bytes of the float Pad, padding with the
+/// int8 constant_value (fold-qdq writes Q(value) with the input's parameters) or,
+/// without one, the zero point (real 0).
+Outputs evalPadQ(const Node &n, const Inputs &in) {
+  const Tensor &x = *in[0];
+  const ir::Value *cv = n.input(2);
+  Tensor zp = Tensor::scalar(x.dtype(), double(zpAt(inQ(n, 0), 0)));
+  Inputs args = in;
+  args.resize(std::max<size_t>(args.size(), 3), nullptr);
+  if (!cv)
+    args[2] = &zp;
+  else if (cv->dtype != x.dtype() || !cv->quant || !(*cv->quant == inQ(n, 0)))
+    return qerr(n, "integer Pad needs its constant_value quantized like its input (or none)");
+  auto r = detail::evalPad(n, args);
+  if (!r)
+    return std::move(r.error());
+  return r.take();
+}
+
+/// Typed Resize, nearest mode: the float Resize moves the integers unchanged.
+Outputs evalResizeQ(const Node &n, const Inputs &in) {
+  auto r = detail::evalResize(n, in);
+  if (!r)
+    return std::move(r.error());
+  return r.take();
+}
+
 } // namespace
 
 } // namespace qint
@@ -261,7 +290,10 @@ bool canEvaluateQuantized(const Node &n) {
   case K::Reshape: case K::Flatten: case K::Squeeze: case K::Unsqueeze: case K::Identity:
   case K::Dropout: case K::Transpose: case K::Relu: case K::Clip: case K::Softmax:
   case K::Sigmoid: case K::Tanh: case K::HardSwish: case K::LeakyRelu: case K::HardSigmoid:
+  case K::Pad:
     return true;
+  case K::Resize: // nearest picks input elements; other modes have no integer form
+    return n.attrString("mode", "nearest") == "nearest";
   default:
     return false;
   }
@@ -313,6 +345,10 @@ Result<std::vector<Tensor>> evaluateQuantizedNode(const Node &n, const Inputs &i
   case K::LeakyRelu:
   case K::HardSigmoid:
     return evalLut(n, in);
+  case K::Pad:
+    return qint::evalPadQ(n, in);
+  case K::Resize:
+    return qint::evalResizeQ(n, in);
   default: { // data movement: same bytes, new shape
     Tensor y = outTensor(n);
     if (y.byteSize() != in[0]->byteSize())

@@ -9,8 +9,9 @@
 // Add, Mul, AveragePool, GlobalAveragePool, ReduceMean, Concat, Softmax (last
 // axis), a standalone Relu/Clip (constant bounds), LUT activations and, when
 // input and output share their parameters, MaxPool and the data movement ops
-// (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Slice, Gather;
-// Split when every output has its QuantizeLinear). Whatever does not match
+// (Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Slice, Gather,
+// Pad with its value quantized, Resize in nearest mode; Split when every
+// output has its QuantizeLinear). Whatever does not match
 // stays float with its Q/DQ nodes. A DequantizeLinear feeding a data
 // movement op that is not followed by a QuantizeLinear (a flatten before a
 // Gemm) is moved after it. Identity Casts (torch exports Cast(u8 -> u8)) are
@@ -26,6 +27,7 @@
 
 #include "PassUtils.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace npucc::passes {
@@ -94,6 +96,8 @@ bool foldable(OpKind k) {
   case OpKind::AveragePool: case OpKind::GlobalAveragePool: case OpKind::ReduceMean:
   case OpKind::Concat: case OpKind::Softmax:
   case OpKind::Relu: case OpKind::Clip: // standalone (not after a fusing op)
+  case OpKind::Pad:
+  case OpKind::Resize: // data movement; Resize nearest only (tryFold)
     return true;
   default:
     return isDataMove(k) || isLut(k);
@@ -127,9 +131,38 @@ Value *rescaleBias(Graph &g, const Value *b, const QuantParams &bq, double sx,
   return v;
 }
 
+/// Pad and Resize (nearest) move elements: the integers move the same way when their
+/// input and output parameters are equal. Their shape operands must be constants, and
+/// a Pad value a scalar constant.
+bool movesElements(const Node &n) {
+  if (n.kind == OpKind::Resize && n.attrString("mode", "nearest") != "nearest")
+    return false;
+  if (n.kind != OpKind::Pad && n.kind != OpKind::Resize)
+    return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] && !n.inputs[i]->isConstant())
+      return false;
+  return n.kind != OpKind::Pad || !n.input(2) || util::scalarConstant(n.input(2)).has_value();
+}
+
+/// Q(v) with per-tensor parameters p (QuantizeLinear: float32 division, ties to even,
+/// saturated) as a constant of dtype t carrying p.
+Value *quantizedScalar(Graph &g, const Value *v, const QuantParams &p, DType t) {
+  float q = static_cast<float>(*util::scalarConstant(v)) / p.scale[0];
+  int64_t lo = t == DType::U8 ? 0 : -128, hi = t == DType::U8 ? 255 : 127;
+  double z = std::nearbyint(q) + p.zeroPoint[0];
+  Value *c = g.addConstant(g.uniqueName(v->name + "_q"),
+                           Tensor::scalar(t, std::clamp<double>(z, double(lo), double(hi))));
+  c->quant = p;
+  return c;
+}
+
 /// Tries to fold node n; true when it was rewritten.
 bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   if (!foldable(n->kind) || n->outputs.size() != 1 || !util::isPlainF32(n->output(0)))
+    return false;
+  bool moves = movesElements(*n);
+  if ((n->kind == OpKind::Pad || n->kind == OpKind::Resize) && !moves)
     return false;
   if (n->kind == OpKind::Clip) // integer Clip: constant bounds
     for (size_t i = 1; i < n->inputs.size(); ++i)
@@ -207,8 +240,11 @@ bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   if (params.empty())
     return false;
   // Data movement keeps the parameters.
-  if (isDataMove(n->kind) && !(params[0].second == *yq))
+  if ((isDataMove(n->kind) || moves) && !(params[0].second == *yq))
     return false;
+  // The pad value on the integers: Q(Pad(DQ(x), v)) = Pad(x, Q(v)) as Q(DQ(x)) = x.
+  if (n->kind == OpKind::Pad && n->input(2))
+    newIns[2] = quantizedScalar(g, n->input(2), params[0].second, params[0].first->dtype);
   if (matmulLike && n->kind != OpKind::Conv && params.size() > 1 && n->inputs.size() > 2 &&
       n->input(2) && n->input(2)->shape.size() > 1)
     return false;

@@ -13,9 +13,9 @@
 //    first corrected for the mean shift the weight rounding causes, from the
 //    input's calibrated channel means); other float constants int8 per tensor.
 // Data movement ops (Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Identity, Slice, Gather, and every output of Split) and MaxPool reuse their
-// input's parameters; Softmax (last axis only: the integer form's) outputs
-// use scale 1/256, zero point -128.
+// Identity, Slice, Gather, and every output of Split), MaxPool, Pad and
+// Resize (nearest) reuse their input's parameters; Softmax (last axis only: the integer form's)
+// outputs use scale 1/256, zero point -128.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/quant/InsertQdq.h"
@@ -60,6 +60,9 @@ bool isDataMove(OpKind k) {
     return false;
   }
 }
+
+/// Data movement plus Pad and Resize: the output keeps the input's parameters.
+bool keepsParams(OpKind k) { return isDataMove(k) || k == OpKind::Pad || k == OpKind::Resize; }
 
 bool isLut(OpKind k) {
   return k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::HardSwish ||
@@ -131,6 +134,14 @@ bool quantizable(const Node &n) {
     return true;
   case OpKind::Softmax: // the integer Softmax works along the last axis only
     return softmaxOnLastAxis(n);
+  case OpKind::Pad:    // constant pads and a scalar constant value (fold-qdq quantizes it)
+  case OpKind::Resize: // nearest picks elements; linear would need a rescale
+    if (n.kind == OpKind::Resize && n.attrString("mode", "nearest") != "nearest")
+      return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] && !n.inputs[i]->isConstant())
+        return false;
+    return n.kind != OpKind::Pad || !n.input(2) || n.input(2)->constant->numElements() == 1;
   default:
     return isDataMove(n.kind) || isLut(n.kind);
   }
@@ -200,7 +211,7 @@ private:
       if (v && !isPlainF32(v))
         return false;
     }
-    return n.kind == OpKind::Softmax || n.kind == OpKind::Split || isDataMove(n.kind) ||
+    return n.kind == OpKind::Softmax || n.kind == OpKind::Split || keepsParams(n.kind) ||
            Ranges.count(n.output(0)->name);
   }
 
@@ -414,7 +425,7 @@ private:
     // Output parameters.
     Value *y = n.output(0);
     QuantParams outP;
-    if (isDataMove(n.kind))
+    if (keepsParams(n.kind))
       outP = inParams;
     else if (n.kind == OpKind::Softmax)
       outP = QuantParams{{1.0f / 256.0f}, {-128}, 0};

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/QuantLowering.h"
 #include "npucc/quant/Multiplier.h"
@@ -335,6 +336,59 @@ TEST(LowerS8, RequantFp32MultipliersAndRoundingArgument) {
         ASSERT_EQ(yp[i * 8 + j], int(want)) << i << "," << j;
       }
   }
+}
+
+TEST(LowerS8, PadAndResizeMatchTheIntegerInterpreter) {
+  // Typed Pad pads with its int8 constant_value (quantized like the input) or, without
+  // one, the zero point; Resize nearest picks elements. The lowered C and the integer
+  // interpreter give the same bytes.
+  ir::Graph g;
+  ir::Value *x = qval(g, "x", {1, 2, 3, 4}, 0.02f, -9);
+  ir::Value *pads =
+      g.addConstant("pads", ir::Tensor::fromInts(ir::DType::I64, {8}, {0, 0, 1, 2, 0, 0, 2, 1}));
+  ir::Value *value = g.addConstant("value", ir::Tensor::scalar(ir::DType::I8, 44.0));
+  value->quant = x->quant;
+  ir::Value *p1 = qval(g, "p1", {1, 2, 6, 7}, 0.02f, -9),
+            *p2 = qval(g, "p2", {1, 2, 6, 7}, 0.02f, -9);
+  ir::Node *withValue = g.addNode(ir::OpKind::Pad, "padv", {x, pads, value}, {p1});
+  ir::Node *noValue = g.addNode(ir::OpKind::Pad, "pad0", {x, pads}, {p2});
+  ir::Value *scales = g.addConstant("scales", ir::Tensor::fromFloats({4}, {1, 1, 2, 2}));
+  ir::Value *r = qval(g, "r", {1, 2, 6, 8}, 0.02f, -9);
+  ir::Node *resize = g.addNode(ir::OpKind::Resize, "up", {x, nullptr, scales}, {r});
+  resize->attrs["mode"] = std::string("nearest");
+  resize->attrs["coordinate_transformation_mode"] = std::string("asymmetric");
+  resize->attrs["nearest_mode"] = std::string("floor");
+  for (ir::Node *n : {withValue, noValue, resize})
+    n->attrs.emplace("mode", std::string("constant"));
+  HostContext ctx;
+  fillRandom(ctx, x);
+  ir::Tensor xt(ir::DType::I8, x->shape);
+  std::copy_n(ctx.ptr<int8_t>(x), x->numElements(), xt.data<int8_t>());
+  for (ir::Node *n : {withValue, noValue, resize}) {
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
+    ASSERT_TRUE(bool(st)) << n->name << ": " << st.error().str();
+    for (const lir::Instr &in : out)
+      run(ctx, in);
+    std::vector<const ir::Tensor *> ins = {&xt};
+    for (size_t i = 1; i < n->inputs.size(); ++i)
+      ins.push_back(n->inputs[i] ? n->inputs[i]->constant.get() : nullptr);
+    auto want = npucc::interp::evaluateNode(*n, ins);
+    ASSERT_TRUE(bool(want)) << n->name << ": " << want.error().str();
+    const ir::Value *y = n->output(0);
+    ASSERT_EQ((*want)[0].numElements(), y->numElements());
+    for (int64_t i = 0; i < y->numElements(); ++i)
+      ASSERT_EQ(ctx.ptr<int8_t>(y)[i], (*want)[0].data<int8_t>()[i]) << n->name << " @" << i;
+  }
+  // Padded corners hold the value (44) and the zero point (-9).
+  EXPECT_EQ(ctx.ptr<int8_t>(p1)[0], 44);
+  EXPECT_EQ(ctx.ptr<int8_t>(p2)[0], -9);
+  // A pad value with other parameters (or a float one) is refused, not converted.
+  value->quant = ir::QuantParams{{0.5f}, {0}, 0};
+  std::vector<lir::Instr> out;
+  EXPECT_FALSE(bool(npucc::lower::lowerQuantizedNode(*withValue, ctx, out)));
+  std::vector<const ir::Tensor *> ins = {&xt, pads->constant.get(), value->constant.get()};
+  EXPECT_FALSE(bool(npucc::interp::evaluateNode(*withValue, ins)));
 }
 
 TEST(LowerS8, RejectsWhatHasNoIntegerForm) {

@@ -254,26 +254,19 @@ Status lowerMoveS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr>
     return nodeErr(n, "int8 Resize supports nearest mode only");
   if (n.kind != ir::OpKind::Pad || n.attrString("mode", "constant") != "constant")
     return lowerDataMovementFamily(n, ctx, out);
-  // Constant Pad: the pad value is the quantized constant (zero point when absent).
+  // Constant Pad: the pad value is the int8 constant_value quantized like the input
+  // (fold-qdq writes Q(value)), or the zero point (real 0) when there is none.
   const ir::Value *cv = n.input(2);
-  if (cv && cv->dtype == ir::DType::I8 && cv->isConstant() && sameQ(x, cv))
+  if (cv && !(cv->dtype == ir::DType::I8 && cv->isConstant() && sameQ(x, cv)))
+    return nodeErr(n, "integer Pad needs its constant_value quantized like its input (or none)");
+  if (cv)
     return lowerDataMovementFamily(n, ctx, out);
-  double real = 0.0;
-  if (cv) {
-    if (!cv->isConstant() || cv->constant->numElements() < 1)
-      return nodeErr(n, "Pad constant_value must be a constant");
-    real = cv->constant->getDouble(0);
-    if (cv->dtype == ir::DType::I8 && cv->quant && !cv->quant->scale.empty())
-      real = cv->quant->scale[0] * (real - (cv->quant->zeroPoint.empty()
-                                                ? 0.0
-                                                : double(cv->quant->zeroPoint[0])));
-  }
   ir::Value padValue;
   padValue.name = n.name + ".pad_value";
   padValue.dtype = ir::DType::I8;
   padValue.quant = x->quant;
-  padValue.constant = std::make_shared<ir::Tensor>(
-      ir::Tensor::scalar(ir::DType::I8, double(quant::quantizeToI8(real, qx.scale, qx.zp))));
+  padValue.constant =
+      std::make_shared<ir::Tensor>(ir::Tensor::scalar(ir::DType::I8, double(qx.zp)));
   ir::Node copy = n;
   copy.inputs.resize(std::max<size_t>(copy.inputs.size(), 3), nullptr);
   copy.inputs[2] = &padValue;
