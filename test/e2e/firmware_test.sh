@@ -6,7 +6,8 @@
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
 #  - the C generated for models/tinycnn compiles with both cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
-#  - `--emit-runtime --with-sim` output builds on the host with the simulator back end.
+#  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
+#    clang, strict C99) and passes on every NPU, and the simulator catches its racy variant.
 # Usage: firmware_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -99,15 +100,36 @@ else
   bad "--emit-test for tinycnn:"; sed 's/^/    /' "$tmp/log" | head
 fi
 
-# --with-sim adds the host simulator: the same folder builds on the host with NPUCC_HAL_SIM.
-if "$npucc" --target npu-small --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1 \
-   && [ -f "$tmp/sim/npucc_sim.c" ] \
-   && (cd "$tmp/sim" && gcc -std=c99 -Wall -Wextra -Werror -pedantic -DNPUCC_HAL_SIM -c ./*.c) \
-      >> "$tmp/log" 2>&1; then
-  ok "--emit-runtime --with-sim builds on the host with NPUCC_HAL_SIM"
-else
-  bad "--emit-runtime --with-sim:"; sed 's/^/    /' "$tmp/log" | head -20
-fi
+# --with-sim adds the host simulator. runtime/examples/npu_host_test.c, a host test as a
+# firmware engineer writes it (DMA in, 3x3 conv, DMA out, vs a C reference), builds against
+# the emitted folder alone with gcc and clang in strict C99 and passes on every NPU, the
+# test-only JSON one too; without its wait after the input DMA the simulator must fail it.
+for t in npu-default npu-small "$src/test/target/npu-third.json"; do
+  name="$(basename "$t" .json)"
+  rm -rf "$tmp/sim"
+  if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then
+    bad "--emit-runtime --with-sim for $name:"; sed 's/^/    /' "$tmp/log" | head; continue
+  fi
+  for cc in gcc clang; do
+    if ! (cd "$tmp/sim" && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -O2 -DNPUCC_HAL_SIM \
+            -I. ./*.c "$src/runtime/examples/npu_host_test.c" -o host_test) > "$tmp/log" 2>&1; then
+      bad "npu_host_test.c does not build with $cc for $name:"; sed 's/^/    /' "$tmp/log" | head
+      continue
+    fi
+    if "$tmp/sim/host_test" > "$tmp/run.log" 2>&1 && grep -q "^$name: PASS" "$tmp/run.log"; then
+      ok "npu_host_test ($cc) on $name: $(grep "^$name: PASS" "$tmp/run.log" | cut -d' ' -f2-)"
+    else
+      bad "npu_host_test ($cc) on $name:"; sed 's/^/    /' "$tmp/run.log" | tail -5
+    fi
+    "$tmp/sim/host_test" race > "$tmp/run.log" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -Eq "simulator error at command [0-9]+: .*(race|busy)" "$tmp/run.log"; then
+      ok "npu_host_test race ($cc) on $name: the simulator reports it"
+    else
+      bad "npu_host_test race ($cc) on $name (exit $rc):"; sed 's/^/    /' "$tmp/run.log" | tail -5
+    fi
+  done
+done
 
 echo "firmware: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,210 @@
+/* npu_host_test.c - A firmware engineer's host test against the NPU simulator.
+ *
+ * It uses only what `npucc --target T --emit-runtime DIR --with-sim` writes into
+ * DIR (HAL, command layer, description table, simulator) and works unchanged for
+ * any target description, because it asks the table for everything it needs:
+ *
+ *   1. weights and bias are placed in the first read-only system window (flash),
+ *      the input in the first writable one (RAM), as host buffers mapped into
+ *      the simulator;
+ *   2. DMA commands move them into the scratchpad; the CPU waits for each;
+ *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
+ *      channel or per tensor, whichever the NPU has;
+ *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
+ *      plain C reference that uses the same requantization (npucc_requant.h);
+ *   5. the simulator's report (cycles per command, MAC utilisation, bytes
+ *      moved) is printed.
+ *
+ * `npu_host_test race` leaves out the wait between the input DMA and the
+ * convolution: the simulator must report the race (or, on an NPU whose DMA and
+ * compute never overlap, the busy engine) and the program then exits with 1.
+ *
+ * Build (C99, no other dependencies):
+ *   npucc --target npu-default --emit-runtime rt --with-sim
+ *   cc -std=c99 -DNPUCC_HAL_SIM -Irt rt/[all .c files] npu_host_test.c -o npu_host_test
+ * rt/npucc_target.h names the emitted NPU's table (NPUCC_TARGET).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "npucc_hal.h"
+#include "npucc_npu.h"
+#include "npucc_requant.h"
+#include "npucc_sim.h"
+#include "npucc_target.h"
+
+enum { H = 6, W = 6, CIN = 8, COUT = 16, K = 3 };
+#define POLLS 10000000u
+
+static int8_t input[H * W * CIN];             /* HWC */
+static int8_t weights[COUT * K * K * CIN];    /* OHWI */
+static int32_t bias_rq[COUT + 2 * COUT];      /* bias[COUT], then mult[COUT], shift[COUT] */
+static int8_t output[H * W * COUT], expect[H * W * COUT];
+
+static const npucc_target_desc *target(void) { return NPUCC_TARGET; }
+
+/* First memory of a kind (and, for system memory, writability). */
+static const npucc_mem_desc *find_mem(int kind, int writable) {
+  uint16_t i;
+  for (i = 0; i < target()->num_mems; i++) {
+    const npucc_mem_desc *m = &target()->mems[i];
+    if (m->kind == kind && (kind == NPUCC_MEM_SCRATCHPAD || m->writable == writable))
+      return m;
+  }
+  return NULL;
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+/* Issues one command; prints the parameter the NPU cannot take on failure. */
+static int issue(int kind, const int32_t *p) {
+  int bad = -1, rc = npucc_npu_issue(target(), kind, p, &bad);
+  if (rc != NPUCC_OK)
+    printf("issue %s: error %d on parameter %s\n", npucc_kind_name(kind), rc,
+           bad >= 0 ? npucc_param_name(bad) : "-");
+  return rc;
+}
+
+static int dma(uint32_t src, uint32_t dst, uint32_t len, int wait) {
+  int32_t p[NPUCC_P_COUNT];
+  npucc_npu_defaults(p);
+  p[NPUCC_P_SRC_ADDR] = (int32_t)src;
+  p[NPUCC_P_DST_ADDR] = (int32_t)dst;
+  p[NPUCC_P_LENGTH] = (int32_t)len;
+  if (issue(NPUCC_KIND_DMA, p) != NPUCC_OK)
+    return -1;
+  return wait ? npucc_hal_wait(NPUCC_ENGINE_DMA, POLLS) : NPUCC_OK;
+}
+
+/* Deterministic test data and the C reference of the convolution. */
+static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const int32_t *shift) {
+  uint32_t s = 12345u;
+  int i, oy, ox, o, ky, kx, c;
+  for (i = 0; i < (int)sizeof input; i++)
+    input[i] = (int8_t)((s = s * 1103515245u + 12345u) >> 24);
+  for (i = 0; i < (int)sizeof weights; i++)
+    weights[i] = (int8_t)((s = s * 1103515245u + 12345u) >> 24);
+  for (o = 0; o < COUT; o++)
+    bias_rq[o] = (int32_t)((s = s * 1103515245u + 12345u) >> 20) - 2048;
+  for (oy = 0; oy < H; oy++)
+    for (ox = 0; ox < W; ox++)
+      for (o = 0; o < COUT; o++) {
+        int32_t acc = bias_rq[o];
+        for (ky = 0; ky < K; ky++)
+          for (kx = 0; kx < K; kx++) {
+            int iy = oy + ky - 1, ix = ox + kx - 1;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+              continue;
+            for (c = 0; c < CIN; c++)
+              acc += ((int32_t)input[(iy * W + ix) * CIN + c] - in_zp) *
+                     (int32_t)weights[((o * K + ky) * K + kx) * CIN + c];
+          }
+        expect[(oy * W + ox) * COUT + o] =
+            npucc_requant_i8(acc, mult[o], shift[o], out_zp, -128, 127);
+      }
+}
+
+int main(int argc, char **argv) {
+  const npucc_target_desc *d = target();
+  const npucc_mem_desc *spm = find_mem(NPUCC_MEM_SCRATCHPAD, 0);
+  const npucc_mem_desc *ram = find_mem(NPUCC_MEM_SYSTEM, 1);
+  const npucc_mem_desc *rom = find_mem(NPUCC_MEM_SYSTEM, 0);
+  int race = argc > 1 && strcmp(argv[1], "race") == 0;
+  int per_channel = d->per_channel_requant, o, rc, mismatches = 0;
+  int32_t mult[COUT], shift[COUT], p[NPUCC_P_COUNT];
+  uint32_t a, in_s, w_s, b_s, out_s, in_d, w_d, b_d, out_d;
+  npucc_sim *sim;
+  if (!spm || !ram) {
+    printf("%s: needs a scratchpad and a writable system memory\n", d->name);
+    return 2;
+  }
+  a = spm->alignment > d->dma_alignment ? spm->alignment : d->dma_alignment;
+  a = a > 16 ? a : 16;
+  /* Requantization: one multiplier per channel if the NPU has it, else one for all. */
+  for (o = 0; o < COUT; o++) {
+    mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
+    shift[o] = 7;                                                     /* x 2^-7 */
+  }
+  make_data(-3, 5, mult, shift);
+  memcpy(bias_rq + COUT, mult, sizeof mult);
+  memcpy(bias_rq + 2 * COUT, shift, sizeof shift);
+
+  sim = npucc_sim_create(d);
+  if (!sim)
+    return 2;
+  npucc_sim_attach(sim);
+  /* System memory: the input, then the output in RAM; weights and the bias/requant
+   * table in flash when the NPU has a read-only window, else in RAM too. */
+  in_s = ram->base;
+  out_s = align_up(in_s + sizeof input, a);
+  w_s = rom ? rom->base : align_up(out_s + sizeof output, a);
+  b_s = align_up(w_s + sizeof weights, a);
+  if (npucc_sim_map(sim, in_s, input, sizeof input) != 0 ||
+      npucc_sim_map(sim, out_s, output, sizeof output) != 0 ||
+      npucc_sim_map(sim, w_s, weights, sizeof weights) != 0 ||
+      npucc_sim_map(sim, b_s, bias_rq, sizeof bias_rq) != 0) {
+    printf("%s: cannot map the buffers into the system memory windows\n", d->name);
+    return 2;
+  }
+  /* Scratchpad layout. */
+  in_d = align_up(spm->base, a);
+  w_d = align_up(in_d + sizeof input, a);
+  b_d = align_up(w_d + sizeof weights, a);
+  out_d = align_up(b_d + sizeof bias_rq, a);
+
+  if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, sizeof bias_rq, 1) ||
+      dma(in_s, in_d, sizeof input, !race))
+    goto done;
+  npucc_npu_defaults(p);
+  p[NPUCC_P_IN_ADDR] = (int32_t)in_d;
+  p[NPUCC_P_W_ADDR] = (int32_t)w_d;
+  p[NPUCC_P_BIAS_ADDR] = (int32_t)b_d;
+  p[NPUCC_P_OUT_ADDR] = (int32_t)out_d;
+  p[NPUCC_P_IN_H] = H;
+  p[NPUCC_P_IN_W] = W;
+  p[NPUCC_P_IN_CH] = CIN;
+  p[NPUCC_P_OUT_H] = H;
+  p[NPUCC_P_OUT_W] = W;
+  p[NPUCC_P_OUT_CH] = COUT;
+  p[NPUCC_P_K_H] = K;
+  p[NPUCC_P_K_W] = K;
+  p[NPUCC_P_PAD_TOP] = 1;
+  p[NPUCC_P_PAD_LEFT] = 1;
+  p[NPUCC_P_IN_ZP] = -3;
+  p[NPUCC_P_OUT_ZP] = 5;
+  if (per_channel) {
+    p[NPUCC_P_PER_CHANNEL] = 1;
+    p[NPUCC_P_RQ_ADDR] = (int32_t)(b_d + COUT * 4);
+  } else {
+    p[NPUCC_P_REQUANT_MULT] = mult[0];
+    p[NPUCC_P_REQUANT_SHIFT] = shift[0];
+  }
+  if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK ||
+      npucc_hal_wait(NPUCC_ENGINE_COMPUTE, POLLS) != NPUCC_OK)
+    goto done;
+  if (dma(out_d, out_s, sizeof output, 1) != NPUCC_OK)
+    goto done;
+  for (o = 0; o < (int)sizeof output; o++)
+    mismatches += output[o] != expect[o];
+
+done:
+  npucc_sim_print_report(sim, stdout);
+  rc = 0;
+  if (npucc_sim_failed(sim)) {
+    printf("%s: simulator error at command %d: %s\n", d->name, npucc_sim_error_command(sim),
+           npucc_sim_error(sim));
+    rc = 1;
+  } else if (race) {
+    printf("%s: the missing wait was NOT caught\n", d->name);
+    rc = 3;
+  } else if (mismatches) {
+    printf("%s: FAIL, %d of %d outputs differ from the C reference\n", d->name, mismatches,
+           (int)sizeof output);
+    rc = 1;
+  } else {
+    printf("%s: PASS, %d outputs bit-exact with the C reference (%s requantization)\n",
+           d->name, (int)sizeof output, per_channel ? "per-channel" : "per-tensor");
+  }
+  npucc_sim_destroy(sim);
+  return rc;
+}
