@@ -7,6 +7,7 @@
 #include "npucc/lower/CpuLowering.h"
 #include "npucc/onnx/Exporter.h"
 #include "npucc/quant/Calibrate.h"
+#include "npucc/quant/Equalize.h"
 #include "npucc/quant/InsertQdq.h"
 #include "npucc/quant/Rounding.h"
 #include "npucc/quant/Samples.h"
@@ -131,6 +132,18 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   auto stats = quant::collectStats(*r.graph, samples, evalAll, co);
   if (!stats)
     return std::move(stats.error());
+  if (qo.equalize) {
+    // Equalize channel ranges (exact in float), then calibrate the rescaled graph.
+    std::unique_ptr<ir::Graph> eq = r.graph->clone();
+    r.equalized = quant::equalizeChannels(*eq, *stats);
+    if (r.equalized > 0) {
+      NPUCC_TRY(passes::runPipeline(*eq, "dce", ctx));
+      r.graph = std::move(eq);
+      stats = quant::collectStats(*r.graph, samples, evalAll, co);
+      if (!stats)
+        return std::move(stats.error());
+    }
+  }
   // auto: the method with the best output SNR on (up to 4 of) the samples.
   std::vector<quant::Sample> evalSet(
       samples.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(4, samples.size())),

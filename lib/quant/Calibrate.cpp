@@ -2,7 +2,8 @@
 //
 // Runs the float graph once per sample (through the caller's evaluator) and
 // accumulates min/max and a growing symmetric histogram for every f32
-// non-constant value, and per-channel (axis 1) sums of values of rank >= 3. Draws a progress bar on the given stream.
+// non-constant value, and per-channel (axis 1) sums and largest magnitudes of
+// values of rank >= 3. Draws a progress bar on the given stream.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/quant/Calibrate.h"
@@ -110,9 +111,13 @@ Result<std::map<std::string, ValueStats>> collectStats(const Graph &g,
       if (sh.size() >= 3 && sh[1] > 0) {
         int64_t ch = sh[1], inner = t.numElements() / (sh[0] * ch);
         st.channelSum.resize(static_cast<size_t>(ch), 0.0);
+        st.channelAbsMax.resize(static_cast<size_t>(ch), 0.0);
         for (int64_t i = 0; i < t.numElements(); ++i)
-          if (std::isfinite(x[i]))
-            st.channelSum[static_cast<size_t>((i / inner) % ch)] += x[i];
+          if (std::isfinite(x[i])) {
+            size_t c = static_cast<size_t>((i / inner) % ch);
+            st.channelSum[c] += x[i];
+            st.channelAbsMax[c] = std::max(st.channelAbsMax[c], std::fabs(double(x[i])));
+          }
         st.perChannel += static_cast<double>(sh[0] * inner);
       }
     }

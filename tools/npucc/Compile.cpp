@@ -45,6 +45,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.quant.emitQdq = f.emitQdq;
   o.requant = f.requant;
+  o.quant.equalize = !f.noEqualize;
   o.quant.progress = &std::cerr;
   o.quant.progressTty = isatty(2) != 0;
   if (f.quantize.empty() && (!f.calibDir.empty() || f.calibRandom > 0 || !f.emitQdq.empty()))
@@ -196,7 +197,8 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
             << target::cIdentifier(cr->target.name) << "_regs.h; every op runs on CPU kernels)\n";
   if (!common.quantize.empty()) {
     std::cout << "  quantized: int8, calibration method " << cr->calibMethod << ", "
-              << cr->floatOps.size() << " ops left in float";
+              << cr->equalized << " activations channel-equalized, " << cr->floatOps.size()
+              << " ops left in float";
     for (size_t i = 0; i < cr->floatOps.size(); ++i)
       std::cout << (i ? ", " : ": ") << cr->floatOps[i];
     std::cout << "\n";

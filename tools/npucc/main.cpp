@@ -47,6 +47,8 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--calib-random", f.calibRandom,
                  "Calibrate on N seeded random N(0,1) inputs (smoke tests only)");
   app.add_option("--emit-qdq", f.emitQdq, "Also write the quantized model as a QDQ ONNX file");
+  app.add_flag("--no-equalize", f.noEqualize,
+               "With --quantize: no channel equalization before calibration");
   app.add_option("--requant", f.requant,
                  "Rounding of integer Conv/Gemm/MatMul: auto (fp32 for QLinearConv/"
                  "QLinearMatMul) | exact | fp32 (ONNX Runtime's float32 arithmetic)")

@@ -32,6 +32,7 @@ struct QuantOptions {
   int randomSamples = 0;          // --calib-random N: N seeded N(0,1) samples (smoke tests)
   unsigned randomSeed = 1;
   std::string emitQdq;            // --emit-qdq FILE.onnx
+  bool equalize = true;           // channel equalization (quant/Equalize.h); --no-equalize
   std::ostream *progress = nullptr; // calibration progress bar (stderr)
   bool progressTty = false;         // '\r'-updated bar instead of plain lines
 };
@@ -64,6 +65,7 @@ struct CompileResult {
   std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (what --emit-qdq writes)
   std::vector<std::string> floatOps;     // ops left in float, "name (Op)"
   std::string calibMethod;               // the method used (auto resolved)
+  int equalized = 0;                     // activations rescaled by channel equalization
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
   int64_t requantExact = 0, requantFp32 = 0; // integer Conv/Gemm/MatMul per rounding
 };

@@ -63,6 +63,8 @@ struct ValueStats {
   /// the number of values each sum holds; for bias correction.
   std::vector<double> channelSum;
   double perChannel = 0;
+  /// Per-channel (axis 1) max |x| of values of rank >= 3; for channel equalization.
+  std::vector<double> channelAbsMax;
 };
 
 /// Quantization range of one value (real numbers; 0 need not be inside).
