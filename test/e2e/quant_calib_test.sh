@@ -9,13 +9,14 @@
 # builds both with a small harness and runs them on the evaluation samples.
 # Checks: the C builds, the quantized graph has no float Conv left
 # (--print-ir), output SNR of int8 vs float >= 20 dB, models/tinyunet (its
-# channel-axis Softmax stays float, its Slice is int8, SNR >= 30 dB), each
+# channel-axis Softmax stays float, its Slice, Pad and Resize are int8, SNR >= 30 dB), each
 # --calib-method (mse too), the error without calibration data and the
 # --calib-random warning, and --emit-qdq writes a model ONNX's checker accepts
 # that compiles back to the same C.
 # QUANT_CALIB_MODELS="path/model.onnx ..." evaluates other models instead
 # (prints their SNR on the generated C, no bound), top-1 agreement (from
 # the accuracy report) and the ops left in float; QUANT_CALIB_METHOD picks the method (default: auto).
+# QUANT_CALIB_EVAL=N evaluates on N samples instead of 8 (seeds 5000..).
 # QUANT_CALIB_SHAPES="NAME:INPUT=DIMS ..." binds a dynamic input of the model
 # in folder NAME (e.g. ali_ic_f32:actual_input_1=1x3x32x32): the samples get
 # that shape and npucc gets --shape INPUT=DIMS.
@@ -95,7 +96,7 @@ for k in range(32):
         for j, i in enumerate(ins):
             np.save("%s/calib/sample_%03d/input_%d.npy" % (d, k, j),
                     rng.standard_normal(shape(i)).astype(np.float32))
-for k in range(8):
+for k in range(int(os.environ.get("QUANT_CALIB_EVAL", "8"))):
     rng = np.random.default_rng(5000 + k)
     for j, i in enumerate(ins):
         x = rng.standard_normal(shape(i)).astype(np.float32)
@@ -122,7 +123,7 @@ PYEOF
 build_run() { # outdir tag evaldir
   $CC -std=c99 -O2 -Wall -Wextra -Werror -I"$1" "$1"/*.c "$T/harness.c" -o "$1/run" -lm \
     >"$1/cc.log" 2>&1 || { cat "$1/cc.log" | head -20; return 1; }
-  "$1/run" "$3" 8 "$2"
+  "$1/run" "$3" "${QUANT_CALIB_EVAL:-8}" "$2"
 }
 
 # Returns 0 and prints "SNR" when everything built and ran.
@@ -183,16 +184,16 @@ else
 fi
 
 # models/tinyunet: a Softmax over the channel axis (no integer form: it stays
-# float; it used to become a typed node the lowering rejects) and a Slice
-# (now int8 data movement).
+# float; it used to become a typed node the lowering rejects), a Slice, a Pad
+# and a nearest Resize (int8 data movement).
 usnr=$(eval_model "$SRC/models/tinyunet/model.onnx" tinyunet)
 if [ $? -ne 0 ]; then
   fail "tinyunet: quantized compile/build/run: $usnr"
 else
   left=$(grep -o 'ops left in float: .*' "$T/tinyunet/int8.out")
-  if echo "$left" | grep -q "(Softmax)" && ! echo "$left" | grep -q "(Slice)" &&
+  if echo "$left" | grep -q "(Softmax)" && ! echo "$left" | grep -Eq "\((Slice|Pad|Resize)\)" &&
     "$PY" -c "import sys; sys.exit(0 if float('$usnr') >= 30 else 1)"; then
-    pass "tinyunet int8: SNR $usnr dB >= 30, Slice int8, channel Softmax float"
+    pass "tinyunet int8: SNR $usnr dB >= 30, Slice/Pad/Resize int8, channel Softmax float"
   else
     fail "tinyunet int8: SNR $usnr dB, $left"
   fi
@@ -207,6 +208,18 @@ for meth in minmax percentile entropy mse; do
     fail "--calib-method $meth"
   fi
 done
+
+# Channel equalization: on by default (tinycnn has one Conv -> Conv pair it applies to),
+# off with --no-equalize.
+eq_on=$("$NPUCC" "$MODEL" -o "$T/eq1" --quantize int8 --calib "$T/tinycnn/calib" 2>/dev/null |
+  grep -o '[0-9]* activations channel-equalized')
+eq_off=$("$NPUCC" "$MODEL" -o "$T/eq0" --quantize int8 --calib "$T/tinycnn/calib" --no-equalize \
+  2>/dev/null | grep -o '[0-9]* activations channel-equalized')
+if [ "${eq_on%% *}" -ge 1 ] 2>/dev/null && [ "$eq_off" = "0 activations channel-equalized" ]; then
+  pass "channel equalization: $eq_on by default, none with --no-equalize"
+else
+  fail "channel equalization: '$eq_on' by default, '$eq_off' with --no-equalize"
+fi
 
 # No calibration data: a clear error naming --calib.
 out=$("$NPUCC" "$MODEL" -o "$T/nocal" --quantize int8 2>&1)
