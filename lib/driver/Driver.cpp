@@ -58,18 +58,28 @@ Result<Quantized> buildQuantized(const ir::Graph &floatGraph,
   return q;
 }
 
-/// Output SNR (dB) of the quantized graph against the float one over `samples`.
-Result<double> outputSnr(const ir::Graph &fg, const ir::Graph &qg,
-                         const std::vector<quant::Sample> &samples) {
-  double ref2 = 0, err2 = 0;
+/// Float reference outputs of `fg` for each sample (for outputSnr).
+using SampleOutputs = std::vector<std::map<std::string, ir::Tensor>>;
+Result<SampleOutputs> floatOutputs(const ir::Graph &fg, const std::vector<quant::Sample> &samples) {
+  SampleOutputs r;
   for (const quant::Sample &s : samples) {
     auto fr = interp::runGraph(fg, s.inputs);
     if (!fr)
       return std::move(fr.error());
-    auto qr = interp::runGraph(qg, s.inputs);
+    r.push_back(fr.take());
+  }
+  return r;
+}
+
+/// Output SNR (dB) of the quantized graph against the float outputs `ref` of `samples`.
+Result<double> outputSnr(const SampleOutputs &ref, const ir::Graph &qg,
+                         const std::vector<quant::Sample> &samples) {
+  double ref2 = 0, err2 = 0;
+  for (size_t k = 0; k < samples.size(); ++k) {
+    auto qr = interp::runGraph(qg, samples[k].inputs);
     if (!qr)
       return std::move(qr.error());
-    for (const auto &kv : *fr) {
+    for (const auto &kv : ref[k]) {
       auto it = qr->find(kv.first);
       if (it == qr->end() || it->second.numElements() != kv.second.numElements())
         continue;
@@ -105,12 +115,12 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   std::vector<quant::CalibMethod> methods;
   if (qo.method == "auto") {
     methods = {quant::CalibMethod::Entropy, quant::CalibMethod::Percentile,
-               quant::CalibMethod::MinMax};
+               quant::CalibMethod::MinMax, quant::CalibMethod::Mse};
   } else {
     auto m = quant::parseCalibMethod(qo.method);
     if (!m)
       return error("--calib-method '" + qo.method +
-                   "': expected minmax, percentile, entropy or auto");
+                   "': expected minmax, percentile, entropy, mse or auto");
     methods = {*m};
   }
   if (!(qo.percentile > 50.0 && qo.percentile <= 100.0))
@@ -144,10 +154,17 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
         return std::move(stats.error());
     }
   }
-  // auto: the method with the best output SNR on (up to 4 of) the samples.
+  // auto: the method with the best output SNR on (up to 16 of) the samples.
   std::vector<quant::Sample> evalSet(
-      samples.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(4, samples.size())),
+      samples.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(16, samples.size())),
       samples.end());
+  SampleOutputs evalRef;
+  if (methods.size() > 1) {
+    auto fr = floatOutputs(*r.graph, evalSet);
+    if (!fr)
+      return std::move(fr.error());
+    evalRef = fr.take();
+  }
   Quantized best;
   std::map<std::string, int64_t> bestStats; // pass statistics of the chosen candidate
   double bestSnr = -INFINITY;
@@ -160,7 +177,7 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       return std::move(q.error());
     double snr = 0;
     if (methods.size() > 1) {
-      auto s = outputSnr(*r.graph, *q->folded, evalSet);
+      auto s = outputSnr(evalRef, *q->folded, evalSet);
       if (!s)
         return std::move(s.error());
       snr = *s;

@@ -16,7 +16,8 @@
 # QUANT_CALIB_MODELS="path/model.onnx ..." evaluates other models instead
 # (prints their SNR on the generated C, no bound), top-1 agreement (from
 # the accuracy report) and the ops left in float; QUANT_CALIB_METHOD picks the method (default: auto).
-# QUANT_CALIB_EVAL=N evaluates on N samples instead of 8 (seeds 5000..).
+# QUANT_CALIB_EVAL=N evaluates on N samples instead of 8 (seeds 5000..); QUANT_CALIB_FLAGS
+# adds npucc flags to the quantized compile (e.g. --no-equalize).
 # QUANT_CALIB_SHAPES="NAME:INPUT=DIMS ..." binds a dynamic input of the model
 # in folder NAME (e.g. ali_ic_f32:actual_input_1=1x3x32x32): the samples get
 # that shape and npucc gets --shape INPUT=DIMS.
@@ -137,7 +138,7 @@ eval_model() { # model.onnx name
   "$NPUCC" "$m" -o "$w/float" "${shapes[@]}" >/dev/null 2>"$w/float.log" ||
     { cat "$w/float.log"; return 1; }
   "$NPUCC" "$m" -o "$w/int8" "${shapes[@]}" --quantize int8 --calib "$w/calib" \
-    --calib-method "${QUANT_CALIB_METHOD:-auto}" --eval "$w/evalnpy" --report-layers \
+    --calib-method "${QUANT_CALIB_METHOD:-auto}" ${QUANT_CALIB_FLAGS:-} --eval "$w/evalnpy" --report-layers \
     --print-ir >"$w/int8.out" 2>"$w/int8.log" ||
     { tail -5 "$w/int8.log"; return 1; }
   build_run "$w/float" float "$w/eval" || return 1
@@ -152,7 +153,7 @@ if [ -n "${QUANT_CALIB_MODELS:-}" ]; then
     s=$(eval_model "$m" "$n") && echo "$n: SNR $s dB, top-1 $("$PY" -c "
 import json; r = json.load(open('$T/$n/int8/accuracy_report.json'))
 t = [o for o in r['outputs'] if o.get('top1_rows')]
-print(', '.join('%d/%d' % (o['top1_agreeing'], o['top1_rows']) for o in t) or '-')") ($(grep -o 'method [a-z]*, [0-9]* ops left in float.*' "$T/$n/int8.out"))" ||
+print(', '.join('%d/%d' % (o['top1_agreeing'], o['top1_rows']) for o in t) or '-')") ($(grep -o 'method [a-z]*, .*ops left in float.*' "$T/$n/int8.out"))" ||
       echo "$n: FAILED: $s"
   done
   exit 0

@@ -12,9 +12,11 @@ namespace npucc::testing {
 
 /// The node test's model with every graph input but the first turned into an
 /// initializer holding the test data (ONNX feeds scales and zero points as
-/// runtime inputs; npucc needs them constant). Written under the temp dir;
-/// returns "" when the model or its data cannot be read or written.
-inline std::string constantizedModel(const std::filesystem::path &dir) {
+/// runtime inputs; npucc needs them constant). With `keepInputs` they also stay
+/// graph inputs (an initializer listed as an input: a default value, as older
+/// exporters write scales). Written under the temp dir; returns "" when the
+/// model or its data cannot be read or written.
+inline std::string constantizedModel(const std::filesystem::path &dir, bool keepInputs = false) {
   namespace fs = std::filesystem;
   ::onnx::ModelProto m;
   {
@@ -31,10 +33,12 @@ inline std::string constantizedModel(const std::filesystem::path &dir) {
       return "";
     t.set_name(g->input(i).name());
     *g->add_initializer() = t;
-    g->mutable_input()->DeleteSubrange(i, 1);
+    if (!keepInputs)
+      g->mutable_input()->DeleteSubrange(i, 1);
   }
   fs::path out = fs::temp_directory_path() /
-                 ("npucc_q_" + dir.filename().string() + "_" + std::to_string(::getpid()) + ".onnx");
+                 ("npucc_q_" + dir.filename().string() + (keepInputs ? "_inputs_" : "_") +
+                  std::to_string(::getpid()) + ".onnx");
   std::ofstream o(out, std::ios::binary);
   if (!o || !m.SerializeToOstream(&o))
     return "";

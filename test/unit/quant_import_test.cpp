@@ -76,6 +76,27 @@ TEST(QuantImport, QLinearConvBecomesTypedConv) {
   EXPECT_TRUE(n.hasAttr("kernel_shape") && n.hasAttr("pads"));
 }
 
+TEST(QuantImport, ScalesAsGraphInputsWithInitializersAreConstants) {
+  // QLinearConv / QLinearMatMul whose scales and zero points are graph inputs that
+  // also have initializers: they are constants, and the node becomes typed.
+  for (const char *c : {"test_qlinearconv", "test_qlinearmatmul_2D"}) {
+    fs::path dir = fs::path(kNode) / c;
+    if (!fs::exists(dir))
+      GTEST_SKIP();
+    std::string p = constantizedModel(dir, /*keepInputs=*/true);
+    ASSERT_FALSE(p.empty());
+    auto g = importOrFail(p);
+    fs::remove(p);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->inputs.size(), 1u) << c; // the data input only
+    ASSERT_EQ(g->nodes().size(), 1u);
+    const ir::Node &n = *g->nodes()[0];
+    EXPECT_TRUE(n.kind == OpKind::Conv || n.kind == OpKind::MatMul) << c;
+    EXPECT_TRUE(n.input(0)->quant && n.output(0)->quant) << c;
+    EXPECT_EQ(n.attrString("requant", "exact"), "fp32") << c;
+  }
+}
+
 TEST(QuantImport, IntegerOpsHaveI32Output) {
   for (const char *c : {"test_convinteger_with_padding", "test_matmulinteger"}) {
     fs::path dir = fs::path(kNode) / c;

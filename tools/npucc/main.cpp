@@ -40,7 +40,7 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--calib", f.calibDir,
                  "Calibration inputs: .npy/.pb files or one sub-folder per sample");
   app.add_option("--calib-method", f.calibMethod,
-                 "minmax | percentile | entropy | auto (best output SNR)")
+                 "minmax | percentile | entropy | mse | auto (best output SNR of the four)")
       ->capture_default_str();
   app.add_option("--calib-percentile", f.calibPercentile, "Percentile for --calib-method percentile")
       ->capture_default_str();

@@ -27,7 +27,7 @@ namespace npucc::driver {
 struct QuantOptions {
   std::string mode;               // "" (float model as given) or "int8"
   std::string calibDir;           // --calib DIR: sample inputs (quant/Samples.h)
-  std::string method = "auto";    // minmax | percentile | entropy | auto (best SNR)
+  std::string method = "auto";    // minmax | percentile | entropy | mse | auto (best SNR)
   double percentile = 99.99;      // --calib-percentile
   int randomSamples = 0;          // --calib-random N: N seeded N(0,1) samples (smoke tests)
   unsigned randomSeed = 1;
