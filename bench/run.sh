@@ -6,7 +6,8 @@
 #   bench/run.sh --npucc build/tools/npucc/npucc --models mnist8,tinycnn
 set -eu
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-"$here/../scripts/setup-deps.sh" python3-onnx python3-numpy nodejs npm
+"$here/../scripts/setup-deps.sh" python3-onnx python3-numpy
+command -v npm > /dev/null || "$here/../scripts/setup-deps.sh" nodejs npm
 if [ ! -d "$here/node_modules/onnxruntime-node" ]; then
   (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund)
 fi
