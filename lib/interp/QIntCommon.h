@@ -8,6 +8,7 @@
 
 #include "npucc/interp/QuantInterpreter.h"
 #include "npucc/quant/Multiplier.h"
+#include "npucc/quant/Rounding.h"
 #include "../../runtime/include/npucc_requant.h"
 
 #include <algorithm>

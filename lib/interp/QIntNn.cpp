@@ -24,8 +24,7 @@ struct Requant {
     QuantParams yq = outQ(n);
     zp = zpAt(yq, 0);
     r = outRange(n);
-    rounding =
-        quant::parseRounding(n.attrString("requant", "exact")).value_or(quant::Rounding::Exact);
+    rounding = quant::roundingOf(n);
     // Scales are float32 in the IR: the casts are exact.
     for (int64_t c = 0; c < channels; ++c)
       m.push_back(quant::productMultiplier(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)),

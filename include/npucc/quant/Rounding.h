@@ -4,7 +4,9 @@
 // exactly (one rounding of acc * M, the default) or as ONNX Runtime's float32
 // arithmetic does (attribute requant="fp32", set by the importer on
 // QLinearConv/QLinearMatMul); docs/quantization.md gives both definitions.
-// `npucc --requant exact|fp32` overrides the choice for a whole graph.
+// `npucc --requant exact|fp32` overrides the choice for a whole graph. Part of
+// lib/qmath, so that the integer interpreter and the lowering read the
+// attribute through the same function.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "QuantInternal.h"
 
+#include "npucc/quant/Rounding.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -120,8 +122,7 @@ lir::BufferRef scratchI32(LowerContext &ctx, int64_t count) {
 /// argument, from the node's requant attribute (the verifier checked its value).
 void pushMultipliers(lir::Instr &in, const ir::Node &n, double sx, const std::vector<double> &sw,
                      double sy) {
-  quant::Rounding r =
-      quant::parseRounding(n.attrString("requant", "exact")).value_or(quant::Rounding::Exact);
+  quant::Rounding r = quant::roundingOf(n);
   std::vector<int64_t> m, s;
   for (double w : sw) {
     // Scales are float32 in the IR: the casts are exact.

@@ -1,6 +1,6 @@
 //===- Rounding.cpp - Requantization rounding of a typed int8 graph -------===//
 //
-// See include/npucc/quant/Rounding.h.
+// See include/npucc/quant/Rounding.h (lib/qmath: arithmetic and its IR attribute).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/quant/Rounding.h"
