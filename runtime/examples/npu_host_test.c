@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   /* Requantization: one multiplier per channel if the NPU has it, else one for all. */
   for (o = 0; o < COUT; o++) {
     mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
-    shift[o] = 7;                                                     /* x 2^-7 */
+    shift[o] = 9;                                                     /* x 2^-9 */
   }
   make_data(-3, 5, mult, shift);
   memcpy(bias_rq + COUT, mult, sizeof mult);
