@@ -4,7 +4,8 @@
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
-#  - the C generated for models/tinycnn compiles with both cross compilers under the same flags;
+#  - the C generated for models/tinycnn, float and int8 (--requant fp32), compiles with both
+#    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
 #    clang, strict C99) and passes on every NPU, and the simulator catches its racy variant.
@@ -59,6 +60,16 @@ for arch in cortex-m4 rv32; do
     ok "generated C for tinycnn compiles for $arch with ${strict[*]}"
   else
     bad "generated C for tinycnn on $arch:"; sed 's/^/    /' "$tmp/log" | head -20
+  fi
+  # The int8 program (integer kernels, fp32-emulating requantization) under the same flags.
+  rm -rf "$tmp/q"
+  if "$npucc" "$src/models/tinycnn/model.onnx" -o "$tmp/q" --quantize int8 --requant fp32 \
+       --calib "$src/models/tinycnn/test_data_set_0" > "$tmp/log" 2>&1 \
+     && grep -q "requant=fp32" "$tmp/log" \
+     && (cd "$tmp/q" && "${cc[@]}" "${strict[@]}" -c ./*.c) >> "$tmp/log" 2>&1; then
+    ok "generated int8 C for tinycnn (--requant fp32) compiles for $arch"
+  else
+    bad "generated int8 C for tinycnn on $arch:"; sed 's/^/    /' "$tmp/log" | head -20
   fi
 done
 
