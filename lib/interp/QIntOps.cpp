@@ -254,18 +254,7 @@ Outputs evalPadQ(const Node &n, const Inputs &in) {
     args[2] = &zp;
   else if (cv->dtype != x.dtype() || !cv->quant || !(*cv->quant == inQ(n, 0)))
     return qerr(n, "integer Pad needs its constant_value quantized like its input (or none)");
-  auto r = detail::evalPad(n, args);
-  if (!r)
-    return std::move(r.error());
-  return r.take();
-}
-
-/// Typed Resize, nearest mode: the float Resize moves the integers unchanged.
-Outputs evalResizeQ(const Node &n, const Inputs &in) {
-  auto r = detail::evalResize(n, in);
-  if (!r)
-    return std::move(r.error());
-  return r.take();
+  return detail::evalPad(n, args);
 }
 
 } // namespace
@@ -347,8 +336,8 @@ Result<std::vector<Tensor>> evaluateQuantizedNode(const Node &n, const Inputs &i
     return evalLut(n, in);
   case K::Pad:
     return qint::evalPadQ(n, in);
-  case K::Resize:
-    return qint::evalResizeQ(n, in);
+  case K::Resize: // nearest (canEvaluateQuantized): the float Resize moves the integers
+    return detail::evalResize(n, in);
   default: { // data movement: same bytes, new shape
     Tensor y = outTensor(n);
     if (y.byteSize() != in[0]->byteSize())
