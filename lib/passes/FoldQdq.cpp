@@ -26,6 +26,7 @@
 #include "npucc/passes/Pass.h"
 
 #include "PassUtils.h"
+#include "npucc/quant/IntegerForms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,20 +132,6 @@ Value *rescaleBias(Graph &g, const Value *b, const QuantParams &bq, double sx,
   return v;
 }
 
-/// Pad and Resize (nearest) move elements: the integers move the same way when their
-/// input and output parameters are equal. Their shape operands must be constants, and
-/// a Pad value a scalar constant.
-bool movesElements(const Node &n) {
-  if (n.kind == OpKind::Resize && n.attrString("mode", "nearest") != "nearest")
-    return false;
-  if (n.kind != OpKind::Pad && n.kind != OpKind::Resize)
-    return false;
-  for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.inputs[i] && !n.inputs[i]->isConstant())
-      return false;
-  return n.kind != OpKind::Pad || !n.input(2) || util::scalarConstant(n.input(2)).has_value();
-}
-
 /// Q(v) with per-tensor parameters p (QuantizeLinear: float32 division, ties to even,
 /// saturated) as a constant of dtype t carrying p.
 Value *quantizedScalar(Graph &g, const Value *v, const QuantParams &p, DType t) {
@@ -161,7 +148,7 @@ Value *quantizedScalar(Graph &g, const Value *v, const QuantParams &p, DType t) 
 bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   if (!foldable(n->kind) || n->outputs.size() != 1 || !util::isPlainF32(n->output(0)))
     return false;
-  bool moves = movesElements(*n);
+  bool moves = quant::movesElementsExactly(*n);
   if ((n->kind == OpKind::Pad || n->kind == OpKind::Resize) && !moves)
     return false;
   if (n->kind == OpKind::Clip) // integer Clip: constant bounds

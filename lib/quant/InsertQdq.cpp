@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/quant/InsertQdq.h"
+#include "npucc/quant/IntegerForms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,14 +135,9 @@ bool quantizable(const Node &n) {
     return true;
   case OpKind::Softmax: // the integer Softmax works along the last axis only
     return softmaxOnLastAxis(n);
-  case OpKind::Pad:    // constant pads and a scalar constant value (fold-qdq quantizes it)
+  case OpKind::Pad:    // fold-qdq quantizes the pad value
   case OpKind::Resize: // nearest picks elements; linear would need a rescale
-    if (n.kind == OpKind::Resize && n.attrString("mode", "nearest") != "nearest")
-      return false;
-    for (size_t i = 1; i < n.inputs.size(); ++i)
-      if (n.inputs[i] && !n.inputs[i]->isConstant())
-        return false;
-    return n.kind != OpKind::Pad || !n.input(2) || n.input(2)->constant->numElements() == 1;
+    return movesElementsExactly(n);
   default:
     return isDataMove(n.kind) || isLut(n.kind);
   }
