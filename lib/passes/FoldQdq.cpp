@@ -61,22 +61,6 @@ std::optional<QuantParams> qdqParams(const Node &n) {
 
 bool isIntQ(DType t) { return t == DType::I8 || t == DType::U8; }
 
-bool isDataMove(OpKind k) {
-  switch (k) {
-  case OpKind::Reshape: case OpKind::Flatten: case OpKind::Squeeze: case OpKind::Unsqueeze:
-  case OpKind::Transpose: case OpKind::MaxPool: case OpKind::Identity: case OpKind::Slice:
-  case OpKind::Gather:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isLut(OpKind k) {
-  return k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::HardSwish ||
-         k == OpKind::LeakyRelu || k == OpKind::HardSigmoid;
-}
-
 /// How many leading inputs are quantized data (the rest: shape operands etc.).
 size_t dataInputs(const Node &n) {
   switch (n.kind) {
@@ -101,7 +85,7 @@ bool foldable(OpKind k) {
   case OpKind::Resize: // data movement; Resize nearest only (tryFold)
     return true;
   default:
-    return isDataMove(k) || isLut(k);
+    return quant::isDataMovement(k) || quant::hasLutForm(k);
   }
 }
 
@@ -227,7 +211,7 @@ bool tryFold(Graph &g, Node *n, PassContext &ctx) {
   if (params.empty())
     return false;
   // Data movement keeps the parameters.
-  if ((isDataMove(n->kind) || moves) && !(params[0].second == *yq))
+  if ((quant::isDataMovement(n->kind) || moves) && !(params[0].second == *yq))
     return false;
   // The pad value on the integers: Q(Pad(DQ(x), v)) = Pad(x, Q(v)) as Q(DQ(x)) = x.
   if (n->kind == OpKind::Pad && n->input(2))
@@ -306,7 +290,7 @@ bool tryFoldSplit(Graph &g, Node *n, PassContext &ctx) {
 /// Gemm) becomes data movement on the integers -> DQ, so that the consumer
 /// sees a DequantizeLinear. True when a node was moved.
 bool sinkDequantize(Graph &g, Node *m, PassContext &ctx) {
-  if (!isDataMove(m->kind) || m->kind == OpKind::Identity || m->outputs.size() != 1 ||
+  if (!quant::isDataMovement(m->kind) || m->kind == OpKind::Identity || m->outputs.size() != 1 ||
       !util::isPlainF32(m->output(0)))
     return false;
   const Node *dq = dqOf(m->input(0));

@@ -7,6 +7,30 @@
 
 namespace npucc::quant {
 
+bool isDataMovement(ir::OpKind k) {
+  using K = ir::OpKind;
+  switch (k) {
+  case K::Reshape:
+  case K::Flatten:
+  case K::Squeeze:
+  case K::Unsqueeze:
+  case K::Transpose:
+  case K::MaxPool:
+  case K::Identity:
+  case K::Slice:
+  case K::Gather:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool hasLutForm(ir::OpKind k) {
+  using K = ir::OpKind;
+  return k == K::Sigmoid || k == K::Tanh || k == K::HardSwish || k == K::LeakyRelu ||
+         k == K::HardSigmoid;
+}
+
 bool movesElementsExactly(const ir::Node &n) {
   if (n.kind != ir::OpKind::Pad && n.kind != ir::OpKind::Resize)
     return false;

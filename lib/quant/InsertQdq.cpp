@@ -45,30 +45,8 @@ QuantParams activationParams(const Range &r) {
 
 namespace {
 
-bool isDataMove(OpKind k) {
-  switch (k) {
-  case OpKind::Reshape:
-  case OpKind::Flatten:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Transpose:
-  case OpKind::MaxPool:
-  case OpKind::Identity:
-  case OpKind::Slice:
-  case OpKind::Gather:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// Data movement plus Pad and Resize: the output keeps the input's parameters.
-bool keepsParams(OpKind k) { return isDataMove(k) || k == OpKind::Pad || k == OpKind::Resize; }
-
-bool isLut(OpKind k) {
-  return k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::HardSwish ||
-         k == OpKind::LeakyRelu || k == OpKind::HardSigmoid;
-}
+bool keepsParams(OpKind k) { return isDataMovement(k) || k == OpKind::Pad || k == OpKind::Resize; }
 
 bool isPlainF32(const Value *v) { return v && v->dtype == DType::F32 && !v->quant; }
 
@@ -139,7 +117,7 @@ bool quantizable(const Node &n) {
   case OpKind::Resize: // nearest picks elements; linear would need a rescale
     return movesElementsExactly(n);
   default:
-    return isDataMove(n.kind) || isLut(n.kind);
+    return isDataMovement(n.kind) || hasLutForm(n.kind);
   }
 }
 

@@ -12,6 +12,13 @@
 
 namespace npucc::quant {
 
+/// Ops whose integer form moves bytes with the input's parameters: Reshape,
+/// Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Identity, Slice, Gather.
+bool isDataMovement(ir::OpKind k);
+
+/// Unary ops with a 256-entry lookup-table int8 form.
+bool hasLutForm(ir::OpKind k);
+
 /// Pad (any mode) and Resize in nearest mode whose operands other than the data
 /// are constants, and a Pad value, if any, a single element: their integer form
 /// moves the input's elements (plus a quantized pad value), so it is exact when
