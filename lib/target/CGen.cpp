@@ -10,6 +10,8 @@
 #include "../../runtime/hal/npucc_desc.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
@@ -30,10 +32,36 @@ const char *const KindEnumNames[] = {"NPUCC_KIND_DMA",    "NPUCC_KIND_CONV", "NP
                                      "NPUCC_KIND_MATMUL", "NPUCC_KIND_POOL", "NPUCC_KIND_ELTWISE",
                                      "NPUCC_KIND_FENCE"};
 
+/// A C constant: 0x...u, or 0x...ull when it does not fit 32 bits.
 std::string hex(uint64_t v, int digits = 0) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%0*llXu", digits, static_cast<unsigned long long>(v));
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "0x%0*llX%s", digits, static_cast<unsigned long long>(v),
+                v > 0xFFFFFFFFull ? "ull" : "u");
   return buf;
+}
+
+/// A signed 64-bit C constant that is valid for every value (INT64_MIN too).
+std::string i64(int64_t v) {
+  if (v == INT64_MIN)
+    return "(-9223372036854775807 - 1)";
+  if (v > INT32_MAX || v < INT32_MIN)
+    return "(int64_t)" + std::to_string(v) + "ll";
+  return std::to_string(v);
+}
+
+std::string statusText(const StatusBit &b) {
+  std::string s = b.field.text;
+  if (b.activeLow)
+    s += " (active low)";
+  if (b.sticky)
+    s += " (sticky)";
+  if (b.clearOnWrite1)
+    s += " (write 1 to clear)";
+  if (b.clearOnRead)
+    s += " (cleared by reading)";
+  if (b.requireClear)
+    s += " (must be cleared before the next command)";
+  return s;
 }
 
 std::string upper(const std::string &s) { return macroPrefix(s); }
@@ -64,6 +92,10 @@ std::string ref(const npucc_fieldref &f) {
          std::to_string(f.width) + "}";
 }
 
+std::string bit(const npucc_status_bit &b) {
+  return "{" + ref(b.f) + ", " + std::to_string(b.flags) + "}";
+}
+
 } // namespace
 
 std::string emitRegisterHeader(const TargetDesc &t) {
@@ -89,9 +121,10 @@ std::string emitRegisterHeader(const TargetDesc &t) {
   o << "\n";
   for (const Register &r : t.registers) {
     std::string R = upper(r.name);
-    o << "/* " << r.name << ": " << r.width << "-bit register at offset " << hex(r.offset, 2);
-    if (int(&r - t.registers.data()) == t.statusRegister)
-      o << " (status, read only)";
+    o << "/* " << commentSafe(r.name) << ": " << r.width << "-bit register at offset "
+      << hex(r.offset, 2);
+    if (t.isStatusRegister(int(&r - t.registers.data())))
+      o << " (status: read only, except write-1-to-clear bits)";
     if (!r.doc.empty())
       o << ": " << commentSafe(r.doc);
     o << " */\n";
@@ -121,19 +154,27 @@ std::string emitRegisterHeader(const TargetDesc &t) {
   const char *engines[] = {"DMA", "COMPUTE", "FENCE"};
   for (int e = 0; e < 3; ++e) {
     const EngineStatus &s = t.engines[e];
-    if (!s.busy.valid() && !s.done.valid() && !s.error.valid())
+    if (!s.busy.valid() && !s.done.valid() && !s.error.valid() && !s.freeSlots.valid())
       continue;
     o << "/*   " << engines[e] << ":";
     if (s.busy.valid())
-      o << " busy " << s.busy.text;
+      o << " busy " << commentSafe(statusText(s.busy));
     if (s.done.valid())
-      o << " done " << s.done.text;
+      o << " done " << commentSafe(statusText(s.done));
     if (s.error.valid())
-      o << " error " << s.error.text;
+      o << " error " << commentSafe(statusText(s.error))
+        << (s.error.field.width > 1 ? " (error code, non-zero = error)" : "");
+    if (s.freeSlots.valid())
+      o << " free slots " << commentSafe(s.freeSlots.field.text);
     o << " */\n";
   }
   o << "/* DMA and compute " << (t.concurrentDmaCompute ? "may" : "must not")
-    << " run at the same time; completion is observed by " << t.completion << ". */\n\n";
+    << " run at the same time; completion is observed by " << t.completion << ". */\n";
+  if (t.queue.depth)
+    o << "/* Job queue: " << t.queue.depth << " commands per engine; after writing a job, "
+      << commentSafe(t.queue.commit.field.text) << " = " << t.queue.commit.value
+      << " commits it. */\n";
+  o << "\n";
   for (const CommandDesc &c : t.commands) {
     o << "/* Command '" << c.kind << "' ("
       << (c.engine == Engine::Dma     ? "DMA"
@@ -148,13 +189,14 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       sorted.push_back(&b);
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const ParamBinding *a, const ParamBinding *b) {
-                       return a->field.reg != b->field.reg ? a->field.reg < b->field.reg
-                                                           : a->field.lsb < b->field.lsb;
+                       return a->field().reg != b->field().reg
+                                  ? a->field().reg < b->field().reg
+                                  : a->field().lsb < b->field().lsb;
                      });
     for (const ParamBinding *bp : sorted) {
       const ParamBinding &b = *bp;
-      uint64_t mag = uint64_t(b.minus < 0 ? -b.minus : b.minus);
-      o << " *   " << b.field.text << " <- " << b.param;
+      uint64_t mag = b.minus < 0 ? 0 - uint64_t(b.minus) : uint64_t(b.minus);
+      o << " *   " << commentSafe(b.text()) << " <- " << b.param;
       if (b.minus)
         o << (b.minus > 0 ? " - " : " + ") << (mag < 4096 ? std::to_string(mag) : hex(mag));
       if (b.shift)
@@ -162,14 +204,17 @@ std::string emitRegisterHeader(const TargetDesc &t) {
           << ")";
       if (SignedParams[b.paramId])
         o << " (signed, two's complement)";
+      if (b.fields.size() > 1)
+        o << " (" << b.totalWidth() << " bits, least significant part first)";
       o << "\n";
     }
     for (const FixedParam &f : c.fixed)
       o << " *   (fixed) " << f.param << " = " << f.value << "\n";
     for (const FieldValue &s : c.select)
       o << " *   select " << s.field.text << " = " << s.value << "\n";
-    o << " *   doorbell: " << c.doorbell.field.text << " = " << c.doorbell.value
-      << " (written last) */\n";
+    o << " *   " << (t.queue.depth ? "commit: " : "doorbell: ") << c.doorbell.field.text
+      << " = " << c.doorbell.value << " (written last; " << c.doorbellNop
+      << " starts nothing) */\n";
     std::string C = P + "_CMD_" + upper(c.kind);
     o << "#define " << C << "_DOORBELL_OFFSET "
       << hex(t.registers[size_t(c.doorbell.field.reg)].offset, 2) << "\n#define " << C
@@ -220,15 +265,17 @@ std::string emitCTableSource(const TargetDesc &t) {
       o << "static const npucc_binding " << base << "_bindings[] = {\n";
       for (uint16_t i = 0; i < cd.num_bindings; ++i) {
         const npucc_binding &b = cd.bindings[i];
-        o << "    {" << ParamEnumNames[b.param] << ", " << ref(b.field) << ", " << unsigned(b.shift)
-          << ", " << b.minus << "}, /* " << t.commands[c].params[i].field.text << " */\n";
+        o << "    {" << ParamEnumNames[b.param] << ", " << unsigned(b.shift) << ", "
+          << unsigned(b.num_parts) << ", " << ref(b.field) << ", " << b.more << ", "
+          << i64(b.minus) << "}, /* " << commentSafe(t.commands[c].params[i].text()) << " */\n";
       }
       o << "};\n";
     }
     if (cd.num_fixed) {
       o << "static const npucc_fixed " << base << "_fixed[] = {\n";
       for (uint16_t i = 0; i < cd.num_fixed; ++i)
-        o << "    {" << ParamEnumNames[cd.fixed[i].param] << ", " << cd.fixed[i].value << "},\n";
+        o << "    {" << ParamEnumNames[cd.fixed[i].param] << ", " << i64(cd.fixed[i].value)
+          << "},\n";
       o << "};\n";
     }
     if (cd.num_select) {
@@ -252,50 +299,90 @@ std::string emitCTableSource(const TargetDesc &t) {
       << ", " << arr(cd.num_bindings, "_bindings") << ", " << cd.num_bindings << ", "
       << arr(cd.num_fixed, "_fixed") << ", " << cd.num_fixed << ", "
       << arr(cd.num_select, "_select") << ", " << cd.num_select << ", {" << ref(cd.doorbell.field)
-      << ", " << hex(cd.doorbell.value) << "}},\n";
+      << ", " << hex(cd.doorbell.value) << "}, " << hex(cd.doorbell_nop) << "},\n";
   }
-  o << "};\n\nstatic const npucc_mem_desc " << id << "_mems[] = {\n";
+  o << "};\n\n";
+  if (d.num_parts) {
+    o << "static const npucc_fieldref " << id << "_parts[] = {\n";
+    for (uint16_t i = 0; i < d.num_parts; ++i)
+      o << "    " << ref(d.parts[i]) << ",\n";
+    o << "};\n\n";
+  }
+  o << "static const npucc_mem_desc " << id << "_mems[] = {\n";
   for (uint16_t i = 0; i < d.num_mems; ++i) {
     const npucc_mem_desc &m = d.mems[i];
     o << "    {" << cString(m.name) << ", " << hex(m.base, 8) << ", " << hex(m.size) << ", "
       << (m.kind == NPUCC_MEM_SCRATCHPAD ? "NPUCC_MEM_SCRATCHPAD" : "NPUCC_MEM_SYSTEM") << ", "
-      << unsigned(m.writable) << ", " << m.banks << ", " << m.alignment << "},\n";
+      << unsigned(m.writable) << ", " << m.banks << ", " << hex(m.bank_size) << ", " << m.alignment
+      << ", {";
+    for (int k = 0; k < NPUCC_OPND_COUNT; ++k)
+      o << (k ? ", " : "") << m.operand_alignment[k];
+    o << "}, {";
+    for (int k = 0; k < NPUCC_OPND_COUNT; ++k)
+      o << (k ? ", " : "") << unsigned(m.separate[k]);
+    o << "}, " << unsigned(m.bank_conflict) << ", " << m.conflict_slowdown << ", "
+      << m.read_bytes_per_cycle << ", " << m.write_bytes_per_cycle << ", " << m.latency_cycles
+      << "},\n";
   }
   o << "};\n\nconst npucc_target_desc npucc_target_" << id << " = {\n"
-    << "    " << cString(d.name) << ",\n"
-    << "    " << hex(d.base_address, 8) << ", /* base_address */\n"
-    << "    " << id << "_regs, " << d.num_regs << ",\n"
-    << "    " << id << "_fields, " << d.num_fields << ",\n"
-    << "    " << id << "_cmds, " << d.num_cmds << ",\n"
-    << "    " << d.status_reg << ", /* status_reg */\n    {";
+    << "    .name = " << cString(d.name) << ",\n"
+    << "    .address_bits = " << unsigned(d.address_bits) << ",\n"
+    << "    .base_address = " << hex(d.base_address, 8) << ",\n"
+    << "    .regs = " << id << "_regs,\n    .num_regs = " << d.num_regs << ",\n"
+    << "    .fields = " << id << "_fields,\n    .num_fields = " << d.num_fields << ",\n"
+    << "    .cmds = " << id << "_cmds,\n    .num_cmds = " << d.num_cmds << ",\n"
+    << "    .parts = " << (d.num_parts ? id + "_parts" : std::string("NULL"))
+    << ",\n    .num_parts = " << d.num_parts << ",\n"
+    << "    .engines = {";
   for (int e = 0; e < NPUCC_ENGINE_COUNT; ++e)
-    o << (e ? ", " : "") << "{" << ref(d.engines[e].busy) << ", " << ref(d.engines[e].done) << ", "
-      << ref(d.engines[e].error) << "}";
-  o << "}, /* engines: busy, done, error */\n"
-    << "    " << unsigned(d.concurrent) << ", /* concurrent */\n"
-    << "    "
+    o << (e ? ",\n                " : "") << "{" << bit(d.engines[e].busy) << ", "
+      << bit(d.engines[e].done) << ", " << bit(d.engines[e].error) << ", "
+      << bit(d.engines[e].free_slots) << "}";
+  o << "}, /* busy, done, error, free slots */\n"
+    << "    .concurrent = " << unsigned(d.concurrent) << ",\n"
+    << "    .completion = "
     << (d.completion == NPUCC_COMPLETION_FENCE ? "NPUCC_COMPLETION_FENCE" : "NPUCC_COMPLETION_POLL")
     << ",\n"
-    << "    " << id << "_mems, " << d.num_mems << ",\n"
-    << "    " << unsigned(d.dma_channels) << ", " << unsigned(d.dma_dims) << ", "
-    << d.dma_bytes_per_cycle << ", " << d.dma_setup_cycles << ", " << d.dma_alignment << ", "
-    << d.dma_max_burst << ", " << unsigned(d.dma_zero_fill)
-    << ", /* dma: channels, dims, bytes/cycle, setup, alignment, max burst, zero fill */\n"
-    << "    " << d.mac_rows << ", " << d.mac_cols << ", " << unsigned(d.acc_bits) << ", "
-    << unsigned(d.per_channel_requant) << ", " << unsigned(d.per_tensor_requant) << ", "
-    << unsigned(d.fused_clamp)
-    << ", /* mac rows, cols, acc bits, per-channel, per-tensor, fused clamp */\n    {\n";
+    << "    .queue_depth = " << d.queue_depth << ",\n"
+    << "    .mems = " << id << "_mems,\n    .num_mems = " << d.num_mems << ",\n"
+    << "    .dma_channels = " << unsigned(d.dma_channels) << ",\n"
+    << "    .dma_dims = " << unsigned(d.dma_dims) << ",\n"
+    << "    .dma_zero_fill = " << unsigned(d.dma_zero_fill) << ",\n"
+    << "    .dma_bytes_per_cycle = " << d.dma_bytes_per_cycle << "u,\n"
+    << "    .dma_read_bytes_per_cycle = " << d.dma_read_bytes_per_cycle << "u,\n"
+    << "    .dma_write_bytes_per_cycle = " << d.dma_write_bytes_per_cycle << "u,\n"
+    << "    .dma_setup_cycles = " << d.dma_setup_cycles << "u,\n"
+    << "    .dma_alignment = " << d.dma_alignment << "u,\n"
+    << "    .dma_max_burst = " << d.dma_max_burst << "u,\n"
+    << "    .dma_max_length = " << hex(d.dma_max_length) << ",\n"
+    << "    .dma_max_rows = " << hex(d.dma_max_rows) << ",\n"
+    << "    .dma_max_planes = " << hex(d.dma_max_planes) << ",\n"
+    << "    .dma_max_stride = " << hex(d.dma_max_stride) << ",\n"
+    << "    .dma_max_plane_stride = " << hex(d.dma_max_plane_stride) << ",\n"
+    << "    .mac_rows = " << d.mac_rows << "u,\n"
+    << "    .mac_cols = " << d.mac_cols << "u,\n"
+    << "    .acc_bits = " << unsigned(d.acc_bits) << ",\n"
+    << "    .ops = {\n";
   for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
     const npucc_op_limits &l = d.ops[k];
-    o << "        {" << unsigned(l.supported) << ", " << hex(l.kernel_mask, 8) << ", "
-      << hex(l.stride_mask, 8) << ", " << hex(l.dilation_mask, 8) << ", " << l.max_pad << ", "
-      << l.channel_multiple << ", " << l.max_channels << ", " << hex(l.kinds_mask) << "}, /* "
-      << KindEnumNames[k] << " */\n";
+    if (!l.supported)
+      continue;
+    o << "        [" << KindEnumNames[k] << "] = {1, " << hex(l.kh_mask, 8) << ", "
+      << hex(l.kw_mask, 8) << ", " << hex(l.stride_mask, 8) << ", " << hex(l.dilation_mask, 8)
+      << ", " << hex(l.depth_mult_mask, 8) << ", {" << l.max_pad[0] << ", " << l.max_pad[1]
+      << ", " << l.max_pad[2] << ", " << l.max_pad[3] << "}, " << l.in_ch_multiple << "u, "
+      << l.out_ch_multiple << "u, " << l.max_in_ch << "u, " << l.max_out_ch << "u, "
+      << l.max_in_h << "u, " << l.max_in_w << "u, " << l.max_out_h << "u, " << l.max_out_w
+      << "u, " << l.max_m << "u, " << l.max_k << "u, " << l.max_n << "u, " << hex(l.kinds_mask)
+      << ", " << unsigned(l.requant) << ", " << unsigned(l.fused_clamp) << ", "
+      << l.cycles_per_step << "u, " << l.fill_cycles << "u, " << l.overhead_cycles << "u},\n";
   }
   o << "    },\n"
-    << "    " << d.clock_hz << "u, " << d.command_overhead_cycles << ", "
-    << d.vector_elems_per_cycle << ", " << d.reg_access_cycles << ", " << d.poll_cycles
-    << " /* clock_hz, overhead, vector elems/cycle, reg access, poll cycles */\n};\n";
+    << "    .clock_hz = " << d.clock_hz << "u,\n"
+    << "    .command_overhead_cycles = " << d.command_overhead_cycles << "u,\n"
+    << "    .vector_elems_per_cycle = " << d.vector_elems_per_cycle << "u,\n"
+    << "    .reg_access_cycles = " << d.reg_access_cycles << "u,\n"
+    << "    .poll_cycles = " << d.poll_cycles << "u,\n};\n";
   return o.str();
 }
 

@@ -15,6 +15,7 @@ struct CTable::Impl {
   std::vector<npucc_reg_desc> Regs;
   std::vector<npucc_field_desc> Fields;
   std::vector<npucc_cmd_desc> Cmds;
+  std::vector<npucc_fieldref> Parts;
   std::vector<std::vector<npucc_binding>> Bindings;
   std::vector<std::vector<npucc_fixed>> Fixed;
   std::vector<std::vector<npucc_fieldval>> Select;
@@ -29,11 +30,96 @@ static npucc_fieldref toRef(const FieldRef &f) {
   return r;
 }
 
+static npucc_status_bit toBit(const StatusBit &b) {
+  npucc_status_bit r;
+  r.f = toRef(b.field);
+  r.flags = uint8_t((b.activeLow ? NPUCC_SB_ACTIVE_LOW : 0) | (b.sticky ? NPUCC_SB_STICKY : 0) |
+                    (b.clearOnWrite1 ? NPUCC_SB_CLEAR_W1C : 0) |
+                    (b.clearOnRead ? NPUCC_SB_CLEAR_READ : 0) |
+                    (b.requireClear ? NPUCC_SB_REQUIRE_CLEAR : 0));
+  return r;
+}
+
 static uint32_t maskOf(const std::vector<int> &v) {
   uint32_t m = 0;
   for (int x : v)
     if (x >= 1 && x <= 31)
       m |= 1u << x;
+  return m;
+}
+
+static npucc_op_limits opLimits(const OpLimits &o) {
+  npucc_op_limits l{};
+  l.supported = 1;
+  l.kh_mask = maskOf(o.kernelHeights);
+  l.kw_mask = maskOf(o.kernelWidths);
+  l.stride_mask = maskOf(o.strides);
+  l.dilation_mask = maskOf(o.dilations);
+  l.depth_mult_mask = maskOf(o.depthMultipliers);
+  for (size_t i = 0; i < 4; ++i)
+    l.max_pad[i] = o.maxPad[i];
+  l.in_ch_multiple = o.inChannelMultiple;
+  l.out_ch_multiple = o.outChannelMultiple;
+  l.max_in_ch = o.maxInChannels;
+  l.max_out_ch = o.maxOutChannels;
+  l.max_in_h = o.maxInH;
+  l.max_in_w = o.maxInW;
+  l.max_out_h = o.maxOutH;
+  l.max_out_w = o.maxOutW;
+  l.max_m = o.maxM;
+  l.max_k = o.maxK;
+  l.max_n = o.maxN;
+  for (const std::string &kind : o.kinds) {
+    if (kind == "max")
+      l.kinds_mask |= 1u << NPUCC_POOL_MAX;
+    else if (kind == "avg")
+      l.kinds_mask |= 1u << NPUCC_POOL_AVG;
+    else if (kind == "add")
+      l.kinds_mask |= 1u << NPUCC_ELTWISE_ADD;
+  }
+  l.requant = uint8_t((o.perChannelRequant ? NPUCC_RQ_PER_CHANNEL : 0) |
+                      (o.perTensorRequant ? NPUCC_RQ_PER_TENSOR : 0));
+  l.fused_clamp = o.fusedClamp ? 1 : 0;
+  l.cycles_per_step = o.timing.cyclesPerStep;
+  l.fill_cycles = o.timing.fillCycles;
+  l.overhead_cycles = o.timing.overheadCycles;
+  return l;
+}
+
+static npucc_mem_desc scratchpadDesc(const Scratchpad &s) {
+  npucc_mem_desc m{};
+  m.name = s.name.c_str();
+  m.base = s.base;
+  m.size = s.size;
+  m.kind = NPUCC_MEM_SCRATCHPAD;
+  m.writable = 1;
+  m.banks = s.banks;
+  m.bank_size = uint32_t(s.bankSize);
+  m.alignment = s.alignment;
+  for (int i = 0; i < NumOperands; ++i)
+    m.operand_alignment[i] = s.operandAlignment[size_t(i)];
+  for (const auto &pr : s.separateBanks) {
+    m.separate[int(pr.first)] |= uint8_t(1u << int(pr.second));
+    m.separate[int(pr.second)] |= uint8_t(1u << int(pr.first));
+  }
+  m.bank_conflict = s.conflictIsError ? NPUCC_BANK_CONFLICT_ERROR : NPUCC_BANK_CONFLICT_SLOWDOWN;
+  m.conflict_slowdown = s.conflictSlowdown;
+  return m;
+}
+
+static npucc_mem_desc systemDesc(const SystemRange &s) {
+  npucc_mem_desc m{};
+  m.name = s.name.c_str();
+  m.base = s.base;
+  m.size = s.size;
+  m.kind = NPUCC_MEM_SYSTEM;
+  m.writable = s.writable ? 1 : 0;
+  m.banks = 1;
+  m.bank_size = 0;
+  m.alignment = 1;
+  m.read_bytes_per_cycle = s.readBytesPerCycle;
+  m.write_bytes_per_cycle = s.writeBytesPerCycle;
+  m.latency_cycles = s.latencyCycles;
   return m;
 }
 
@@ -43,6 +129,7 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   const TargetDesc &T = I.T;
   npucc_target_desc &D = I.D;
   D.name = T.name.c_str();
+  D.address_bits = uint8_t(T.addressBits);
   D.base_address = T.baseAddress;
   for (const Register &r : T.registers) {
     npucc_reg_desc rd;
@@ -58,16 +145,20 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   for (const CommandDesc &c : T.commands) {
     std::vector<npucc_binding> b;
     for (const ParamBinding &pb : c.params) {
-      npucc_binding x;
+      npucc_binding x{};
       x.param = uint16_t(pb.paramId);
-      x.field = toRef(pb.field);
+      x.field = toRef(pb.field());
       x.shift = uint8_t(pb.shift);
+      x.num_parts = uint8_t(pb.fields.size());
+      x.more = uint16_t(I.Parts.size());
+      for (size_t k = 1; k < pb.fields.size(); ++k)
+        I.Parts.push_back(toRef(pb.fields[k]));
       x.minus = pb.minus;
       b.push_back(x);
     }
     std::vector<npucc_fixed> f;
     for (const FixedParam &fp : c.fixed)
-      f.push_back({uint16_t(fp.paramId), int32_t(fp.value)});
+      f.push_back({uint16_t(fp.paramId), fp.value});
     std::vector<npucc_fieldval> s;
     for (const FieldValue &fv : c.select)
       s.push_back({toRef(fv.field), fv.value});
@@ -89,66 +180,53 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     cd.select = I.Select[i].data();
     cd.num_select = uint16_t(I.Select[i].size());
     cd.doorbell = {toRef(c.doorbell.field), c.doorbell.value};
+    cd.doorbell_nop = c.doorbellNop;
     I.Cmds.push_back(cd);
   }
   for (const Scratchpad &s : T.scratchpads)
-    I.Mems.push_back({s.name.c_str(), s.base, s.size, NPUCC_MEM_SCRATCHPAD, 1, uint16_t(s.banks),
-                      uint16_t(s.alignment)});
+    I.Mems.push_back(scratchpadDesc(s));
   for (const SystemRange &s : T.system)
-    I.Mems.push_back(
-        {s.name.c_str(), s.base, s.size, NPUCC_MEM_SYSTEM, uint8_t(s.writable ? 1 : 0), 1, 1});
+    I.Mems.push_back(systemDesc(s));
   D.regs = I.Regs.data();
   D.num_regs = uint16_t(I.Regs.size());
   D.fields = I.Fields.data();
   D.num_fields = uint16_t(I.Fields.size());
   D.cmds = I.Cmds.data();
   D.num_cmds = uint16_t(I.Cmds.size());
-  D.status_reg = int16_t(T.statusRegister);
+  D.parts = I.Parts.data();
+  D.num_parts = uint16_t(I.Parts.size());
   for (int e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    D.engines[e].busy = toRef(T.engines[e].busy);
-    D.engines[e].done = toRef(T.engines[e].done);
-    D.engines[e].error = toRef(T.engines[e].error);
+    D.engines[e].busy = toBit(T.engines[e].busy);
+    D.engines[e].done = toBit(T.engines[e].done);
+    D.engines[e].error = toBit(T.engines[e].error);
+    D.engines[e].free_slots = toBit(T.engines[e].freeSlots);
   }
   D.concurrent = T.concurrentDmaCompute ? 1 : 0;
   D.completion = T.completion == "fence" ? NPUCC_COMPLETION_FENCE : NPUCC_COMPLETION_POLL;
+  D.queue_depth = uint16_t(T.queue.depth);
   D.mems = I.Mems.data();
   D.num_mems = uint16_t(I.Mems.size());
   D.dma_channels = uint8_t(T.dma.channels);
   D.dma_dims = uint8_t(T.dma.dims);
-  D.dma_bytes_per_cycle = uint16_t(T.dma.bytesPerCycle);
-  D.dma_setup_cycles = T.dma.setupCycles;
-  D.dma_alignment = uint16_t(T.dma.alignment);
-  D.dma_max_burst = T.dma.maxBurst;
   D.dma_zero_fill = T.dma.zeroFill ? 1 : 0;
-  D.mac_rows = uint16_t(T.compute.macRows);
-  D.mac_cols = uint16_t(T.compute.macCols);
+  D.dma_bytes_per_cycle = T.dma.bytesPerCycle;
+  D.dma_read_bytes_per_cycle = T.dma.readBytesPerCycle;
+  D.dma_write_bytes_per_cycle = T.dma.writeBytesPerCycle;
+  D.dma_setup_cycles = T.dma.setupCycles;
+  D.dma_alignment = T.dma.alignment;
+  D.dma_max_burst = T.dma.maxBurst;
+  D.dma_max_length = T.dma.maxLength;
+  D.dma_max_rows = T.dma.maxRows;
+  D.dma_max_planes = T.dma.maxPlanes;
+  D.dma_max_stride = T.dma.maxStride;
+  D.dma_max_plane_stride = T.dma.maxPlaneStride;
+  D.mac_rows = T.compute.macRows;
+  D.mac_cols = T.compute.macCols;
   D.acc_bits = uint8_t(T.compute.accumulatorBits);
-  D.per_channel_requant = T.compute.perChannelRequant ? 1 : 0;
-  D.per_tensor_requant = T.compute.perTensorRequant ? 1 : 0;
-  D.fused_clamp = 0;
-  for (const std::string &a : T.compute.fusedActivations)
-    D.fused_clamp |= a == "clamp";
   for (const auto &op : T.compute.operations) {
     int k = commandKindId(op.first);
-    if (k < 0)
-      continue;
-    npucc_op_limits &l = D.ops[k];
-    const OpLimits &o = op.second;
-    l.supported = 1;
-    l.kernel_mask = maskOf(o.kernelSizes);
-    l.stride_mask = maskOf(o.strides);
-    l.dilation_mask = maskOf(o.dilations);
-    l.max_pad = uint16_t(o.maxPadding);
-    l.channel_multiple = uint16_t(o.channelMultiple);
-    l.max_channels = uint32_t(o.maxChannels);
-    for (const std::string &kind : o.kinds) {
-      if (kind == "max")
-        l.kinds_mask |= 1u << NPUCC_POOL_MAX;
-      else if (kind == "avg")
-        l.kinds_mask |= 1u << NPUCC_POOL_AVG;
-      else if (kind == "add")
-        l.kinds_mask |= 1u << NPUCC_ELTWISE_ADD;
-    }
+    if (k >= 0)
+      D.ops[k] = opLimits(op.second);
   }
   D.clock_hz = uint32_t(T.timing.clockHz);
   D.command_overhead_cycles = T.timing.commandOverheadCycles;

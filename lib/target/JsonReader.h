@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -25,6 +26,58 @@ struct ParseError {
 
 [[noreturn]] inline void fail(const std::string &path, const std::string &msg) {
   throw ParseError{path.empty() ? "/" : path, msg};
+}
+
+/// A user-provided text quoted for a diagnostic: at most 48 characters, so a
+/// huge value never becomes a huge message line.
+inline std::string shortQuote(const std::string &s, char q = '\'') {
+  const size_t max = 48;
+  std::string body = s.size() <= max ? s : s.substr(0, max) + "...";
+  for (char &c : body)
+    if (static_cast<unsigned char>(c) < 0x20)
+      c = '?';
+  return q + body + q + (s.size() <= max ? "" : " (" + std::to_string(s.size()) + " bytes)");
+}
+
+/// "0x1c" for offsets and addresses in diagnostics.
+inline std::string hexText(uint64_t v) {
+  static const char *digits = "0123456789abcdef";
+  std::string r;
+  do {
+    r.insert(r.begin(), digits[v & 15]);
+    v >>= 4;
+  } while (v);
+  return "0x" + r;
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+inline size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// The closest candidate within a small edit distance, or "".
+inline std::string closest(const std::string &word, const std::set<std::string> &candidates) {
+  std::string best;
+  size_t bestD = std::max<size_t>(2, word.size() / 4) + 1;
+  if (word.size() > 64)
+    return best;
+  for (const std::string &c : candidates) {
+    size_t d = editDistance(word, c);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
 }
 
 inline std::string typeName(const json &j) {
@@ -75,7 +128,7 @@ inline uint64_t toU64(const json &j, const std::string &path) {
       if (ok)
         return v;
     }
-    fail(path, "expected an unsigned integer, got string \"" + s + "\"");
+    fail(path, "expected an unsigned integer, got string " + shortQuote(s, '"'));
   }
   fail(path, "expected an unsigned integer, got " + typeName(j));
 }
@@ -99,8 +152,13 @@ public:
   bool has(const std::string &key) const { return J.contains(key); }
   const json &req(const std::string &key) const {
     Seen.insert(key);
-    if (!J.contains(key))
-      fail(Path, "missing required field '" + key + "'");
+    if (!J.contains(key)) {
+      std::string msg = "missing required field '" + key + "'";
+      for (auto it = J.begin(); it != J.end(); ++it)
+        if (!Seen.count(it.key()) && closest(it.key(), {key}) == key)
+          msg += "; unknown field " + shortQuote(it.key()) + " (did you mean '" + key + "'?)";
+      fail(Path, msg);
+    }
     return J.at(key);
   }
   const json *opt(const std::string &key) const {
@@ -113,6 +171,13 @@ public:
     return v ? toU64(*v, at(key)) : def;
   }
   uint32_t u32(const std::string &key) const { return check32(u64(key), key); }
+  /// An unsigned number in [lo, hi] (the range of what carries it).
+  uint64_t range(const std::string &key, uint64_t lo, uint64_t hi) const {
+    return checkRange(u64(key), key, lo, hi);
+  }
+  uint64_t range(const std::string &key, uint64_t def, uint64_t lo, uint64_t hi) const {
+    return has(key) ? checkRange(u64(key), key, lo, hi) : (opt(key), def);
+  }
   uint32_t u32(const std::string &key, uint32_t def) const { return check32(u64(key, def), key); }
   bool boolean(const std::string &key, bool def) const {
     const json *v = opt(key);
@@ -141,13 +206,22 @@ public:
   /// Call after reading: any key not read is unknown.
   void done() const {
     for (auto it = J.begin(); it != J.end(); ++it)
-      if (!Seen.count(it.key()))
-        fail(at(it.key()), "unknown field '" + it.key() + "'");
+      if (!Seen.count(it.key())) {
+        std::string near = closest(it.key(), Seen);
+        fail(at(it.key()), "unknown field " + shortQuote(it.key()) +
+                               (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+      }
   }
   const json &raw() const { return J; }
   const std::string &path() const { return Path; }
 
 private:
+  uint64_t checkRange(uint64_t v, const std::string &key, uint64_t lo, uint64_t hi) const {
+    if (v < lo || v > hi)
+      fail(at(key), "value " + std::to_string(v) + " out of range " + std::to_string(lo) + ".." +
+                        std::to_string(hi));
+    return v;
+  }
   uint32_t check32(uint64_t v, const std::string &key) const {
     if (v > UINT32_MAX)
       fail(at(key), "value " + std::to_string(v) + " does not fit in 32 bits");
@@ -159,6 +233,8 @@ private:
 };
 
 inline std::vector<int> intList(const Obj &o, const std::string &key, std::vector<int> def) {
+  if (o.has(key) && o.raw().at(key).is_array() && o.raw().at(key).empty())
+    fail(o.at(key), "expected a non-empty list");
   const json *v = o.opt(key);
   if (!v)
     return def;
@@ -190,7 +266,7 @@ inline std::vector<std::string> strList(const Obj &o, const std::string &key,
       std::string list;
       for (const std::string &a : allowed)
         list += (list.empty() ? "" : ", ") + a;
-      fail(p, "unknown value '" + s + "' (expected one of " + list + ")");
+      fail(p, "unknown value " + shortQuote(s) + " (expected one of " + list + ")");
     }
     out.push_back(s);
   }

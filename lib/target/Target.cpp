@@ -1,7 +1,15 @@
 //===- Target.cpp - Loading targets by name or path; parameter tables -----===//
+//
+// parseTargetJson runs TargetParser (TargetParse*.cpp) and turns its errors
+// into diagnostics; the queries on a loaded TargetDesc (parameter ranges,
+// operation limits) live here too.
+//
+//===----------------------------------------------------------------------===//
 #include "npucc/target/Target.h"
 
 #include "npucc/codegen/EmbeddedRuntime.h"
+
+#include "TargetParser.h"
 
 #include "../../runtime/hal/npucc_params.h"
 
@@ -26,6 +34,29 @@ int paramId(const std::string &name) {
   return it == n.end() ? -1 : int(it - n.begin());
 }
 
+bool paramIsSigned(int id) {
+  static const bool sgn[] = {
+#define NPUCC_PARAM_SGN(id, name, def, req, allowed, sgn) sgn != 0,
+      NPUCC_PARAM_LIST(NPUCC_PARAM_SGN)
+#undef NPUCC_PARAM_SGN
+  };
+  return id >= 0 && id < NPUCC_P_COUNT && sgn[id];
+}
+
+int64_t paramDefault(int id) {
+  static const int64_t def[] = {
+#define NPUCC_PARAM_DEF(id, name, def, req, allowed, sgn) int64_t(def),
+      NPUCC_PARAM_LIST(NPUCC_PARAM_DEF)
+#undef NPUCC_PARAM_DEF
+  };
+  return id >= 0 && id < NPUCC_P_COUNT ? def[id] : 0;
+}
+
+const std::vector<std::string> &operandNames() {
+  static const std::vector<std::string> names = {"in", "in2", "w", "bias", "rq", "out"};
+  return names;
+}
+
 const std::vector<std::string> &commandKindNames() {
   // Order matches NPUCC_KIND_* in npucc_params.h.
   static const std::vector<std::string> names = {"dma",  "conv",    "depthwise", "matmul",
@@ -42,12 +73,12 @@ int commandKindId(const std::string &kind) {
 static bool contains(const std::vector<int> &v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
-bool OpLimits::allowsKernel(int k) const { return contains(kernelSizes, k); }
+bool OpLimits::allowsKernel(int kh, int kw) const {
+  return contains(kernelHeights, kh) && contains(kernelWidths, kw);
+}
 bool OpLimits::allowsStride(int s) const { return contains(strides, s); }
 bool OpLimits::allowsDilation(int d) const { return contains(dilations, d); }
-bool OpLimits::allowsChannels(int c) const {
-  return c > 0 && c % channelMultiple == 0 && (maxChannels == 0 || c <= maxChannels);
-}
+bool OpLimits::allowsDepthMultiplier(int m) const { return contains(depthMultipliers, m); }
 bool OpLimits::allowsKind(const std::string &k) const {
   return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
 }
@@ -56,6 +87,73 @@ const ParamBinding *CommandDesc::binding(const std::string &param) const {
   for (const ParamBinding &b : params)
     if (b.param == param)
       return &b;
+  return nullptr;
+}
+
+const FixedParam *CommandDesc::fixedParam(const std::string &param) const {
+  for (const FixedParam &f : fixed)
+    if (f.param == param)
+      return &f;
+  return nullptr;
+}
+
+unsigned ParamBinding::totalWidth() const {
+  unsigned w = 0;
+  for (const FieldRef &f : fields)
+    w += f.width;
+  return w;
+}
+
+std::string ParamBinding::text() const {
+  std::string s;
+  for (const FieldRef &f : fields)
+    s += (s.empty() ? "" : "+") + f.text;
+  return s;
+}
+
+ParamRange TargetDesc::paramRange(const std::string &kind, const std::string &param) const {
+  ParamRange r;
+  const CommandDesc *c = command(kind);
+  int id = paramId(param);
+  if (const ParamBinding *b = c ? c->binding(param) : nullptr) {
+    unsigned w = std::min(b->totalWidth(), 62u);
+    int64_t hiCode = paramIsSigned(id) ? (int64_t(1) << (w - 1)) - 1 : (int64_t(1) << w) - 1;
+    int64_t loCode = paramIsSigned(id) ? -(int64_t(1) << (w - 1)) : 0;
+    int64_t step = int64_t(1) << b->shift;
+    auto scale = [&](int64_t code) -> int64_t {
+      // code * step + minus, saturated to the int64 range (|code| < 2^62).
+      if ((code < 0 ? -code : code) > (INT64_MAX >> b->shift))
+        return code > 0 ? INT64_MAX : INT64_MIN;
+      int64_t v = code * step;
+      if (b->minus > 0 && v > INT64_MAX - b->minus)
+        return INT64_MAX;
+      if (b->minus < 0 && v < INT64_MIN - b->minus)
+        return INT64_MIN;
+      return v + b->minus;
+    };
+    r.lo = scale(loCode);
+    r.hi = scale(hiCode);
+    r.step = step;
+    r.bound = true;
+    return r;
+  }
+  const FixedParam *f = c ? c->fixedParam(param) : nullptr;
+  r.lo = r.hi = f ? f->value : paramDefault(id);
+  return r;
+}
+
+bool TargetDesc::isStatusRegister(int reg) const {
+  for (const EngineStatus &e : engines)
+    for (const StatusBit *b : {&e.busy, &e.done, &e.error, &e.freeSlots})
+      if (b->valid() && b->field.reg == reg)
+        return true;
+  return false;
+}
+
+const Scratchpad *TargetDesc::scratchpadAt(uint64_t addr, uint64_t size) const {
+  for (const Scratchpad &s : scratchpads)
+    if (addr >= s.base && size <= s.size && addr - s.base <= s.size - size)
+      return &s;
   return nullptr;
 }
 
@@ -69,6 +167,35 @@ const CommandDesc *TargetDesc::command(const std::string &kind) const {
 const OpLimits *TargetDesc::operation(const std::string &op) const {
   auto it = compute.operations.find(op);
   return it == compute.operations.end() ? nullptr : &it->second;
+}
+
+Result<TargetDesc> parseTargetJson(const std::string &text, const std::string &name) {
+  using nlohmann::json;
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (root.is_discarded()) {
+    // Re-parse to get the position of the syntax error.
+    std::string what = "invalid JSON";
+    try {
+      json again = json::parse(text, nullptr, true, true);
+      (void)again;
+    } catch (const json::exception &e) {
+      what = e.what();
+    }
+    return std::move(error("/: " + what).inFile(name));
+  }
+  TargetParser p;
+  try {
+    p.parse(root);
+  } catch (const json_reader::ParseError &e) {
+    // Messages quote user values briefly; the cap guards against anything else.
+    std::string msg = e.path + ": " + e.message;
+    if (msg.size() > 600)
+      msg = msg.substr(0, 600) + "...";
+    return std::move(error(msg).inFile(name));
+  } catch (const json::exception &e) {
+    return std::move(error(std::string("/: ") + e.what()).inFile(name));
+  }
+  return std::move(p.T);
 }
 
 static const std::string BuiltinPrefix = "targets/";

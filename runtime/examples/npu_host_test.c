@@ -6,18 +6,27 @@
  *
  *   1. weights and bias are placed in the first read-only system window (flash),
  *      the input in the first writable one (RAM), as host buffers mapped into
- *      the simulator;
- *   2. DMA commands move them into the scratchpad; the CPU waits for each;
+ *      the simulator (at 64-bit NPU addresses where the description has them);
+ *   2. DMA commands move them into the scratchpad, each operand in the next bank
+ *      (so operands that must not share a bank never do); the CPU waits for each;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
- *      channel or per tensor, whichever the NPU has;
+ *      channel or per tensor, whichever the NPU's conv has;
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
  *      plain C reference that uses the same requantization (npucc_requant.h);
  *   5. the simulator's report (cycles per command, MAC utilisation, bytes
  *      moved) is printed.
+ * Any command that cannot be issued, any wait that does not return NPUCC_OK and
+ * any simulator error fails the run (exit 1).
  *
- * `npu_host_test race` leaves out the wait between the input DMA and the
- * convolution: the simulator must report the race (or, on an NPU whose DMA and
- * compute never overlap, the busy engine) and the program then exits with 1.
+ * Variants that must fail (the firmware test tier checks that they do):
+ *   race      no wait between the input DMA and the convolution: the simulator
+ *             reports the race (or, on an NPU whose DMA and compute never
+ *             overlap, the busy engine);
+ *   badparam  a convolution whose input height no field can hold: the command
+ *             layer refuses to issue it;
+ *   timeout   the wait for the convolution gets a single status poll;
+ *   fault     a DMA into read-only memory (or outside every window): the wait
+ *             must report the device error and its code.
  *
  * Build (C99, no other dependencies):
  *   npucc --target npu-default --emit-runtime rt --with-sim
@@ -54,26 +63,61 @@ static const npucc_mem_desc *find_mem(int kind, int writable) {
   return NULL;
 }
 
-static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+static uint64_t align_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-/* Issues one command; prints the parameter the NPU cannot take on failure. */
-static int issue(int kind, const int32_t *p) {
-  int bad = -1, rc = npucc_npu_issue(target(), kind, p, &bad);
-  if (rc != NPUCC_OK)
-    printf("issue %s: error %d on parameter %s\n", npucc_kind_name(kind), rc,
-           bad >= 0 ? npucc_param_name(bad) : "-");
+/* Scratchpad placement: each buffer at the next free byte of the next bank. */
+static uint64_t bank_next[16];
+static unsigned next_bank;
+static uint64_t spm_place(const npucc_mem_desc *spm, uint32_t size, uint32_t align) {
+  unsigned banks = spm->banks > 16 ? 16 : (spm->banks ? spm->banks : 1);
+  unsigned b = next_bank++ % banks;
+  uint64_t a;
+  if (bank_next[b] == 0)
+    bank_next[b] = spm->base + (uint64_t)b * spm->bank_size;
+  a = align_up(bank_next[b], align);
+  bank_next[b] = a + size;
+  return a;
+}
+
+/* A failed step: the whole run fails. */
+static int failed_step;
+static int fail(const char *what, int rc) {
+  int engine = -1;
+  uint32_t code = rc == NPUCC_ERR_DEVICE ? npucc_hal_last_error(&engine) : 0;
+  if (code)
+    printf("%s: error %d (device error code %u on engine %d)\n", what, rc, (unsigned)code,
+           engine);
+  else
+    printf("%s: error %d\n", what, rc);
+  failed_step = 1;
   return rc;
 }
 
-static int dma(uint32_t src, uint32_t dst, uint32_t len, int wait) {
-  int32_t p[NPUCC_P_COUNT];
+/* Issues one command; prints the parameter the NPU cannot take on failure. */
+static int issue(int kind, const int64_t *p) {
+  int bad = -1, rc = npucc_npu_issue(target(), kind, p, &bad);
+  if (rc != NPUCC_OK) {
+    printf("issue %s: error %d on parameter %s\n", npucc_kind_name(kind), rc,
+           bad >= 0 ? npucc_param_name(bad) : "-");
+    failed_step = 1;
+  }
+  return rc;
+}
+
+static int wait_for(int engine, uint32_t polls, const char *what) {
+  int rc = npucc_hal_wait(engine, polls);
+  return rc == NPUCC_OK ? rc : fail(what, rc);
+}
+
+static int dma(uint64_t src, uint64_t dst, uint32_t len, int wait) {
+  int64_t p[NPUCC_P_COUNT];
   npucc_npu_defaults(p);
-  p[NPUCC_P_SRC_ADDR] = (int32_t)src;
-  p[NPUCC_P_DST_ADDR] = (int32_t)dst;
-  p[NPUCC_P_LENGTH] = (int32_t)len;
+  p[NPUCC_P_SRC_ADDR] = (int64_t)src;
+  p[NPUCC_P_DST_ADDR] = (int64_t)dst;
+  p[NPUCC_P_LENGTH] = (int64_t)len;
   if (issue(NPUCC_KIND_DMA, p) != NPUCC_OK)
     return -1;
-  return wait ? npucc_hal_wait(NPUCC_ENGINE_DMA, POLLS) : NPUCC_OK;
+  return wait ? wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma") : NPUCC_OK;
 }
 
 /* Deterministic test data and the C reference of the convolution. */
@@ -109,10 +153,15 @@ int main(int argc, char **argv) {
   const npucc_mem_desc *spm = find_mem(NPUCC_MEM_SCRATCHPAD, 0);
   const npucc_mem_desc *ram = find_mem(NPUCC_MEM_SYSTEM, 1);
   const npucc_mem_desc *rom = find_mem(NPUCC_MEM_SYSTEM, 0);
-  int race = argc > 1 && strcmp(argv[1], "race") == 0;
-  int per_channel = d->per_channel_requant, o, rc, mismatches = 0;
-  int32_t mult[COUT], shift[COUT], p[NPUCC_P_COUNT];
-  uint32_t a, in_s, w_s, b_s, out_s, in_d, w_d, b_d, out_d;
+  const char *mode = argc > 1 ? argv[1] : "";
+  int race = strcmp(mode, "race") == 0, badparam = strcmp(mode, "badparam") == 0;
+  int timeout = strcmp(mode, "timeout") == 0, fault = strcmp(mode, "fault") == 0;
+  int per_channel = (d->ops[NPUCC_KIND_CONV].requant & NPUCC_RQ_PER_CHANNEL) != 0;
+  int o, rc, mismatches = 0;
+  int32_t mult[COUT], shift[COUT];
+  int64_t p[NPUCC_P_COUNT];
+  uint64_t in_s, w_s, b_s, out_s, in_d, w_d, b_d, out_d;
+  uint32_t a;
   npucc_sim *sim;
   if (!spm || !ram) {
     printf("%s: needs a scratchpad and a writable system memory\n", d->name);
@@ -120,6 +169,8 @@ int main(int argc, char **argv) {
   }
   a = spm->alignment > d->dma_alignment ? spm->alignment : d->dma_alignment;
   a = a > 16 ? a : 16;
+  for (o = 0; o < NPUCC_OPND_COUNT; o++)
+    a = spm->operand_alignment[o] > a ? spm->operand_alignment[o] : a;
   /* Requantization: one multiplier per channel if the NPU has it, else one for all. */
   for (o = 0; o < COUT; o++) {
     mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
@@ -146,21 +197,28 @@ int main(int argc, char **argv) {
     printf("%s: cannot map the buffers into the system memory windows\n", d->name);
     return 2;
   }
-  /* Scratchpad layout. */
-  in_d = align_up(spm->base, a);
-  w_d = align_up(in_d + sizeof input, a);
-  b_d = align_up(w_d + sizeof weights, a);
-  out_d = align_up(b_d + sizeof bias_rq, a);
+  /* Scratchpad layout: input, weights, bias/requant table, output, one bank each in turn. */
+  in_d = spm_place(spm, sizeof input, a);
+  w_d = spm_place(spm, sizeof weights, a);
+  b_d = spm_place(spm, sizeof bias_rq, a);
+  out_d = spm_place(spm, sizeof output, a);
 
+  if (fault) {
+    /* Into read-only memory when there is some, else outside every window. */
+    uint64_t bad = rom ? w_s : ram->base + ram->size;
+    if (dma(in_d, bad, 64, 0) == NPUCC_OK)
+      wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma (into read-only memory)");
+    goto done;
+  }
   if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, sizeof bias_rq, 1) ||
       dma(in_s, in_d, sizeof input, !race))
     goto done;
   npucc_npu_defaults(p);
-  p[NPUCC_P_IN_ADDR] = (int32_t)in_d;
-  p[NPUCC_P_W_ADDR] = (int32_t)w_d;
-  p[NPUCC_P_BIAS_ADDR] = (int32_t)b_d;
-  p[NPUCC_P_OUT_ADDR] = (int32_t)out_d;
-  p[NPUCC_P_IN_H] = H;
+  p[NPUCC_P_IN_ADDR] = (int64_t)in_d;
+  p[NPUCC_P_W_ADDR] = (int64_t)w_d;
+  p[NPUCC_P_BIAS_ADDR] = (int64_t)b_d;
+  p[NPUCC_P_OUT_ADDR] = (int64_t)out_d;
+  p[NPUCC_P_IN_H] = badparam ? (int64_t)1 << 40 : H;
   p[NPUCC_P_IN_W] = W;
   p[NPUCC_P_IN_CH] = CIN;
   p[NPUCC_P_OUT_H] = H;
@@ -174,13 +232,13 @@ int main(int argc, char **argv) {
   p[NPUCC_P_OUT_ZP] = 5;
   if (per_channel) {
     p[NPUCC_P_PER_CHANNEL] = 1;
-    p[NPUCC_P_RQ_ADDR] = (int32_t)(b_d + COUT * 4);
+    p[NPUCC_P_RQ_ADDR] = (int64_t)(b_d + COUT * 4);
   } else {
     p[NPUCC_P_REQUANT_MULT] = mult[0];
     p[NPUCC_P_REQUANT_SHIFT] = shift[0];
   }
   if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK ||
-      npucc_hal_wait(NPUCC_ENGINE_COMPUTE, POLLS) != NPUCC_OK)
+      wait_for(NPUCC_ENGINE_COMPUTE, timeout ? 1u : POLLS, "wait conv") != NPUCC_OK)
     goto done;
   if (dma(out_d, out_s, sizeof output, 1) != NPUCC_OK)
     goto done;
@@ -197,11 +255,15 @@ done:
   } else if (race) {
     printf("%s: the missing wait was NOT caught\n", d->name);
     rc = 3;
-  } else if (mismatches) {
-    printf("%s: FAIL, %d of %d outputs differ from the C reference\n", d->name, mismatches,
-           (int)sizeof output);
+  }
+  if (rc == 0 && (failed_step || mismatches)) {
+    if (mismatches)
+      printf("%s: FAIL, %d of %d outputs differ from the C reference\n", d->name, mismatches,
+             (int)sizeof output);
+    else
+      printf("%s: FAIL, a command could not be issued or waited for\n", d->name);
     rc = 1;
-  } else {
+  } else if (rc == 0) {
     printf("%s: PASS, %d outputs bit-exact with the C reference (%s requantization)\n",
            d->name, (int)sizeof output, per_channel ? "per-channel" : "per-tensor");
   }

@@ -3,9 +3,14 @@
  * The compiler turns a target JSON into a constant `npucc_target_desc` table
  * (generated C text, or an in-memory table built by lib/target for host
  * tests). The command layer (npucc_npu.c) packs semantic parameters into
- * register fields using it, and the simulator (runtime/sim) decodes register
- * writes back into commands with the same table. Nothing in the runtime knows
- * a particular NPU: everything comes from this table.
+ * register fields using it, the HAL (npucc_hal.c) waits for completion as its
+ * status bits say, and the simulator (runtime/sim) decodes register writes
+ * back into commands with the same table. Nothing in the runtime knows a
+ * particular NPU: everything comes from this table.
+ *
+ * Every number of the JSON description that the runtime needs is carried in
+ * a field wide enough for every value the loader accepts (lib/target checks
+ * each value against the type that carries it).
  */
 #ifndef NPUCC_DESC_H
 #define NPUCC_DESC_H
@@ -32,6 +37,32 @@ extern "C" {
 #define NPUCC_MEM_SCRATCHPAD 0
 #define NPUCC_MEM_SYSTEM 1
 
+/* Scratchpad operands of the compute commands (bank and alignment rules). */
+#define NPUCC_OPND_IN 0
+#define NPUCC_OPND_IN2 1
+#define NPUCC_OPND_W 2
+#define NPUCC_OPND_BIAS 3
+#define NPUCC_OPND_RQ 4
+#define NPUCC_OPND_OUT 5
+#define NPUCC_OPND_COUNT 6
+
+/* What a bank conflict between operands that must be separate does. */
+#define NPUCC_BANK_CONFLICT_ERROR 0    /* the command fails (a programming error) */
+#define NPUCC_BANK_CONFLICT_SLOWDOWN 1 /* compute cycles are multiplied by conflict_slowdown */
+
+/* Requantization modes (npucc_op_limits.requant bits). */
+#define NPUCC_RQ_PER_CHANNEL 1u
+#define NPUCC_RQ_PER_TENSOR 2u
+
+/* Error codes the simulator shows in an engine's error field (a 1-bit field
+ * shows 1; a narrower code field saturates). Real NPUs define their own
+ * codes; the HAL only distinguishes zero from non-zero and reports the value. */
+#define NPUCC_DEVERR_LIMIT 1    /* a parameter outside the NPU's limits */
+#define NPUCC_DEVERR_MEMORY 2   /* outside the memory windows, or a write to read-only memory */
+#define NPUCC_DEVERR_ALIGN 3    /* misaligned address */
+#define NPUCC_DEVERR_HAZARD 4   /* race, busy engine, bank conflict */
+#define NPUCC_DEVERR_PROTOCOL 5 /* unknown opcode, full job queue, DONE not cleared */
+
 /* One named bit field of a register. */
 typedef struct npucc_field_desc {
   const char *name;
@@ -56,12 +87,16 @@ typedef struct npucc_fieldref {
   uint8_t width;
 } npucc_fieldref;
 
-/* A command writes parameter `param` into `field` as
- * (value - minus) >> shift; the simulator decodes (field << shift) + minus. */
+/* A command writes parameter `param` as (value - minus) >> shift. The encoded
+ * value may be split over several fields, least significant part first: the
+ * first part is `field`, the others are parts[more .. more+num_parts-2] of the
+ * table. The simulator decodes (concatenated fields << shift) + minus. */
 typedef struct npucc_binding {
   uint16_t param;
-  npucc_fieldref field;
   uint8_t shift;
+  uint8_t num_parts; /* 1 = one field */
+  npucc_fieldref field;
+  uint16_t more;
   int64_t minus;
 } npucc_binding;
 
@@ -69,7 +104,7 @@ typedef struct npucc_binding {
  * if the parameter had this value. */
 typedef struct npucc_fixed {
   uint16_t param;
-  int32_t value;
+  int64_t value;
 } npucc_fixed;
 
 /* A constant written into a field (opcode selectors, doorbells). */
@@ -87,67 +122,113 @@ typedef struct npucc_cmd_desc {
   uint16_t num_fixed;
   const npucc_fieldval *select; /* must hold these values when the doorbell rings */
   uint16_t num_select;
-  npucc_fieldval doorbell; /* writing this value into this field starts the command */
+  /* Writing this value into this field starts the command (with a job queue:
+   * the queue's commit, which is the same for every command). */
+  npucc_fieldval doorbell;
+  uint32_t doorbell_nop; /* the doorbell field's idle value: writing it starts nothing */
 } npucc_cmd_desc;
 
+/* Status bit flags. */
+#define NPUCC_SB_ACTIVE_LOW 1u    /* the condition holds when the field reads 0 */
+#define NPUCC_SB_STICKY 2u        /* set on completion, stays set until cleared */
+#define NPUCC_SB_CLEAR_W1C 4u     /* cleared by writing 1 to it */
+#define NPUCC_SB_CLEAR_READ 8u    /* cleared by reading its register */
+#define NPUCC_SB_REQUIRE_CLEAR 16u /* must be cleared before the engine's next command */
+
+typedef struct npucc_status_bit {
+  npucc_fieldref f; /* f.reg < 0: absent */
+  uint8_t flags;    /* NPUCC_SB_* */
+} npucc_status_bit;
+
 typedef struct npucc_engine_status {
-  npucc_fieldref busy;
-  npucc_fieldref done;
-  npucc_fieldref error;
+  npucc_status_bit busy;
+  npucc_status_bit done;
+  npucc_status_bit error;      /* 1 bit, or a code field (non-zero = error) */
+  npucc_status_bit free_slots; /* job queue: free slots of this engine's queue */
 } npucc_engine_status;
 
 typedef struct npucc_mem_desc {
   const char *name;
-  uint32_t base;
-  uint32_t size;
+  uint64_t base;
+  uint64_t size;
   uint8_t kind;     /* NPUCC_MEM_* */
   uint8_t writable; /* system memory: may the DMA write it? */
-  uint16_t banks;
-  uint16_t alignment;
+  /* Scratchpads. */
+  uint32_t banks;
+  uint32_t bank_size; /* banks * bank_size == size */
+  uint32_t alignment; /* every compute operand */
+  uint32_t operand_alignment[NPUCC_OPND_COUNT]; /* per operand (>= alignment) */
+  uint8_t separate[NPUCC_OPND_COUNT]; /* bit b of separate[a]: a and b in different banks */
+  uint8_t bank_conflict;              /* NPUCC_BANK_CONFLICT_* */
+  uint32_t conflict_slowdown;
+  /* System memory windows: 0 = as fast as the DMA. */
+  uint32_t read_bytes_per_cycle;
+  uint32_t write_bytes_per_cycle;
+  uint32_t latency_cycles; /* first-access latency, once per DMA command */
 } npucc_mem_desc;
 
-/* Limits of one compute operation. Bit i of a mask allows value i (1..31). */
+/* Limits and timing of one compute operation. Bit i of a mask allows value i
+ * (1..31). A maximum of 0 means "no limit". */
 typedef struct npucc_op_limits {
   uint8_t supported;
-  uint32_t kernel_mask;
+  uint32_t kh_mask;
+  uint32_t kw_mask;
   uint32_t stride_mask;
   uint32_t dilation_mask;
-  uint16_t max_pad;
-  uint16_t channel_multiple;
-  uint32_t max_channels; /* 0 = no limit */
-  uint32_t kinds_mask;   /* pool: bit NPUCC_POOL_*; eltwise: bit NPUCC_ELTWISE_* */
+  uint32_t depth_mult_mask; /* depthwise channel multipliers */
+  uint32_t max_pad[4];      /* top, bottom, left, right */
+  uint32_t in_ch_multiple, out_ch_multiple;
+  uint32_t max_in_ch, max_out_ch;
+  uint32_t max_in_h, max_in_w, max_out_h, max_out_w;
+  uint32_t max_m, max_k, max_n;
+  uint32_t kinds_mask; /* pool: bit NPUCC_POOL_*; eltwise: bit NPUCC_ELTWISE_* */
+  uint8_t requant;     /* NPUCC_RQ_* bits */
+  uint8_t fused_clamp;
+  /* Timing: cycles = steps * cycles_per_step + fill_cycles + overhead_cycles
+   * (+ the target's command_overhead_cycles); see npucc_timing.h. */
+  uint32_t cycles_per_step;
+  uint32_t fill_cycles;
+  uint32_t overhead_cycles;
 } npucc_op_limits;
 
 typedef struct npucc_target_desc {
   const char *name;
-  uint32_t base_address;
+  uint8_t address_bits; /* width of NPU addresses (32..64) */
+  uint64_t base_address;
   const npucc_reg_desc *regs;
   uint16_t num_regs;
   const npucc_field_desc *fields;
   uint16_t num_fields;
   const npucc_cmd_desc *cmds;
   uint16_t num_cmds;
-  int16_t status_reg;
+  const npucc_fieldref *parts; /* extra parts of split bindings */
+  uint16_t num_parts;
   npucc_engine_status engines[NPUCC_ENGINE_COUNT];
   uint8_t concurrent; /* DMA and compute may run at the same time */
   uint8_t completion; /* NPUCC_COMPLETION_* */
+  uint16_t queue_depth; /* 0: no job queue; else commands each engine holds */
   const npucc_mem_desc *mems;
   uint16_t num_mems;
   /* DMA */
   uint8_t dma_channels;
   uint8_t dma_dims;
-  uint16_t dma_bytes_per_cycle;
-  uint32_t dma_setup_cycles;
-  uint16_t dma_alignment;
-  uint32_t dma_max_burst;
   uint8_t dma_zero_fill;
+  uint32_t dma_bytes_per_cycle;
+  uint32_t dma_read_bytes_per_cycle;
+  uint32_t dma_write_bytes_per_cycle;
+  uint32_t dma_setup_cycles;
+  uint32_t dma_alignment;
+  uint32_t dma_max_burst;
+  /* Effective DMA limits (explicit in the description, else what the fields hold). */
+  uint64_t dma_max_length;
+  uint64_t dma_max_rows;
+  uint64_t dma_max_planes;
+  uint64_t dma_max_stride;
+  uint64_t dma_max_plane_stride;
   /* Compute */
-  uint16_t mac_rows;
-  uint16_t mac_cols;
+  uint32_t mac_rows;
+  uint32_t mac_cols;
   uint8_t acc_bits;
-  uint8_t per_channel_requant;
-  uint8_t per_tensor_requant;
-  uint8_t fused_clamp;
   npucc_op_limits ops[NPUCC_KIND_COUNT];
   /* Timing */
   uint32_t clock_hz;
@@ -157,10 +238,18 @@ typedef struct npucc_target_desc {
   uint32_t poll_cycles;
 } npucc_target_desc;
 
+/* One register write of an encoded command. */
+typedef struct npucc_reg_write {
+  uint16_t reg; /* index into regs[] */
+  uint32_t value;
+} npucc_reg_write;
+
 /* Helpers shared by the command layer and the simulator (defined in npucc_npu.c). */
 const npucc_cmd_desc *npucc_desc_find_cmd(const npucc_target_desc *d, int kind);
 uint32_t npucc_field_get(uint32_t regval, npucc_fieldref f);
 uint32_t npucc_field_put(uint32_t regval, npucc_fieldref f, uint32_t v);
+/* The condition of a status bit in a register value (active-low applied). */
+int npucc_status_active(uint32_t regval, npucc_status_bit b);
 const char *npucc_param_name(int param);
 const char *npucc_kind_name(int kind);
 

@@ -14,8 +14,23 @@
 static const npucc_target_desc *g_desc;
 static npucc_hal_wait_hook g_hook;
 static void *g_hook_ctx;
+/* Sticky DONE bits and error codes that a clearing read returned for an
+ * engine nobody was waiting for yet; the last error a wait reported. */
+static uint8_t g_pending_done[NPUCC_ENGINE_COUNT];
+static uint32_t g_pending_err[NPUCC_ENGINE_COUNT];
+static uint32_t g_last_err;
+static int g_last_err_engine = -1;
 
-void npucc_hal_init(const npucc_target_desc *desc) { g_desc = desc; }
+void npucc_hal_init(const npucc_target_desc *desc) {
+  int e;
+  g_desc = desc;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    g_pending_done[e] = 0;
+    g_pending_err[e] = 0;
+  }
+  g_last_err = 0;
+  g_last_err_engine = -1;
+}
 
 const npucc_target_desc *npucc_hal_desc(void) { return g_desc; }
 
@@ -57,24 +72,84 @@ uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
 
 #endif
 
-static int any_error(uint32_t s) {
+uint32_t npucc_hal_read_status(int reg) {
+  const npucc_reg_desc *r = &g_desc->regs[reg];
+  uint32_t v = npucc_hal_read(r->offset, r->width);
   int e;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
-    if (g_desc->engines[e].error.reg >= 0 && npucc_field_get(s, g_desc->engines[e].error))
-      return 1;
-  return 0;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_engine_status *st = &g_desc->engines[e];
+    if (st->done.f.reg == reg && (st->done.flags & NPUCC_SB_CLEAR_READ) &&
+        npucc_status_active(v, st->done))
+      g_pending_done[e] = 1;
+    if (st->error.f.reg == reg && (st->error.flags & NPUCC_SB_CLEAR_READ) &&
+        npucc_status_active(v, st->error))
+      g_pending_err[e] = npucc_field_get(v, st->error.f);
+  }
+  return v;
+}
+
+/* Clears a write-1-to-clear status field. */
+static void clear_w1c(npucc_status_bit b) {
+  const npucc_reg_desc *r = &g_desc->regs[b.f.reg];
+  npucc_hal_write(r->offset, npucc_field_put(0, b.f, 0xFFFFFFFFu), r->width);
+}
+
+/* Reads the registers holding error fields (each once per poll, plus the
+ * completion register `also`); returns the first error found, recording it. */
+static int check_errors(int also, uint32_t *also_value) {
+  int16_t seen[NPUCC_ENGINE_COUNT + 1];
+  uint32_t vals[NPUCC_ENGINE_COUNT + 1];
+  int n = 0, e, k;
+  if (also >= 0) {
+    seen[n] = (int16_t)also;
+    vals[n++] = npucc_hal_read_status(also);
+    *also_value = vals[0];
+  }
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_status_bit *b = &g_desc->engines[e].error;
+    uint32_t v = 0, code;
+    if (b->f.reg < 0)
+      continue;
+    for (k = 0; k < n && seen[k] != b->f.reg; ++k)
+      ;
+    if (k == n) {
+      seen[n] = b->f.reg;
+      vals[n++] = npucc_hal_read_status(b->f.reg);
+    }
+    v = vals[k];
+    if (npucc_status_active(v, *b))
+      code = (b->flags & NPUCC_SB_ACTIVE_LOW) ? 1u : npucc_field_get(v, b->f);
+    else
+      code = g_pending_err[e]; /* seen by an earlier clearing read */
+    if (code != 0) {
+      g_last_err = code;
+      g_last_err_engine = e;
+      g_pending_err[e] = 0;
+      if (b->flags & NPUCC_SB_CLEAR_W1C)
+        clear_w1c(*b);
+      return NPUCC_ERR_DEVICE;
+    }
+  }
+  return NPUCC_OK;
+}
+
+uint32_t npucc_hal_last_error(int *engine) {
+  if (engine != NULL)
+    *engine = g_last_err_engine;
+  return g_last_err;
 }
 
 int npucc_hal_wait(int engine, uint32_t max_polls) {
   const npucc_engine_status *st;
-  const npucc_reg_desc *reg;
+  npucc_status_bit use;
   uint32_t i;
-  if (g_desc == NULL || engine < 0 || engine >= NPUCC_ENGINE_COUNT || g_desc->status_reg < 0)
+  int by_busy;
+  if (g_desc == NULL || engine < 0 || engine >= NPUCC_ENGINE_COUNT)
     return NPUCC_ERR_UNSUPPORTED;
   if (g_desc->completion == NPUCC_COMPLETION_FENCE) {
     /* Completion is observed through a fence: it finishes once everything
      * issued before it has finished. */
-    int32_t p[NPUCC_P_COUNT];
+    int64_t p[NPUCC_P_COUNT];
     int rc;
     npucc_npu_defaults(p);
     rc = npucc_npu_issue(g_desc, NPUCC_KIND_FENCE, p, NULL);
@@ -83,15 +158,27 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
     engine = NPUCC_ENGINE_FENCE;
   }
   st = &g_desc->engines[engine];
-  if (st->busy.reg < 0)
+  by_busy = st->busy.f.reg >= 0;
+  use = by_busy ? st->busy : st->done;
+  if (use.f.reg < 0)
     return NPUCC_ERR_UNSUPPORTED;
-  reg = &g_desc->regs[g_desc->status_reg];
   for (i = 0; i < max_polls; ++i) {
-    uint32_t s = npucc_hal_read(reg->offset, reg->width);
-    if (any_error(s))
+    uint32_t v = 0;
+    int done;
+    if (check_errors(use.f.reg, &v) != NPUCC_OK)
       return NPUCC_ERR_DEVICE;
-    if (!npucc_field_get(s, st->busy))
+    done = by_busy ? !npucc_status_active(v, use)
+                   : npucc_status_active(v, use) || g_pending_done[engine];
+    if (done) {
+      /* Acknowledge a sticky DONE so that the next command's completion is
+       * not mistaken for this one. */
+      if (st->done.flags & NPUCC_SB_CLEAR_W1C)
+        clear_w1c(st->done);
+      else if ((st->done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st->done.f.reg)
+        (void)npucc_hal_read_status(st->done.f.reg);
+      g_pending_done[engine] = 0;
       return NPUCC_OK;
+    }
     if (g_hook != NULL && g_hook(g_hook_ctx) != 0)
       return NPUCC_ERR_TIMEOUT;
   }

@@ -41,14 +41,26 @@ uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
 
 void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx);
 
-/* Polls the status register until `engine` (NPUCC_ENGINE_*) is not busy.
- * With completion mode "fence", issues a fence command first and waits for
- * the fence instead (which covers every engine). Returns NPUCC_OK,
- * NPUCC_ERR_DEVICE if an engine's error bit is set, or NPUCC_ERR_TIMEOUT
- * after max_polls reads. */
+/* Reads a register that holds status bits (index into regs[]). Bits that the
+ * read clears (clear-on-read DONE bits, error codes) are remembered for the
+ * engine they belong to, so reading one engine's status never loses
+ * another's. */
+uint32_t npucc_hal_read_status(int reg);
+
+/* Waits until `engine` (NPUCC_ENGINE_*) has completed everything issued to
+ * it, as the description says: its busy bit inactive, else its done bit
+ * active (polarity applied); a sticky done bit is then cleared (write 1, or
+ * the clearing read). With completion mode "fence", issues a fence command
+ * first and waits for the fence instead (which covers every engine).
+ * Returns NPUCC_OK, NPUCC_ERR_DEVICE if any engine reports an error (its
+ * code: npucc_hal_last_error; an error field that can be cleared is cleared
+ * once reported), or NPUCC_ERR_TIMEOUT after max_polls status reads. */
 int npucc_hal_wait(int engine, uint32_t max_polls);
 /* Waits for every engine. */
 int npucc_hal_wait_all(uint32_t max_polls);
+/* The last error a wait reported: its code (0 = none) and, if engine is not
+ * null, the engine whose error field showed it. */
+uint32_t npucc_hal_last_error(int *engine);
 
 #ifdef __cplusplus
 }

@@ -4,10 +4,8 @@
 
 #include <stddef.h>
 
-#define NPUCC_MAX_REGS 64
-
-static const int32_t g_defaults[NPUCC_P_COUNT] = {
-#define NPUCC_PARAM_DEF(id, name, def, req, allowed, sgn) (int32_t)(def),
+static const int64_t g_defaults[NPUCC_P_COUNT] = {
+#define NPUCC_PARAM_DEF(id, name, def, req, allowed, sgn) (int64_t)(def),
     NPUCC_PARAM_LIST(NPUCC_PARAM_DEF)
 #undef NPUCC_PARAM_DEF
 };
@@ -35,11 +33,11 @@ const char *npucc_param_name(int param) {
 const char *npucc_kind_name(int kind) {
   return kind >= 0 && kind < NPUCC_KIND_COUNT ? g_kinds[kind] : "?";
 }
-int32_t npucc_param_default(int param) { return g_defaults[param]; }
+int64_t npucc_param_default(int param) { return g_defaults[param]; }
 int npucc_param_is_signed(int param) { return g_signed[param]; }
 int npucc_param_allowed(int param, int kind) { return (g_allowed[param] >> kind) & 1u; }
 
-void npucc_npu_defaults(int32_t params[NPUCC_P_COUNT]) {
+void npucc_npu_defaults(int64_t params[NPUCC_P_COUNT]) {
   int i;
   for (i = 0; i < NPUCC_P_COUNT; ++i)
     params[i] = g_defaults[i];
@@ -66,60 +64,115 @@ uint32_t npucc_field_put(uint32_t regval, npucc_fieldref f, uint32_t v) {
   return (regval & ~m) | ((v << f.lsb) & m);
 }
 
-static int set_field(uint32_t *regs, uint64_t *touched, npucc_fieldref f, uint32_t v) {
-  if (f.reg < 0 || f.reg >= NPUCC_MAX_REGS)
+int npucc_status_active(uint32_t regval, npucc_status_bit b) {
+  uint32_t v;
+  if (b.f.reg < 0)
+    return 0;
+  v = npucc_field_get(regval, b.f);
+  return (b.flags & NPUCC_SB_ACTIVE_LOW) ? v == 0 : v != 0;
+}
+
+/* The write list: each register once, in first-touch order. */
+typedef struct reg_list {
+  npucc_reg_write *w;
+  int n;
+} reg_list;
+
+static int set_field(reg_list *l, npucc_fieldref f, uint32_t v) {
+  int i;
+  if (f.reg < 0)
     return NPUCC_ERR_UNSUPPORTED;
-  regs[f.reg] = npucc_field_put(regs[f.reg], f, v);
-  *touched |= (uint64_t)1 << f.reg;
+  for (i = 0; i < l->n; ++i)
+    if (l->w[i].reg == (uint16_t)f.reg)
+      break;
+  if (i == l->n) {
+    if (l->n == NPUCC_MAX_CMD_REGS)
+      return NPUCC_ERR_UNSUPPORTED;
+    l->w[i].reg = (uint16_t)f.reg;
+    l->w[i].value = 0;
+    l->n++;
+  }
+  l->w[i].value = npucc_field_put(l->w[i].value, f, v);
   return NPUCC_OK;
 }
 
-/* (value - minus) >> shift, checked to fit the field. */
-static int encode_value(const npucc_binding *b, int64_t value, uint32_t *out) {
-  int64_t v = value - (int64_t)b->minus;
-  int64_t lo, hi;
+static npucc_fieldref part_of(const npucc_target_desc *d, const npucc_binding *b, int k) {
+  return k == 0 ? b->field : d->parts[b->more + k - 1];
+}
+
+static unsigned binding_width(const npucc_target_desc *d, const npucc_binding *b) {
+  unsigned w = 0;
+  int k;
+  for (k = 0; k < b->num_parts; ++k)
+    w += part_of(d, b, k).width;
+  return w;
+}
+
+/* (value - minus) >> shift, checked to fit the binding's fields; *code gets
+ * the field bits (two's complement for signed parameters). */
+static int encode_value(const npucc_target_desc *d, const npucc_binding *b, int64_t value,
+                        uint64_t *code) {
+  unsigned w = binding_width(d, b);
+  int64_t v;
+  if ((b->minus > 0 && value < INT64_MIN + b->minus) ||
+      (b->minus < 0 && value > INT64_MAX + b->minus))
+    return NPUCC_ERR_RANGE;
+  v = value - b->minus;
   if (b->shift) {
     if (v & (((int64_t)1 << b->shift) - 1))
       return NPUCC_ERR_ALIGN;
     v /= ((int64_t)1 << b->shift);
   }
-  if (g_signed[b->param]) {
-    lo = -((int64_t)1 << (b->field.width - 1));
-    hi = ((int64_t)1 << (b->field.width - 1)) - 1;
-  } else {
-    lo = 0;
-    hi = ((int64_t)1 << b->field.width) - 1;
-  }
-  if (v < lo || v > hi)
+  if (w < 64) {
+    int64_t lo = g_signed[b->param] ? -((int64_t)1 << (w - 1)) : 0;
+    int64_t hi = g_signed[b->param] ? ((int64_t)1 << (w - 1)) - 1 : ((int64_t)1 << w) - 1;
+    if (v < lo || v > hi)
+      return NPUCC_ERR_RANGE;
+  } else if (!g_signed[b->param] && v < 0) {
     return NPUCC_ERR_RANGE;
-  *out = (uint32_t)(v & (int64_t)0xFFFFFFFF);
+  }
+  *code = (uint64_t)v;
   return NPUCC_OK;
 }
 
-int npucc_npu_encode(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
-                     uint32_t *regs, uint64_t *touched, int *bad_param) {
+static int put_binding(const npucc_target_desc *d, reg_list *l, const npucc_binding *b,
+                       uint64_t code) {
+  int k, rc;
+  for (k = 0; k < b->num_parts; ++k) {
+    npucc_fieldref f = part_of(d, b, k);
+    uint32_t mask = f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1u);
+    rc = set_field(l, f, (uint32_t)code & mask);
+    if (rc != NPUCC_OK)
+      return rc;
+    code >>= f.width;
+  }
+  return NPUCC_OK;
+}
+
+int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
+                     npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
+                     int *bad_param) {
   const npucc_cmd_desc *c = npucc_desc_find_cmd(d, kind);
   uint8_t bound[NPUCC_P_COUNT];
-  int p, rc;
-  uint16_t i;
+  reg_list l;
+  int p, rc, bell;
+  uint16_t k;
+  l.w = writes;
+  l.n = 0;
+  *num_writes = 0;
   if (bad_param != NULL)
     *bad_param = -1;
-  if (c == NULL || d->num_regs > NPUCC_MAX_REGS)
+  if (c == NULL)
     return NPUCC_ERR_UNSUPPORTED;
   for (p = 0; p < NPUCC_P_COUNT; ++p)
     bound[p] = 0;
-  for (i = 0; i < d->num_regs; ++i)
-    regs[i] = 0;
-  *touched = 0;
-  for (i = 0; i < c->num_bindings; ++i) {
-    const npucc_binding *b = &c->bindings[i];
-    uint32_t v = 0;
+  for (k = 0; k < c->num_bindings; ++k) {
+    const npucc_binding *b = &c->bindings[k];
+    uint64_t code = 0;
     bound[b->param] = 1;
-    rc = encode_value(
-        b, g_signed[b->param] ? (int64_t)params[b->param] : (int64_t)(uint32_t)params[b->param],
-        &v);
+    rc = encode_value(d, b, params[b->param], &code);
     if (rc == NPUCC_OK)
-      rc = set_field(regs, touched, b->field, v);
+      rc = put_binding(d, &l, b, code);
     if (rc != NPUCC_OK) {
       if (bad_param != NULL)
         *bad_param = b->param;
@@ -129,13 +182,13 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int32_t params[
   /* Parameters the hardware fixes must have the fixed value; parameters it
    * does not know must keep their default. */
   for (p = 0; p < NPUCC_P_COUNT; ++p) {
-    int32_t want = g_defaults[p];
+    int64_t want = g_defaults[p];
     int fixed = 0;
     if (bound[p] || !npucc_param_allowed(p, kind))
       continue;
-    for (i = 0; i < c->num_fixed; ++i)
-      if (c->fixed[i].param == p) {
-        want = c->fixed[i].value;
+    for (k = 0; k < c->num_fixed; ++k)
+      if (c->fixed[k].param == p) {
+        want = c->fixed[k].value;
         fixed = 1;
       }
     if (params[p] != want) {
@@ -144,48 +197,76 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int32_t params[
       return fixed ? NPUCC_ERR_PARAM : NPUCC_ERR_UNSUPPORTED;
     }
   }
-  for (i = 0; i < c->num_select; ++i) {
-    rc = set_field(regs, touched, c->select[i].field, c->select[i].value);
+  for (k = 0; k < c->num_select; ++k) {
+    rc = set_field(&l, c->select[k].field, c->select[k].value);
     if (rc != NPUCC_OK)
       return rc;
   }
-  return set_field(regs, touched, c->doorbell.field, c->doorbell.value);
-}
-
-int npucc_npu_issue(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
-                    int *bad_param) {
-  uint32_t regs[NPUCC_MAX_REGS];
-  uint64_t touched = 0;
-  const npucc_cmd_desc *c;
-  int rc = npucc_npu_encode(d, kind, params, regs, &touched, bad_param);
-  uint16_t i;
-  int16_t bell;
+  rc = set_field(&l, c->doorbell.field, c->doorbell.value);
   if (rc != NPUCC_OK)
     return rc;
-  c = npucc_desc_find_cmd(d, kind);
-  bell = c->doorbell.field.reg;
-  for (i = 0; i < d->num_regs; ++i)
-    if (((touched >> i) & 1u) && (int16_t)i != bell)
-      npucc_hal_write(d->regs[i].offset, regs[i], d->regs[i].width);
-  npucc_hal_write(d->regs[bell].offset, regs[bell], d->regs[bell].width);
+  /* The register holding the doorbell goes last (swapped with the last one,
+   * which keeps the order deterministic without a library memmove). */
+  for (bell = 0; bell < l.n; ++bell)
+    if (l.w[bell].reg == (uint16_t)c->doorbell.field.reg)
+      break;
+  {
+    npucc_reg_write last = l.w[bell];
+    l.w[bell] = l.w[l.n - 1];
+    l.w[l.n - 1] = last;
+  }
+  *num_writes = l.n;
+  return NPUCC_OK;
+}
+
+/* Job-queue NPUs: wait until the engine's queue has a free slot. */
+static int acquire_slot(const npucc_target_desc *d, int engine) {
+  npucc_status_bit f = d->engines[engine].free_slots;
+  uint32_t i;
+  if (d->queue_depth == 0 || f.f.reg < 0)
+    return NPUCC_OK;
+  for (i = 0; i < NPUCC_QUEUE_POLLS; ++i)
+    if (npucc_field_get(npucc_hal_read_status(f.f.reg), f.f) > 0)
+      return NPUCC_OK;
+  return NPUCC_ERR_TIMEOUT;
+}
+
+int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
+                    int *bad_param) {
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int n = 0, i;
+  int rc = npucc_npu_encode(d, kind, params, w, &n, bad_param);
+  if (rc != NPUCC_OK)
+    return rc;
+  rc = acquire_slot(d, npucc_desc_find_cmd(d, kind)->engine);
+  if (rc != NPUCC_OK)
+    return rc;
+  for (i = 0; i < n; ++i)
+    npucc_hal_write(d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
   return NPUCC_OK;
 }
 
 void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint32_t *regs,
                       int64_t out[NPUCC_P_COUNT]) {
-  int p;
+  int p, k;
   uint16_t i;
-  (void)d;
   for (p = 0; p < NPUCC_P_COUNT; ++p)
     out[p] = g_defaults[p];
   for (i = 0; i < c->num_fixed; ++i)
     out[c->fixed[i].param] = c->fixed[i].value;
   for (i = 0; i < c->num_bindings; ++i) {
     const npucc_binding *b = &c->bindings[i];
-    uint32_t raw = npucc_field_get(regs[b->field.reg], b->field);
-    int64_t v = raw;
-    if (g_signed[b->param] && b->field.width < 64 && ((raw >> (b->field.width - 1)) & 1u))
-      v = (int64_t)raw - ((int64_t)1 << b->field.width);
-    out[b->param] = v * ((int64_t)1 << b->shift) + b->minus;
+    uint64_t code = 0;
+    unsigned pos = 0, w = binding_width(d, b);
+    int64_t v;
+    for (k = 0; k < b->num_parts; ++k) {
+      npucc_fieldref f = part_of(d, b, k);
+      code |= (uint64_t)npucc_field_get(regs[f.reg], f) << pos;
+      pos += f.width;
+    }
+    if (g_signed[b->param] && w < 64 && ((code >> (w - 1)) & 1u))
+      code |= ~(uint64_t)0 << w;
+    v = (int64_t)code;
+    out[b->param] = (int64_t)((uint64_t)v * ((uint64_t)1 << b->shift) + (uint64_t)b->minus);
   }
 }

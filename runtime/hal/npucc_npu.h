@@ -4,7 +4,7 @@
  * packs the parameters into register fields and rings the doorbell through
  * the HAL. No NPU is known by name: the table says which field holds what.
  *
- *   int32_t p[NPUCC_P_COUNT];
+ *   int64_t p[NPUCC_P_COUNT];
  *   npucc_npu_defaults(p);
  *   p[NPUCC_P_SRC_ADDR] = ...; p[NPUCC_P_DST_ADDR] = ...; p[NPUCC_P_LENGTH] = 64;
  *   rc = npucc_npu_issue(desc, NPUCC_KIND_DMA, p, &bad);
@@ -22,23 +22,32 @@
 extern "C" {
 #endif
 
+/* Registers one command writes at most (checked by the loader). */
+#define NPUCC_MAX_CMD_REGS 64
+/* Status polls while waiting for a free job-queue slot (job-queue NPUs). */
+#ifndef NPUCC_QUEUE_POLLS
+#define NPUCC_QUEUE_POLLS 10000000u
+#endif
+
 /* Fills every parameter with its default (npucc_params.h). */
-void npucc_npu_defaults(int32_t params[NPUCC_P_COUNT]);
-int32_t npucc_param_default(int param);
+void npucc_npu_defaults(int64_t params[NPUCC_P_COUNT]);
+int64_t npucc_param_default(int param);
 int npucc_param_is_signed(int param);
 /* Does parameter `param` apply to command kind `kind`? */
 int npucc_param_allowed(int param, int kind);
 
-/* Computes the register values for one command without writing them.
- * regs[i] receives the value of register i when (touched >> i) & 1 (one bit
- * per register, at most 64 registers). Returns NPUCC_OK or an error; on error
- * *bad_param (if non-null) names the offending parameter (or -1). */
-int npucc_npu_encode(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
-                     uint32_t *regs, uint64_t *touched, int *bad_param);
+/* Computes the register writes of one command without performing them:
+ * writes[0 .. *num_writes-1], each register once, the register holding the
+ * doorbell (or the job queue's commit) last. Returns NPUCC_OK or an error; on
+ * error *bad_param (if non-null) names the offending parameter (or -1). */
+int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
+                     npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
+                     int *bad_param);
 
 /* Encodes and writes the command's registers through the HAL, the doorbell
- * register last. */
-int npucc_npu_issue(const npucc_target_desc *d, int kind, const int32_t params[NPUCC_P_COUNT],
+ * register last. On a job-queue NPU it first waits for a free slot in the
+ * engine's queue (NPUCC_ERR_TIMEOUT if none frees up). */
+int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                     int *bad_param);
 
 /* Inverse of the encoding: reads every parameter of command `c` from the

@@ -75,6 +75,7 @@
   X(DIL_W, "dil_w", 1, 0, NPUCC_KB_CONVLIKE, 0)                                               \
   X(PAD_TOP, "pad_top", 0, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                           \
   X(PAD_LEFT, "pad_left", 0, 0, NPUCC_KB_CONVLIKE | NPUCC_KB_POOL, 0)                         \
+  X(DEPTH_MULT, "depth_mult", 1, 0, NPUCC_KB_DW, 0)                                           \
   X(M, "m", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \
   X(K, "k", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \
   X(N, "n", 0, NPUCC_KB_MM, NPUCC_KB_MM, 0)                                                   \

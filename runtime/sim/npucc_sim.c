@@ -1,5 +1,8 @@
-/* npucc_sim.c - Simulator core: register file, doorbell decoding, memories,
- * the two-engine timeline, hazard checks and statistics. */
+/* npucc_sim.c - Simulator core: register file, status registers (polarity,
+ * sticky and cleared DONE bits, error codes, job-queue slots), doorbell and
+ * opcode decoding, the two-engine timeline (optionally with job queues), the
+ * protocol checks and the statistics. Memories: npucc_sim_mem.c; command
+ * semantics: npucc_sim_ops.c. */
 #include "npucc_sim_internal.h"
 
 #include "npucc_hal.h"
@@ -13,60 +16,46 @@
 
 static npucc_sim *g_attached;
 
+static const char *const g_engine_names[NPUCC_ENGINE_COUNT] = {"DMA", "compute", "fence"};
+
 npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
   npucc_sim *s = (npucc_sim *)calloc(1, sizeof(npucc_sim));
-  uint16_t i;
   int e;
   if (s == NULL)
     return NULL;
   s->d = d;
   s->err_cmd = -1;
   s->regs = (uint32_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint32_t));
-  s->spm = (sim_spm *)calloc(d->num_mems ? d->num_mems : 1, sizeof(sim_spm));
-  if (s->regs == NULL || s->spm == NULL) {
+  s->is_status = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
+  if (s->regs == NULL || s->is_status == NULL || sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
-  for (i = 0; i < d->num_mems; ++i) {
-    const npucc_mem_desc *m = &d->mems[i];
-    sim_spm *p;
-    uint32_t k;
-    if (m->kind != NPUCC_MEM_SCRATCHPAD)
-      continue;
-    p = &s->spm[s->num_spm++];
-    p->base = m->base;
-    p->size = m->size;
-    p->alignment = m->alignment ? m->alignment : 1;
-    p->data = (uint8_t *)calloc(m->size, 1);
-    p->valid = (uint8_t *)calloc(m->size, 1);
-    p->writer = (int32_t *)malloc((size_t)m->size * sizeof(int32_t));
-    p->reader = (int32_t *)malloc((size_t)m->size * sizeof(int32_t));
-    if (!p->data || !p->valid || !p->writer || !p->reader) {
-      npucc_sim_destroy(s);
-      return NULL;
-    }
-    for (k = 0; k < m->size; ++k)
-      p->writer[k] = p->reader[k] = -1;
-  }
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_engine_status *st = &d->engines[e];
+    const npucc_status_bit *bits[4];
+    int k;
+    bits[0] = &st->busy;
+    bits[1] = &st->done;
+    bits[2] = &st->error;
+    bits[3] = &st->free_slots;
+    for (k = 0; k < 4; ++k)
+      if (bits[k]->f.reg >= 0)
+        s->is_status[bits[k]->f.reg] = 1;
     s->eng[e].cmd = -1;
+    s->eng[e].cleared = -1;
+  }
   return s;
 }
 
 void npucc_sim_destroy(npucc_sim *s) {
-  int i;
   if (s == NULL)
     return;
   if (g_attached == s)
     g_attached = NULL;
-  for (i = 0; i < s->num_spm; ++i) {
-    free(s->spm[i].data);
-    free(s->spm[i].valid);
-    free(s->spm[i].writer);
-    free(s->spm[i].reader);
-  }
-  free(s->spm);
+  sim_free_memories(s);
   free(s->regs);
+  free(s->is_status);
   free(s->cmds);
   free(s->observed);
   free(s);
@@ -74,8 +63,9 @@ void npucc_sim_destroy(npucc_sim *s) {
 
 const npucc_target_desc *npucc_sim_desc(const npucc_sim *s) { return s->d; }
 
-int sim_fail(npucc_sim *s, int idx, const char *fmt, ...) {
+int sim_fail(npucc_sim *s, int idx, uint32_t code, const char *fmt, ...) {
   va_list ap;
+  int e;
   if (s->failed)
     return -1;
   s->failed = 1;
@@ -88,141 +78,16 @@ int sim_fail(npucc_sim *s, int idx, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(s->err + n, sizeof(s->err) - (size_t)n, fmt, ap);
     va_end(ap);
-    s->eng[s->cmds[idx].engine].error = 1;
+    s->eng[s->cmds[idx].engine].error = code;
   } else {
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof(s->err), fmt, ap);
     va_end(ap);
+    /* Not tied to a command: every engine reports it, so no wait succeeds. */
+    for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
+      s->eng[e].error = code;
   }
   return -1;
-}
-
-int npucc_sim_map(npucc_sim *s, uint32_t addr, void *host, uint32_t size) {
-  uint16_t i;
-  int k;
-  if (s->num_maps >= NPUCC_SIM_MAX_MAPS || size == 0)
-    return -1;
-  for (k = 0; k < s->num_maps; ++k)
-    if ((uint64_t)addr < (uint64_t)s->maps[k].base + s->maps[k].size &&
-        (uint64_t)s->maps[k].base < (uint64_t)addr + size)
-      return -1;
-  for (i = 0; i < s->d->num_mems; ++i) {
-    const npucc_mem_desc *m = &s->d->mems[i];
-    if (m->kind == NPUCC_MEM_SYSTEM && addr >= m->base &&
-        (uint64_t)addr + size <= (uint64_t)m->base + m->size) {
-      sim_map *mp = &s->maps[s->num_maps++];
-      mp->base = addr;
-      mp->size = size;
-      mp->host = (uint8_t *)host;
-      mp->writable = m->writable;
-      return 0;
-    }
-  }
-  return -1;
-}
-
-int sim_resolve(npucc_sim *s, int idx, uint32_t addr, uint32_t len, int write, const char *what,
-                sim_window *w) {
-  int i;
-  uint64_t end = (uint64_t)addr + len;
-  for (i = 0; i < s->num_spm; ++i) {
-    sim_spm *p = &s->spm[i];
-    if (addr >= p->base && end <= (uint64_t)p->base + p->size) {
-      w->ptr = p->data + (addr - p->base);
-      w->spm = i;
-      w->spm_off = addr - p->base;
-      return 0;
-    }
-  }
-  for (i = 0; i < s->num_maps; ++i) {
-    sim_map *m = &s->maps[i];
-    if (addr >= m->base && end <= (uint64_t)m->base + m->size) {
-      if (write && !m->writable)
-        return sim_fail(s, idx, "%s 0x%08x..0x%08llx writes read-only system memory", what,
-                        (unsigned)addr, (unsigned long long)end);
-      w->ptr = m->host + (addr - m->base);
-      w->spm = -1;
-      w->spm_off = 0;
-      return 0;
-    }
-  }
-  return sim_fail(s, idx,
-                  "%s 0x%08x..0x%08llx is outside the scratchpad and the mapped system "
-                  "memory ranges",
-                  what, (unsigned)addr, (unsigned long long)end);
-}
-
-int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, const char *what,
-                sim_window *w) {
-  int i;
-  for (i = 0; i < s->num_spm; ++i) {
-    sim_spm *p = &s->spm[i];
-    if (addr >= (int64_t)p->base && addr < (int64_t)p->base + (int64_t)p->size) {
-      if ((uint64_t)(addr - (int64_t)p->base) + len > p->size)
-        return sim_fail(s, idx, "%s 0x%08llx + %llu bytes runs past the end of the scratchpad",
-                        what, (unsigned long long)addr, (unsigned long long)len);
-      if ((uint64_t)addr % p->alignment)
-        return sim_fail(s, idx, "%s 0x%08llx is not aligned to %u bytes", what,
-                        (unsigned long long)addr, (unsigned)p->alignment);
-      w->ptr = p->data + (addr - (int64_t)p->base);
-      w->spm = i;
-      w->spm_off = (uint32_t)(addr - (int64_t)p->base);
-      return 0;
-    }
-  }
-  return sim_fail(s, idx, "%s 0x%08llx is not in a scratchpad", what, (unsigned long long)addr);
-}
-
-static int unfinished(const npucc_sim *s, int32_t cmd, int self) {
-  return cmd >= 0 && cmd != self && !s->observed[cmd];
-}
-
-int sim_check_read(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what) {
-  sim_spm *p;
-  uint32_t k;
-  if (w->spm < 0)
-    return 0;
-  p = &s->spm[w->spm];
-  for (k = 0; k < len; ++k) {
-    uint32_t o = w->spm_off + k;
-    if (!p->valid[o])
-      return sim_fail(s, idx, "%s reads scratchpad byte 0x%08x that was never written", what,
-                      (unsigned)(p->base + o));
-    if (unfinished(s, p->writer[o], idx))
-      return sim_fail(s, idx,
-                      "race: %s reads scratchpad byte 0x%08x written by command #%d (%s), which "
-                      "was not waited for",
-                      what, (unsigned)(p->base + o), (int)p->writer[o],
-                      npucc_kind_name(s->cmds[p->writer[o]].kind));
-  }
-  for (k = 0; k < len; ++k)
-    p->reader[w->spm_off + k] = idx;
-  return 0;
-}
-
-int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what) {
-  sim_spm *p;
-  uint32_t k;
-  if (w->spm < 0)
-    return 0;
-  p = &s->spm[w->spm];
-  for (k = 0; k < len; ++k) {
-    uint32_t o = w->spm_off + k;
-    int32_t other = unfinished(s, p->reader[o], idx)   ? p->reader[o]
-                    : unfinished(s, p->writer[o], idx) ? p->writer[o]
-                                                       : -1;
-    if (other >= 0)
-      return sim_fail(s, idx,
-                      "race: %s overwrites scratchpad byte 0x%08x still in use by command #%d "
-                      "(%s), which was not waited for",
-                      what, (unsigned)(p->base + o), (int)other,
-                      npucc_kind_name(s->cmds[other].kind));
-  }
-  for (k = 0; k < len; ++k) {
-    p->writer[w->spm_off + k] = idx;
-    p->valid[w->spm_off + k] = 1;
-  }
-  return 0;
 }
 
 static int reg_at(const npucc_sim *s, uint32_t offset) {
@@ -235,6 +100,40 @@ static int reg_at(const npucc_sim *s, uint32_t offset) {
 
 static int engine_busy(const npucc_sim *s, int e) {
   return s->eng[e].cmd >= 0 && s->eng[e].end > s->cpu;
+}
+
+/* Job queue: commands of engine e not yet completed at the current time. */
+static unsigned queue_pending(npucc_sim *s, int e) {
+  sim_engine *g = &s->eng[e];
+  while (g->qcount && g->qend[g->qhead] <= s->cpu) {
+    g->qhead = (g->qhead + 1) % NPUCC_SIM_QUEUE_MAX;
+    g->qcount--;
+  }
+  return g->qcount;
+}
+
+/* Sticky DONE of engine e: an idle edge after a command later than the last
+ * clear. */
+static int done_latched(const npucc_sim *s, int e) {
+  const sim_engine *g = &s->eng[e];
+  return g->stale || (g->cmd > g->cleared && !engine_busy(s, e));
+}
+
+static void clear_done(npucc_sim *s, int e) {
+  sim_engine *g = &s->eng[e];
+  g->stale = 0;
+  if (g->cmd >= 0 && !engine_busy(s, e))
+    g->cleared = g->cmd;
+}
+
+/* Clears the error code of every engine whose error field is `f`. */
+static void clear_error(npucc_sim *s, npucc_fieldref f) {
+  int e;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    npucc_fieldref g = s->d->engines[e].error.f;
+    if (g.reg == f.reg && g.lsb == f.lsb && g.width == f.width)
+      s->eng[e].error = 0;
+  }
 }
 
 /* The CPU saw the engine's state at the current time: every command of that
@@ -251,26 +150,76 @@ static void observe(npucc_sim *s, int e, size_t limit) {
   s->eng[e].obs_cursor = i;
 }
 
+static int grow_commands(npucc_sim *s) {
+  size_t cap;
+  npucc_sim_cmd_stats *nc;
+  uint8_t *no;
+  if (s->num_cmds < s->cap_cmds)
+    return 0;
+  cap = s->cap_cmds ? s->cap_cmds * 2 : 64;
+  nc = (npucc_sim_cmd_stats *)realloc(s->cmds, cap * sizeof(npucc_sim_cmd_stats));
+  if (nc)
+    s->cmds = nc;
+  no = (uint8_t *)realloc(s->observed, cap);
+  if (no)
+    s->observed = no;
+  if (!nc || !no)
+    return sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "out of memory");
+  s->cap_cmds = cap;
+  return 0;
+}
+
+/* When a new command of engine e may start; fails on a busy engine (no job
+ * queue) or a full queue. Returns 0 or -1. */
+static int start_time(npucc_sim *s, int idx, int e, uint64_t *start) {
+  int other = e == NPUCC_ENGINE_DMA ? NPUCC_ENGINE_COMPUTE : NPUCC_ENGINE_DMA;
+  *start = s->cpu;
+  if (s->d->queue_depth && e != NPUCC_ENGINE_FENCE) {
+    if (queue_pending(s, e) >= s->d->queue_depth)
+      return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+                      "committed while the %s engine's job queue is full (%u commands)",
+                      g_engine_names[e], (unsigned)s->d->queue_depth);
+    if (s->eng[e].cmd >= 0 && s->eng[e].end > *start)
+      *start = s->eng[e].end;
+    if (!s->d->concurrent && s->eng[other].cmd >= 0 && s->eng[other].end > *start)
+      *start = s->eng[other].end;
+    return 0;
+  }
+  if (engine_busy(s, e))
+    return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
+                    "started while the %s engine is busy with command #%d until cycle %llu",
+                    g_engine_names[e], s->eng[e].cmd, (unsigned long long)s->eng[e].end);
+  if (e != NPUCC_ENGINE_FENCE && !s->d->concurrent && engine_busy(s, other))
+    return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
+                    "started while the %s engine is busy with command #%d until cycle %llu "
+                    "(this NPU cannot overlap DMA and compute)",
+                    g_engine_names[other], s->eng[other].cmd,
+                    (unsigned long long)s->eng[other].end);
+  return 0;
+}
+
+/* Sticky DONE bookkeeping when a command of engine e is committed. */
+static int check_done_cleared(npucc_sim *s, int idx, int e) {
+  sim_engine *g = &s->eng[e];
+  npucc_status_bit done = s->d->engines[e].done;
+  if (g->cmd >= 0 && g->cmd > g->cleared && g->end <= s->cpu)
+    g->stale = 1; /* the engine went idle after g->cmd and nobody cleared DONE */
+  if ((done.flags & NPUCC_SB_REQUIRE_CLEAR) && done_latched(s, e))
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+                    "started while the sticky DONE bit of the %s engine (set by command #%d) "
+                    "was not cleared; the description requires clearing it before the "
+                    "engine's next command",
+                    g_engine_names[e], g->cmd);
+  return 0;
+}
+
 static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   int64_t p[NPUCC_P_COUNT];
   npucc_sim_cmd_stats *st;
-  int idx, e = c->engine,
-           other = c->engine == NPUCC_ENGINE_DMA ? NPUCC_ENGINE_COMPUTE : NPUCC_ENGINE_DMA;
-  if (s->num_cmds == s->cap_cmds) {
-    size_t cap = s->cap_cmds ? s->cap_cmds * 2 : 64;
-    npucc_sim_cmd_stats *nc =
-        (npucc_sim_cmd_stats *)realloc(s->cmds, cap * sizeof(npucc_sim_cmd_stats));
-    uint8_t *no = (uint8_t *)realloc(s->observed, cap);
-    if (nc)
-      s->cmds = nc;
-    if (no)
-      s->observed = no;
-    if (!nc || !no) {
-      sim_fail(s, -1, "out of memory");
-      return;
-    }
-    s->cap_cmds = cap;
-  }
+  uint64_t start = 0;
+  int idx, e = c->engine;
+  if (grow_commands(s) != 0)
+    return;
   idx = (int)s->num_cmds++;
   st = &s->cmds[idx];
   memset(st, 0, sizeof(*st));
@@ -278,117 +227,184 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   st->engine = e;
   st->start = st->end = s->cpu;
   s->observed[idx] = 0;
-  if (s->failed)
+  if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
-  if (engine_busy(s, e)) {
-    sim_fail(s, idx, "started while the %s engine is busy with command #%d until cycle %llu",
-             e == NPUCC_ENGINE_DMA ? "DMA" : "compute", s->eng[e].cmd,
-             (unsigned long long)s->eng[e].end);
-    return;
-  }
+  st->start = start;
   if (e == NPUCC_ENGINE_FENCE) {
     /* A fence completes when everything issued before it has completed. */
-    uint64_t end = s->cpu;
+    uint64_t end = start;
     int k;
     for (k = 0; k < NPUCC_ENGINE_FENCE; ++k)
       if (s->eng[k].cmd >= 0 && s->eng[k].end > end)
         end = s->eng[k].end;
     st->end = end + s->d->command_overhead_cycles;
-    st->cycles = st->end - st->start;
-    s->eng[e].cmd = idx;
-    s->eng[e].end = st->end;
-    return;
+  } else {
+    npucc_npu_decode(s->d, c, s->regs, p);
+    if (sim_exec(s, idx, c->kind, p) != 0)
+      return;
+    st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);
+    st->end = st->start + st->cycles;
+    if (st->macs && st->cycles)
+      st->mac_utilisation =
+          (double)st->macs / ((double)st->cycles * s->d->mac_rows * s->d->mac_cols);
+    s->eng[e].busy_cycles += st->cycles;
   }
-  if (!s->d->concurrent && engine_busy(s, other)) {
-    sim_fail(s, idx,
-             "started while the %s engine is busy with command #%d until cycle %llu (this NPU "
-             "cannot overlap DMA and compute)",
-             other == NPUCC_ENGINE_DMA ? "DMA" : "compute", s->eng[other].cmd,
-             (unsigned long long)s->eng[other].end);
-    return;
-  }
-  npucc_npu_decode(s->d, c, s->regs, p);
-  if (sim_exec(s, idx, c->kind, p) != 0)
-    return;
-  st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);
-  st->end = st->start + st->cycles;
-  if (st->macs && st->cycles)
-    st->mac_utilisation = (double)st->macs / ((double)st->cycles * s->d->mac_rows * s->d->mac_cols);
+  st->cycles = st->end - st->start;
   s->eng[e].cmd = idx;
   s->eng[e].end = st->end;
-  s->eng[e].busy_cycles += st->cycles;
+  if (s->d->queue_depth && e != NPUCC_ENGINE_FENCE) {
+    sim_engine *g = &s->eng[e];
+    g->qend[(g->qhead + g->qcount) % NPUCC_SIM_QUEUE_MAX] = st->end;
+    g->qcount++;
+  }
+}
+
+/* A write to a register holding status bits: write-1-to-clear bits clear;
+ * everything else there is read-only. */
+static void write_status(npucc_sim *s, int r, uint32_t value) {
+  int e;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_engine_status *st = &s->d->engines[e];
+    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_W1C) &&
+        npucc_field_get(value, st->done.f))
+      clear_done(s, e);
+    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_W1C) &&
+        npucc_field_get(value, st->error.f))
+      clear_error(s, st->error.f);
+  }
 }
 
 void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint32_t value, uint8_t width_bits) {
   int r = reg_at(s, offset);
   uint16_t i;
+  const npucc_cmd_desc *rung = NULL;
   s->cpu += s->d->reg_access_cycles;
   if (r < 0 || s->d->regs[r].width != width_bits) {
-    sim_fail(s, -1, "write of 0x%x to offset 0x%x: no %u-bit register there", (unsigned)value,
-             (unsigned)offset, (unsigned)width_bits);
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "write of 0x%x to offset 0x%x: no %u-bit register there",
+             (unsigned)value, (unsigned)offset, (unsigned)width_bits);
     return;
   }
-  if (r == s->d->status_reg)
-    return; /* read only */
+  if (s->is_status[r]) {
+    write_status(s, r, value);
+    return;
+  }
   s->regs[r] = value;
-  for (i = 0; i < s->d->num_cmds; ++i) {
+  for (i = 0; i < s->d->num_cmds && rung == NULL; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
     uint16_t k;
-    int match;
-    if (c->doorbell.field.reg != r ||
-        npucc_field_get(value, c->doorbell.field) != c->doorbell.value)
-      continue;
-    match = 1;
-    for (k = 0; k < c->num_select; ++k)
-      match &= npucc_field_get(s->regs[c->select[k].field.reg], c->select[k].field) ==
-               c->select[k].value;
-    if (!match)
-      continue;
+    int match = c->doorbell.field.reg == r &&
+                npucc_field_get(value, c->doorbell.field) == c->doorbell.value;
+    for (k = 0; match && k < c->num_select; ++k)
+      match = npucc_field_get(s->regs[c->select[k].field.reg], c->select[k].field) ==
+              c->select[k].value;
+    if (match)
+      rung = c;
+  }
+  if (rung != NULL) {
     /* Doorbells are self-clearing. */
-    s->regs[r] = npucc_field_put(s->regs[r], c->doorbell.field, 0);
-    launch(s, c);
+    s->regs[r] = npucc_field_put(s->regs[r], rung->doorbell.field, rung->doorbell_nop);
+    launch(s, rung);
     return;
   }
+  /* A doorbell or opcode field holding something other than its idle value
+   * starts no command: the firmware would wait forever. */
+  for (i = 0; i < s->d->num_cmds; ++i) {
+    const npucc_cmd_desc *c = &s->d->cmds[i];
+    uint32_t v;
+    if (c->doorbell.field.reg != r)
+      continue;
+    v = npucc_field_get(value, c->doorbell.field);
+    if (v != c->doorbell_nop) {
+      sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+               "register %s written with 0x%x: doorbell/opcode field value %u starts no command "
+               "(its idle value is %u)",
+               s->d->regs[r].name, (unsigned)value, (unsigned)v, (unsigned)c->doorbell_nop);
+      return;
+    }
+  }
+}
+
+/* Writes `v` into status field b (polarity for 1-bit conditions). */
+static uint32_t put_bit(uint32_t reg, npucc_status_bit b, int active) {
+  int v = (b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active;
+  return npucc_field_put(reg, b.f, (uint32_t)v);
+}
+
+static uint32_t saturate(uint32_t v, npucc_fieldref f) {
+  uint32_t max = f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1u;
+  return v > max ? max : v;
+}
+
+/* The code an error field shows: the first non-zero code of the engines
+ * sharing it. */
+static uint32_t error_code(const npucc_sim *s, npucc_fieldref f) {
+  int e;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    npucc_fieldref g = s->d->engines[e].error.f;
+    if (g.reg == f.reg && g.lsb == f.lsb && g.width == f.width && s->eng[e].error)
+      return s->eng[e].error;
+  }
+  return 0;
+}
+
+static uint32_t read_status(npucc_sim *s, int r) {
+  uint32_t v = 0;
+  int e;
+  s->cpu += s->d->poll_cycles;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_engine_status *st = &s->d->engines[e];
+    int busy = engine_busy(s, e), shows = 0;
+    if (st->busy.f.reg == r) {
+      v = put_bit(v, st->busy, busy);
+      shows = !busy;
+    }
+    if (st->done.f.reg == r) {
+      int done = (st->done.flags & NPUCC_SB_STICKY) ? done_latched(s, e)
+                                                    : !busy && s->eng[e].cmd >= 0;
+      v = put_bit(v, st->done, done);
+      if (st->busy.f.reg < 0)
+        shows = done;
+    }
+    if (st->error.f.reg == r) {
+      uint32_t code = error_code(s, st->error.f);
+      v = st->error.f.width == 1 ? put_bit(v, st->error, code != 0)
+                                 : npucc_field_put(v, st->error.f, saturate(code, st->error.f));
+    }
+    if (st->free_slots.f.reg == r)
+      v = npucc_field_put(v, st->free_slots.f,
+                          saturate(s->d->queue_depth - queue_pending(s, e), st->free_slots.f));
+    /* The CPU can see the engine is idle (a finished fence shows that every
+     * engine finished what was issued before it). */
+    if (shows && e == NPUCC_ENGINE_FENCE) {
+      int k;
+      for (k = 0; k < NPUCC_ENGINE_COUNT; ++k)
+        observe(s, k, (size_t)s->eng[e].cmd + 1);
+    } else if (shows) {
+      observe(s, e, s->num_cmds);
+    }
+  }
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    const npucc_engine_status *st = &s->d->engines[e];
+    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ))
+      clear_done(s, e);
+    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_READ))
+      clear_error(s, st->error.f);
+  }
+  return v;
 }
 
 uint32_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
   int r = reg_at(s, offset);
-  int e;
-  uint32_t v;
   if (r < 0 || s->d->regs[r].width != width_bits) {
     s->cpu += s->d->reg_access_cycles;
-    sim_fail(s, -1, "read of offset 0x%x: no %u-bit register there", (unsigned)offset,
-             (unsigned)width_bits);
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "read of offset 0x%x: no %u-bit register there",
+             (unsigned)offset, (unsigned)width_bits);
     return 0;
   }
-  if (r != s->d->status_reg) {
-    s->cpu += s->d->reg_access_cycles;
-    return s->regs[r];
-  }
-  s->cpu += s->d->poll_cycles;
-  v = 0;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    const npucc_engine_status *st = &s->d->engines[e];
-    int busy = engine_busy(s, e);
-    if (!busy && st->busy.reg >= 0) {
-      /* The CPU can see the engine is idle (a finished fence shows that
-       * every engine finished what was issued before it). */
-      if (e == NPUCC_ENGINE_FENCE) {
-        int k;
-        for (k = 0; k < NPUCC_ENGINE_COUNT; ++k)
-          observe(s, k, (size_t)s->eng[e].cmd + 1);
-      } else {
-        observe(s, e, s->num_cmds);
-      }
-    }
-    if (st->busy.reg >= 0)
-      v = npucc_field_put(v, st->busy, (uint32_t)busy);
-    if (st->done.reg >= 0)
-      v = npucc_field_put(v, st->done, (uint32_t)(!busy && s->eng[e].cmd >= 0));
-    if (st->error.reg >= 0)
-      v = npucc_field_put(v, st->error, (uint32_t)s->eng[e].error);
-  }
-  return v;
+  if (s->is_status[r])
+    return read_status(s, r);
+  s->cpu += s->d->reg_access_cycles;
+  return s->regs[r];
 }
 
 void npucc_sim_advance_cpu(npucc_sim *s, uint64_t cycles) { s->cpu += cycles; }
@@ -441,36 +457,6 @@ int npucc_sim_wfi_hook(void *ctx) {
       next = s->eng[e].end;
   if (next > s->cpu)
     s->cpu = next;
-  return 0;
-}
-
-static sim_spm *spm_for(npucc_sim *s, uint32_t addr, uint32_t size) {
-  int i;
-  for (i = 0; i < s->num_spm; ++i)
-    if (addr >= s->spm[i].base &&
-        (uint64_t)addr + size <= (uint64_t)s->spm[i].base + s->spm[i].size)
-      return &s->spm[i];
-  return NULL;
-}
-
-int npucc_sim_spm_write(npucc_sim *s, uint32_t addr, const void *src, uint32_t size) {
-  sim_spm *p = spm_for(s, addr, size);
-  uint32_t k;
-  if (p == NULL)
-    return -1;
-  memcpy(p->data + (addr - p->base), src, size);
-  for (k = 0; k < size; ++k) {
-    p->valid[addr - p->base + k] = 1;
-    p->writer[addr - p->base + k] = -1;
-  }
-  return 0;
-}
-
-int npucc_sim_spm_read(npucc_sim *s, uint32_t addr, void *dst, uint32_t size) {
-  sim_spm *p = spm_for(s, addr, size);
-  if (p == NULL)
-    return -1;
-  memcpy(dst, p->data + (addr - p->base), size);
   return 0;
 }
 

@@ -13,7 +13,17 @@
  * command the CPU has not yet seen complete (race); overwriting bytes an
  * unfinished command still reads or writes; DMA outside the allowed ranges or
  * into read-only memory; misaligned addresses; field values outside the
- * NPU's limits; starting a busy engine.
+ * NPU's limits; operands that must be in different banks sharing one (when
+ * the description makes that an error); starting a busy engine (or
+ * committing to a full job queue); a doorbell or opcode value that starts no
+ * command; a sticky DONE not cleared before the engine's next command when
+ * the description requires it. The failing engine's error field shows an
+ * NPUCC_DEVERR_* code, so the HAL's wait reports it as a device error.
+ *
+ * Status registers behave as described: busy/done polarity, level or sticky
+ * DONE bits cleared by writing 1 or by reading, error bits or code fields
+ * (one field may serve several engines: it shows the first non-zero code),
+ * and job-queue free-slot counts.
  *
  * Host only (uses malloc and snprintf); not part of firmware builds.
  */
@@ -63,7 +73,7 @@ const npucc_target_desc *npucc_sim_desc(const npucc_sim *sim);
 /* Maps a host buffer as system memory at NPU address `addr`. The whole
  * [addr, addr+size) must lie inside one system range of the description;
  * the range's access (ro/rw) applies. Returns 0, or -1 if not allowed. */
-int npucc_sim_map(npucc_sim *sim, uint32_t addr, void *host, uint32_t size);
+int npucc_sim_map(npucc_sim *sim, uint64_t addr, void *host, uint64_t size);
 
 /* Register interface (what the HAL sim back end calls). */
 void npucc_sim_reg_write(npucc_sim *sim, uint32_t offset, uint32_t value, uint8_t width_bits);
@@ -82,8 +92,8 @@ int npucc_sim_wfi_hook(void *ctx);
 
 /* Debug back door: host access to the scratchpad with no timing. Writes
  * mark the bytes initialized. Return 0, or -1 if outside a scratchpad. */
-int npucc_sim_spm_write(npucc_sim *sim, uint32_t addr, const void *src, uint32_t size);
-int npucc_sim_spm_read(npucc_sim *sim, uint32_t addr, void *dst, uint32_t size);
+int npucc_sim_spm_write(npucc_sim *sim, uint64_t addr, const void *src, uint32_t size);
+int npucc_sim_spm_read(npucc_sim *sim, uint64_t addr, void *dst, uint32_t size);
 
 /* Results. */
 int npucc_sim_failed(const npucc_sim *sim);

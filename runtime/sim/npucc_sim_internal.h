@@ -1,14 +1,18 @@
 /* npucc_sim_internal.h - Simulator state shared by npucc_sim.c (registers,
- * memories, timeline, checks) and npucc_sim_ops.c (command semantics). */
+ * status bits, timeline, checks), npucc_sim_mem.c (memories, hazards) and
+ * npucc_sim_ops.c (command semantics). */
 #ifndef NPUCC_SIM_INTERNAL_H
 #define NPUCC_SIM_INTERNAL_H
 
 #include "npucc_sim.h"
 
 #define NPUCC_SIM_MAX_MAPS 32
+#define NPUCC_SIM_QUEUE_MAX 256
 
 typedef struct sim_spm {
-  uint32_t base, size, alignment;
+  uint64_t base;
+  uint32_t size;
+  const npucc_mem_desc *desc;
   uint8_t *data;
   uint8_t *valid;  /* byte written at least once */
   int32_t *writer; /* command index of the last writer, -1 = back door */
@@ -16,22 +20,31 @@ typedef struct sim_spm {
 } sim_spm;
 
 typedef struct sim_map {
-  uint32_t base, size;
+  uint64_t base, size;
   uint8_t *host;
   uint8_t writable;
+  const npucc_mem_desc *window; /* the system window it lies in */
 } sim_map;
 
 typedef struct sim_engine {
-  int cmd;      /* index of the last command started, -1 = none */
-  uint64_t end; /* completion time of that command */
-  int error;    /* sticky error bit */
+  int cmd;       /* index of the last command started, -1 = none */
+  uint64_t end;  /* completion time of that command */
+  uint32_t error; /* sticky error code (0 = none) */
   size_t obs_cursor;
   uint64_t busy_cycles;
+  /* Sticky DONE: set when the engine becomes idle after a command later than
+   * `cleared`; `stale` keeps an earlier idle edge that was never cleared. */
+  int cleared;
+  uint8_t stale;
+  /* Job queue: completion times of the commands it holds (ring). */
+  uint64_t qend[NPUCC_SIM_QUEUE_MAX];
+  unsigned qhead, qcount;
 } sim_engine;
 
 struct npucc_sim {
   const npucc_target_desc *d;
   uint32_t *regs;
+  uint8_t *is_status; /* per register: holds status bits (computed on read) */
   sim_spm *spm;
   int num_spm;
   sim_map maps[NPUCC_SIM_MAX_MAPS];
@@ -51,19 +64,30 @@ typedef struct sim_window {
   uint8_t *ptr;
   int spm; /* scratchpad index, or -1 for system memory */
   uint32_t spm_off;
+  const npucc_mem_desc *mem; /* the description's memory */
 } sim_window;
 
-/* Records the first error (printf-style) for command idx (-1: none). Returns -1. */
-int sim_fail(npucc_sim *s, int idx, const char *fmt, ...);
+/* Records the first error (printf-style) for command idx (-1: none) and
+ * shows `code` (NPUCC_DEVERR_*) in the engine's error field. Returns -1. */
+int sim_fail(npucc_sim *s, int idx, uint32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* Resolves [addr, addr+len) inside one memory; checks writability. */
-int sim_resolve(npucc_sim *s, int idx, uint32_t addr, uint32_t len, int write, const char *what,
+int sim_resolve(npucc_sim *s, int idx, int64_t addr, uint64_t len, int write, const char *what,
                 sim_window *w);
-/* Scratchpad-only operand: in range, aligned to the scratchpad alignment. */
-int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, const char *what, sim_window *w);
+/* Scratchpad-only operand: in range, aligned to the operand's alignment
+ * (NPUCC_OPND_*, or -1 for the scratchpad's). */
+int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, int operand,
+                const char *what, sim_window *w);
 /* Hazard checks and bookkeeping for scratchpad bytes read / written by idx. */
-int sim_check_read(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what);
-int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint32_t len, const char *what);
+int sim_check_read(npucc_sim *s, int idx, const sim_window *w, uint64_t len, const char *what);
+int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint64_t len, const char *what);
+/* Frees the scratchpad models (npucc_sim_mem.c). */
+void sim_free_memories(npucc_sim *s);
+int sim_alloc_memories(npucc_sim *s);
 
 /* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
  * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */

@@ -1,20 +1,32 @@
-/* npucc_sim_ops.c - Semantics and timing of the simulated commands: DMA
- * (1D/2D/3D strided, zero fill), conv, depthwise, matmul (int8 x int8 ->
- * int32 + bias, requantized per channel or per tensor via npucc_requant.h),
- * max/avg pooling and elementwise add. Memory layouts (all little-endian):
- *   activations HWC int8; conv weights OHWI int8; depthwise weights HWC int8;
- *   matmul A [m][k], W [n][k]; bias int32[out_ch]; per-channel requant table
- *   at rq_addr: int32 mult[out_ch] followed by int32 shift[out_ch].
+/* npucc_sim_ops.c - Semantics and checks of the simulated commands: DMA
+ * (1D/2D/3D strided, zero fill, within the DMA's limits), conv, depthwise
+ * (with a channel multiplier), matmul (int8 x int8 -> int32 + bias,
+ * requantized per channel or per tensor via npucc_requant.h), max/avg pooling
+ * and elementwise add, each within its operation's limits from the
+ * description (kernel height and width, strides, dilations, padding per
+ * side, channel counts and multiples, spatial and m/k/n limits, requant modes,
+ * fused clamp) and the scratchpad's alignment and bank rules.
+ * Memory layouts (all little-endian):
+ *   activations HWC int8; conv weights OHWI int8; depthwise weights
+ *   [k_h][k_w][in_ch * depth_mult] int8 (output channel c * depth_mult + j
+ *   reads input channel c); matmul A [m][k], W [n][k]; bias int32[out_ch];
+ *   per-channel requant table at rq_addr: int32 mult[out_ch] followed by
+ *   int32 shift[out_ch].
  * Cycles and MAC counts come from npucc_timing.h (see npucc_sim.c). */
 #include "npucc_sim_internal.h"
 
 #include "npucc_npu.h"
 #include "npucc_requant.h"
+#include "npucc_timing.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define P(id) p[NPUCC_P_##id]
+#define LIMIT NPUCC_DEVERR_LIMIT
+
+static const char *const g_operand_names[NPUCC_OPND_COUNT] = {"in", "in2", "w",
+                                                              "bias", "rq", "out"};
 
 static int32_t rd_i32(const uint8_t *b, size_t i) {
   const uint8_t *q = b + 4 * i;
@@ -24,37 +36,51 @@ static int32_t rd_i32(const uint8_t *b, size_t i) {
 
 static int in_mask(uint32_t mask, int64_t v) { return v >= 1 && v <= 31 && ((mask >> v) & 1u); }
 
+static int over(uint64_t max, int64_t v) { return max && v > (int64_t)max; }
+
 static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
   const npucc_target_desc *d = s->d;
   npucc_sim_cmd_stats *st = &s->cmds[idx];
   int64_t pl, r;
   uint32_t align = d->dma_alignment ? d->dma_alignment : 1;
   if (P(LENGTH) <= 0 || P(ROWS) <= 0 || P(PLANES) <= 0)
-    return sim_fail(s, idx,
+    return sim_fail(s, idx, LIMIT,
                     "field value out of range: length=%lld rows=%lld planes=%lld must be "
                     "positive",
                     (long long)P(LENGTH), (long long)P(ROWS), (long long)P(PLANES));
   if ((P(ROWS) > 1 && d->dma_dims < 2) || (P(PLANES) > 1 && d->dma_dims < 3))
-    return sim_fail(s, idx, "field value out of range: rows=%lld planes=%lld on a %uD DMA",
+    return sim_fail(s, idx, LIMIT, "field value out of range: rows=%lld planes=%lld on a %uD DMA",
                     (long long)P(ROWS), (long long)P(PLANES), (unsigned)d->dma_dims);
+  if (over(d->dma_max_length, P(LENGTH)) || over(d->dma_max_rows, P(ROWS)) ||
+      over(d->dma_max_planes, P(PLANES)))
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: length %lld rows %lld planes %lld exceed the "
+                    "DMA's limits %llu/%llu/%llu",
+                    (long long)P(LENGTH), (long long)P(ROWS), (long long)P(PLANES),
+                    (unsigned long long)d->dma_max_length, (unsigned long long)d->dma_max_rows,
+                    (unsigned long long)d->dma_max_planes);
+  if ((P(ROWS) > 1 && (over(d->dma_max_stride, P(SRC_STRIDE)) ||
+                       over(d->dma_max_stride, P(DST_STRIDE)))) ||
+      (P(PLANES) > 1 && (over(d->dma_max_plane_stride, P(SRC_PLANE_STRIDE)) ||
+                         over(d->dma_max_plane_stride, P(DST_PLANE_STRIDE)))))
+    return sim_fail(s, idx, LIMIT, "field value out of range: a stride exceeds the DMA's limits");
   if (P(ZERO_FILL) && !d->dma_zero_fill)
-    return sim_fail(s, idx, "field value out of range: this DMA has no zero fill");
+    return sim_fail(s, idx, LIMIT, "field value out of range: this DMA has no zero fill");
   if ((!P(ZERO_FILL) && P(SRC_ADDR) % align) || P(DST_ADDR) % align)
-    return sim_fail(s, idx, "misaligned DMA address: src 0x%08llx dst 0x%08llx (alignment %u)",
+    return sim_fail(s, idx, NPUCC_DEVERR_ALIGN,
+                    "misaligned DMA address: src 0x%08llx dst 0x%08llx (alignment %u)",
                     (unsigned long long)P(SRC_ADDR), (unsigned long long)P(DST_ADDR),
                     (unsigned)align);
   for (pl = 0; pl < P(PLANES); ++pl)
     for (r = 0; r < P(ROWS); ++r) {
       int64_t sa = P(SRC_ADDR) + pl * P(SRC_PLANE_STRIDE) + r * P(SRC_STRIDE);
       int64_t da = P(DST_ADDR) + pl * P(DST_PLANE_STRIDE) + r * P(DST_STRIDE);
-      uint32_t len = (uint32_t)P(LENGTH);
+      uint64_t len = (uint64_t)P(LENGTH);
       sim_window sw, dw;
-      if (da < 0 || da > 0xFFFFFFFFll || sa < 0 || sa > 0xFFFFFFFFll)
-        return sim_fail(s, idx, "DMA row %lld address outside the 32-bit space", (long long)r);
-      if (sim_resolve(s, idx, (uint32_t)da, len, 1, "DMA destination", &dw))
+      if (sim_resolve(s, idx, da, len, 1, "DMA destination", &dw))
         return -1;
       if (!P(ZERO_FILL)) {
-        if (sim_resolve(s, idx, (uint32_t)sa, len, 0, "DMA source", &sw) ||
+        if (sim_resolve(s, idx, sa, len, 0, "DMA source", &sw) ||
             sim_check_read(s, idx, &sw, len, "DMA source"))
           return -1;
         if (sw.spm < 0)
@@ -65,9 +91,9 @@ static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
       if (dw.spm < 0)
         st->sys_bytes_written += len;
       if (P(ZERO_FILL))
-        memset(dw.ptr, 0, len);
+        memset(dw.ptr, 0, (size_t)len);
       else
-        memmove(dw.ptr, sw.ptr, len);
+        memmove(dw.ptr, sw.ptr, (size_t)len);
     }
   return 0;
 }
@@ -79,40 +105,42 @@ typedef struct rq_ctx {
   int32_t mult, shift, out_zp, lo, hi;
 } rq_ctx;
 
-static int check_quant(npucc_sim *s, int idx, const int64_t *p, int64_t channels, rq_ctx *q) {
-  const npucc_target_desc *d = s->d;
+static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_t channels,
+                       rq_ctx *q) {
+  const npucc_op_limits *l = &s->d->ops[kind];
   sim_window w;
   if (P(IN_ZP) < -128 || P(IN_ZP) > 127 || P(OUT_ZP) < -128 || P(OUT_ZP) > 127)
-    return sim_fail(s, idx, "field value out of range: zero points %lld/%lld", (long long)P(IN_ZP),
-                    (long long)P(OUT_ZP));
-  if (P(ACT_MIN) > P(ACT_MAX))
-    return sim_fail(s, idx, "field value out of range: act_min %lld > act_max %lld",
+    return sim_fail(s, idx, LIMIT, "field value out of range: zero points %lld/%lld",
+                    (long long)P(IN_ZP), (long long)P(OUT_ZP));
+  if (P(ACT_MIN) > P(ACT_MAX) || P(ACT_MIN) < -128 || P(ACT_MAX) > 127)
+    return sim_fail(s, idx, LIMIT, "field value out of range: act_min %lld act_max %lld",
                     (long long)P(ACT_MIN), (long long)P(ACT_MAX));
-  if (!d->fused_clamp && (P(ACT_MIN) > -128 || P(ACT_MAX) < 127))
-    return sim_fail(s, idx, "fused clamp not supported by this NPU");
+  if (!l->fused_clamp && (P(ACT_MIN) > -128 || P(ACT_MAX) < 127))
+    return sim_fail(s, idx, LIMIT, "fused clamp not supported by this operation");
   q->out_zp = (int32_t)P(OUT_ZP);
   q->lo = (int32_t)P(ACT_MIN);
   q->hi = (int32_t)P(ACT_MAX);
-  if (s->cmds[idx].kind == NPUCC_KIND_POOL || s->cmds[idx].kind == NPUCC_KIND_ELTWISE)
+  if (kind == NPUCC_KIND_POOL || kind == NPUCC_KIND_ELTWISE)
     return 0;
   q->per_channel = P(PER_CHANNEL) != 0;
-  if (q->per_channel && !d->per_channel_requant)
-    return sim_fail(s, idx, "field value out of range: per-channel requant not supported");
-  if (!q->per_channel && !d->per_tensor_requant)
-    return sim_fail(s, idx, "field value out of range: per-tensor requant not supported");
+  if (q->per_channel && !(l->requant & NPUCC_RQ_PER_CHANNEL))
+    return sim_fail(s, idx, LIMIT, "field value out of range: per-channel requant not supported");
+  if (!q->per_channel && !(l->requant & NPUCC_RQ_PER_TENSOR))
+    return sim_fail(s, idx, LIMIT, "field value out of range: per-tensor requant not supported");
   if (P(REQUANT_SHIFT) < -31 || P(REQUANT_SHIFT) > 31)
-    return sim_fail(s, idx, "field value out of range: requant_shift %lld",
+    return sim_fail(s, idx, LIMIT, "field value out of range: requant_shift %lld",
                     (long long)P(REQUANT_SHIFT));
   q->mult = (int32_t)P(REQUANT_MULT);
   q->shift = (int32_t)P(REQUANT_SHIFT);
-  if (sim_operand(s, idx, P(BIAS_ADDR), (uint64_t)channels * 4, "bias_addr", &w) ||
-      sim_check_read(s, idx, &w, (uint32_t)channels * 4, "bias"))
+  if (sim_operand(s, idx, P(BIAS_ADDR), (uint64_t)channels * 4, NPUCC_OPND_BIAS, "bias_addr",
+                  &w) ||
+      sim_check_read(s, idx, &w, (uint64_t)channels * 4, "bias"))
     return -1;
   q->bias = w.ptr;
   q->rq = NULL;
   if (q->per_channel) {
-    if (sim_operand(s, idx, P(RQ_ADDR), (uint64_t)channels * 8, "rq_addr", &w) ||
-        sim_check_read(s, idx, &w, (uint32_t)channels * 8, "requant table"))
+    if (sim_operand(s, idx, P(RQ_ADDR), (uint64_t)channels * 8, NPUCC_OPND_RQ, "rq_addr", &w) ||
+        sim_check_read(s, idx, &w, (uint64_t)channels * 8, "requant table"))
       return -1;
     q->rq = w.ptr;
   }
@@ -132,65 +160,97 @@ static int8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc
   return npucc_requant_i8(acc + rd_i32(q->bias, (size_t)ch), m, sh, q->out_zp, q->lo, q->hi);
 }
 
-static int check_limits(npucc_sim *s, int idx, int kind, const int64_t *p, int64_t channels) {
+static int check_channels(npucc_sim *s, int idx, const npucc_op_limits *l, int64_t in,
+                          int64_t out) {
+  if (in <= 0 || (l->in_ch_multiple && in % l->in_ch_multiple) || over(l->max_in_ch, in))
+    return sim_fail(s, idx, LIMIT, "field value out of range: %lld input channels",
+                    (long long)in);
+  if (out >= 0 &&
+      (out <= 0 || (l->out_ch_multiple && out % l->out_ch_multiple) || over(l->max_out_ch, out)))
+    return sim_fail(s, idx, LIMIT, "field value out of range: %lld output channels",
+                    (long long)out);
+  return 0;
+}
+
+/* Kernel, stride, dilation, spatial limits and padding per side. */
+static int check_spatial(npucc_sim *s, int idx, int kind, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[kind];
-  if (!l->supported)
-    return sim_fail(s, idx, "operation not supported by this NPU");
-  if (channels <= 0 || (l->channel_multiple && channels % l->channel_multiple) ||
-      (l->max_channels && channels > (int64_t)l->max_channels))
-    return sim_fail(s, idx, "field value out of range: %lld channels", (long long)channels);
-  if (kind == NPUCC_KIND_MATMUL || kind == NPUCC_KIND_ELTWISE)
-    return 0;
-  if (!in_mask(l->kernel_mask, P(K_H)) || !in_mask(l->kernel_mask, P(K_W)))
-    return sim_fail(s, idx, "field value out of range: kernel %lldx%lld not supported",
+  int64_t dh = kind == NPUCC_KIND_POOL ? 1 : P(DIL_H), dw = kind == NPUCC_KIND_POOL ? 1 : P(DIL_W);
+  int64_t pb, pr;
+  if (!in_mask(l->kh_mask, P(K_H)) || !in_mask(l->kw_mask, P(K_W)))
+    return sim_fail(s, idx, LIMIT, "field value out of range: kernel %lldx%lld not supported",
                     (long long)P(K_H), (long long)P(K_W));
   if (!in_mask(l->stride_mask, P(STRIDE_H)) || !in_mask(l->stride_mask, P(STRIDE_W)))
-    return sim_fail(s, idx, "field value out of range: stride %lldx%lld not supported",
+    return sim_fail(s, idx, LIMIT, "field value out of range: stride %lldx%lld not supported",
                     (long long)P(STRIDE_H), (long long)P(STRIDE_W));
-  if (kind != NPUCC_KIND_POOL &&
-      (!in_mask(l->dilation_mask, P(DIL_H)) || !in_mask(l->dilation_mask, P(DIL_W))))
-    return sim_fail(s, idx, "field value out of range: dilation %lldx%lld not supported",
-                    (long long)P(DIL_H), (long long)P(DIL_W));
+  if (kind != NPUCC_KIND_POOL && (!in_mask(l->dilation_mask, dh) || !in_mask(l->dilation_mask, dw)))
+    return sim_fail(s, idx, LIMIT, "field value out of range: dilation %lldx%lld not supported",
+                    (long long)dh, (long long)dw);
   if (P(IN_H) <= 0 || P(IN_W) <= 0 || P(OUT_H) <= 0 || P(OUT_W) <= 0)
-    return sim_fail(s, idx, "field value out of range: empty input or output");
-  {
-    int64_t dh = kind == NPUCC_KIND_POOL ? 1 : P(DIL_H),
-            dw = kind == NPUCC_KIND_POOL ? 1 : P(DIL_W);
-    int64_t pb = (P(OUT_H) - 1) * P(STRIDE_H) + dh * (P(K_H) - 1) + 1 - P(PAD_TOP) - P(IN_H);
-    int64_t pr = (P(OUT_W) - 1) * P(STRIDE_W) + dw * (P(K_W) - 1) + 1 - P(PAD_LEFT) - P(IN_W);
-    if (P(PAD_TOP) < 0 || P(PAD_LEFT) < 0 || P(PAD_TOP) > l->max_pad || P(PAD_LEFT) > l->max_pad ||
-        pb > l->max_pad || pr > l->max_pad)
-      return sim_fail(s, idx,
-                      "field value out of range: padding top %lld left %lld bottom %lld "
-                      "right %lld exceeds %u",
-                      (long long)P(PAD_TOP), (long long)P(PAD_LEFT), (long long)pb, (long long)pr,
-                      (unsigned)l->max_pad);
-  }
+    return sim_fail(s, idx, LIMIT, "field value out of range: empty input or output");
+  if (over(l->max_in_h, P(IN_H)) || over(l->max_in_w, P(IN_W)) || over(l->max_out_h, P(OUT_H)) ||
+      over(l->max_out_w, P(OUT_W)))
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: input %lldx%lld or output %lldx%lld exceeds the "
+                    "operation's limits",
+                    (long long)P(IN_H), (long long)P(IN_W), (long long)P(OUT_H),
+                    (long long)P(OUT_W));
+  pb = (P(OUT_H) - 1) * P(STRIDE_H) + dh * (P(K_H) - 1) + 1 - P(PAD_TOP) - P(IN_H);
+  pr = (P(OUT_W) - 1) * P(STRIDE_W) + dw * (P(K_W) - 1) + 1 - P(PAD_LEFT) - P(IN_W);
+  if (P(PAD_TOP) < 0 || P(PAD_LEFT) < 0 || P(PAD_TOP) > l->max_pad[0] || pb > l->max_pad[1] ||
+      P(PAD_LEFT) > l->max_pad[2] || pr > l->max_pad[3])
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: padding top %lld bottom %lld left %lld right "
+                    "%lld exceeds %u/%u/%u/%u",
+                    (long long)P(PAD_TOP), (long long)pb, (long long)P(PAD_LEFT), (long long)pr,
+                    (unsigned)l->max_pad[0], (unsigned)l->max_pad[1], (unsigned)l->max_pad[2],
+                    (unsigned)l->max_pad[3]);
+  return 0;
+}
+
+/* Operands that must sit in different banks. */
+static int check_banks(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  int a = 0, b = 0;
+  const npucc_mem_desc *m = npucc_bank_conflict(s->d, kind, p, &a, &b);
+  if (m != NULL && m->bank_conflict == NPUCC_BANK_CONFLICT_ERROR)
+    return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
+                    "bank conflict: operands %s and %s are both in bank %llu of scratchpad '%s', "
+                    "which must keep them in different banks",
+                    g_operand_names[a], g_operand_names[b],
+                    (unsigned long long)(((uint64_t)p[npucc_operand_param(kind, a)] - m->base) /
+                                         m->bank_size),
+                    m->name);
   return 0;
 }
 
 /* conv and depthwise: out[oy][ox][oc] over HWC input. */
 static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  const npucc_op_limits *l = &s->d->ops[kind];
   int dw = kind == NPUCC_KIND_DEPTHWISE;
-  int64_t ic = P(IN_CH), oc_n = dw ? P(IN_CH) : P(OUT_CH);
+  int64_t ic = P(IN_CH), dm = dw ? P(DEPTH_MULT) : 1, oc_n = dw ? P(IN_CH) * dm : P(OUT_CH);
   int64_t oy, ox, oc, ky, kx, c;
-  uint64_t in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ic), out_sz;
-  uint64_t w_sz = (uint64_t)(P(K_H) * P(K_W) * (dw ? ic : ic * oc_n));
+  uint64_t in_sz, out_sz, w_sz;
   sim_window wi, ww, wo;
   rq_ctx q;
   int8_t *tmp;
-  if (check_limits(s, idx, kind, p, ic) || (!dw && check_limits(s, idx, kind, p, oc_n)))
+  if (dw && !in_mask(l->depth_mult_mask, dm))
+    return sim_fail(s, idx, LIMIT, "field value out of range: channel multiplier %lld",
+                    (long long)dm);
+  if (check_channels(s, idx, l, ic, oc_n) || check_spatial(s, idx, kind, p) ||
+      check_banks(s, idx, kind, p))
     return -1;
+  in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ic);
+  w_sz = (uint64_t)(P(K_H) * P(K_W) * (dw ? oc_n : ic * oc_n));
   out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * oc_n);
-  if (sim_operand(s, idx, P(IN_ADDR), in_sz, "in_addr", &wi) ||
-      sim_check_read(s, idx, &wi, (uint32_t)in_sz, "input") ||
-      sim_operand(s, idx, P(W_ADDR), w_sz, "w_addr", &ww) ||
-      sim_check_read(s, idx, &ww, (uint32_t)w_sz, "weights") || check_quant(s, idx, p, oc_n, &q) ||
-      sim_operand(s, idx, P(OUT_ADDR), out_sz, "out_addr", &wo))
+  if (sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
+      sim_check_read(s, idx, &wi, in_sz, "input") ||
+      sim_operand(s, idx, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
+      sim_check_read(s, idx, &ww, w_sz, "weights") || check_quant(s, idx, kind, p, oc_n, &q) ||
+      sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
   tmp = (int8_t *)malloc((size_t)out_sz);
   if (tmp == NULL)
-    return sim_fail(s, idx, "out of memory");
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
     for (ox = 0; ox < P(OUT_W); ++ox)
       for (oc = 0; oc < oc_n; ++oc) {
@@ -206,8 +266,8 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
               continue;
             in = (const int8_t *)wi.ptr + (iy * P(IN_W) + ix) * ic;
             if (dw) {
-              int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * ic + oc];
-              acc += (int32_t)(in[oc] - P(IN_ZP)) * wv;
+              int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * oc_n + oc];
+              acc += (int32_t)(in[oc / dm] - P(IN_ZP)) * wv;
             } else {
               const int8_t *wr = (const int8_t *)ww.ptr + ((oc * P(K_H) + ky) * P(K_W) + kx) * ic;
               for (c = 0; c < ic; ++c)
@@ -217,7 +277,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
         }
         tmp[(oy * P(OUT_W) + ox) * oc_n + oc] = requant(&q, oc, oc_n, acc);
       }
-  if (sim_check_write(s, idx, &wo, (uint32_t)out_sz, "output")) {
+  if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
     return -1;
   }
@@ -227,23 +287,25 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
 }
 
 static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
+  const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_MATMUL];
   int64_t m = P(M), k = P(K), n = P(N), i, j, c;
   sim_window wa, ww, wo;
   rq_ctx q;
   int8_t *tmp;
-  if (m <= 0)
-    return sim_fail(s, idx, "field value out of range: m=%lld", (long long)m);
-  if (check_limits(s, idx, NPUCC_KIND_MATMUL, p, k) ||
-      check_limits(s, idx, NPUCC_KIND_MATMUL, p, n) ||
-      sim_operand(s, idx, P(IN_ADDR), (uint64_t)(m * k), "in_addr", &wa) ||
-      sim_check_read(s, idx, &wa, (uint32_t)(m * k), "input") ||
-      sim_operand(s, idx, P(W_ADDR), (uint64_t)(n * k), "w_addr", &ww) ||
-      sim_check_read(s, idx, &ww, (uint32_t)(n * k), "weights") || check_quant(s, idx, p, n, &q) ||
-      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), "out_addr", &wo))
+  if (m <= 0 || over(l->max_m, m) || over(l->max_k, k) || over(l->max_n, n))
+    return sim_fail(s, idx, LIMIT, "field value out of range: m=%lld k=%lld n=%lld", (long long)m,
+                    (long long)k, (long long)n);
+  if (check_channels(s, idx, l, k, n) || check_banks(s, idx, NPUCC_KIND_MATMUL, p) ||
+      sim_operand(s, idx, P(IN_ADDR), (uint64_t)(m * k), NPUCC_OPND_IN, "in_addr", &wa) ||
+      sim_check_read(s, idx, &wa, (uint64_t)(m * k), "input") ||
+      sim_operand(s, idx, P(W_ADDR), (uint64_t)(n * k), NPUCC_OPND_W, "w_addr", &ww) ||
+      sim_check_read(s, idx, &ww, (uint64_t)(n * k), "weights") ||
+      check_quant(s, idx, NPUCC_KIND_MATMUL, p, n, &q) ||
+      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
   tmp = (int8_t *)malloc((size_t)(m * n));
   if (tmp == NULL)
-    return sim_fail(s, idx, "out of memory");
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
       int32_t acc = 0;
@@ -252,7 +314,7 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
         acc += (int32_t)(a[c] - P(IN_ZP)) * w[c];
       tmp[i * n + j] = requant(&q, j, n, acc);
     }
-  if (sim_check_write(s, idx, &wo, (uint32_t)(m * n), "output")) {
+  if (sim_check_write(s, idx, &wo, (uint64_t)(m * n), "output")) {
     free(tmp);
     return -1;
   }
@@ -262,26 +324,29 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
 }
 
 static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
+  const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_POOL];
   int64_t ch = P(IN_CH), oy, ox, c, ky, kx;
   uint64_t in_sz, out_sz;
   sim_window wi, wo;
   rq_ctx q;
   int8_t *tmp;
   int kind = (int)P(POOL_KIND);
-  if (check_limits(s, idx, NPUCC_KIND_POOL, p, ch) || check_quant(s, idx, p, ch, &q))
+  if (check_channels(s, idx, l, ch, -1) || check_spatial(s, idx, NPUCC_KIND_POOL, p) ||
+      check_quant(s, idx, NPUCC_KIND_POOL, p, ch, &q))
     return -1;
-  if (kind < 0 || kind > 31 || !((s->d->ops[NPUCC_KIND_POOL].kinds_mask >> kind) & 1u))
-    return sim_fail(s, idx, "field value out of range: pool kind %lld not supported",
+  if (kind < 0 || kind > 31 || !((l->kinds_mask >> kind) & 1u))
+    return sim_fail(s, idx, LIMIT, "field value out of range: pool kind %lld not supported",
                     (long long)P(POOL_KIND));
   in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ch);
   out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * ch);
-  if (sim_operand(s, idx, P(IN_ADDR), in_sz, "in_addr", &wi) ||
-      sim_check_read(s, idx, &wi, (uint32_t)in_sz, "input") ||
-      sim_operand(s, idx, P(OUT_ADDR), out_sz, "out_addr", &wo))
+  if (check_banks(s, idx, NPUCC_KIND_POOL, p) ||
+      sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
+      sim_check_read(s, idx, &wi, in_sz, "input") ||
+      sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
   tmp = (int8_t *)malloc((size_t)out_sz);
   if (tmp == NULL)
-    return sim_fail(s, idx, "out of memory");
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
     for (ox = 0; ox < P(OUT_W); ++ox)
       for (c = 0; c < ch; ++c) {
@@ -304,7 +369,7 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
           acc = npucc_div_round(acc, count);
         tmp[(oy * P(OUT_W) + ox) * ch + c] = (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
       }
-  if (sim_check_write(s, idx, &wo, (uint32_t)out_sz, "output")) {
+  if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
     return -1;
   }
@@ -319,29 +384,31 @@ static int exec_eltwise(npucc_sim *s, int idx, const int64_t *p) {
   rq_ctx q;
   int8_t *tmp;
   int op = (int)P(ELTWISE_OP);
-  if (check_limits(s, idx, NPUCC_KIND_ELTWISE, p, 1) || check_quant(s, idx, p, 1, &q))
+  if (check_quant(s, idx, NPUCC_KIND_ELTWISE, p, 1, &q))
     return -1;
   if (op < 0 || op > 31 || !((s->d->ops[NPUCC_KIND_ELTWISE].kinds_mask >> op) & 1u))
-    return sim_fail(s, idx, "field value out of range: eltwise op %d not supported", op);
+    return sim_fail(s, idx, LIMIT, "field value out of range: eltwise op %d not supported", op);
   if (n <= 0 || P(LEFT_SHIFT) < 0 || P(LEFT_SHIFT) > 31 || P(IN2_ZP) < -128 || P(IN2_ZP) > 127)
-    return sim_fail(s, idx, "field value out of range: length %lld left_shift %lld in2_zp %lld",
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: length %lld left_shift %lld in2_zp %lld",
                     (long long)n, (long long)P(LEFT_SHIFT), (long long)P(IN2_ZP));
-  if (sim_operand(s, idx, P(IN_ADDR), (uint64_t)n, "in_addr", &wa) ||
-      sim_check_read(s, idx, &wa, (uint32_t)n, "input") ||
-      sim_operand(s, idx, P(IN2_ADDR), (uint64_t)n, "in2_addr", &wb) ||
-      sim_check_read(s, idx, &wb, (uint32_t)n, "second input") ||
-      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)n, "out_addr", &wo))
+  if (check_banks(s, idx, NPUCC_KIND_ELTWISE, p) ||
+      sim_operand(s, idx, P(IN_ADDR), (uint64_t)n, NPUCC_OPND_IN, "in_addr", &wa) ||
+      sim_check_read(s, idx, &wa, (uint64_t)n, "input") ||
+      sim_operand(s, idx, P(IN2_ADDR), (uint64_t)n, NPUCC_OPND_IN2, "in2_addr", &wb) ||
+      sim_check_read(s, idx, &wb, (uint64_t)n, "second input") ||
+      sim_operand(s, idx, P(OUT_ADDR), (uint64_t)n, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
   tmp = (int8_t *)malloc((size_t)n);
   if (tmp == NULL)
-    return sim_fail(s, idx, "out of memory");
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (i = 0; i < n; ++i)
     tmp[i] =
         npucc_add_i8(((const int8_t *)wa.ptr)[i], ((const int8_t *)wb.ptr)[i], (int32_t)P(IN_ZP),
                      (int32_t)P(IN2_ZP), (int32_t)P(LEFT_SHIFT), (int32_t)P(IN_MULT),
                      (int32_t)P(IN_SHIFT), (int32_t)P(IN2_MULT), (int32_t)P(IN2_SHIFT),
                      (int32_t)P(REQUANT_MULT), (int32_t)P(REQUANT_SHIFT), q.out_zp, q.lo, q.hi);
-  if (sim_check_write(s, idx, &wo, (uint32_t)n, "output")) {
+  if (sim_check_write(s, idx, &wo, (uint64_t)n, "output")) {
     free(tmp);
     return -1;
   }
@@ -355,15 +422,17 @@ static int exec_eltwise(npucc_sim *s, int idx, const int64_t *p) {
 #define NPUCC_SIM_MAX_DIM ((int64_t)1 << 24)
 
 int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p) {
-  static const int dims[] = {NPUCC_P_LENGTH, NPUCC_P_ROWS,  NPUCC_P_PLANES, NPUCC_P_IN_H,
-                             NPUCC_P_IN_W,   NPUCC_P_IN_CH, NPUCC_P_OUT_H,  NPUCC_P_OUT_W,
-                             NPUCC_P_OUT_CH, NPUCC_P_K_H,   NPUCC_P_K_W,    NPUCC_P_M,
-                             NPUCC_P_K,      NPUCC_P_N};
+  static const int dims[] = {NPUCC_P_LENGTH, NPUCC_P_ROWS,  NPUCC_P_PLANES,    NPUCC_P_IN_H,
+                             NPUCC_P_IN_W,   NPUCC_P_IN_CH, NPUCC_P_OUT_H,     NPUCC_P_OUT_W,
+                             NPUCC_P_OUT_CH, NPUCC_P_K_H,   NPUCC_P_K_W,       NPUCC_P_M,
+                             NPUCC_P_K,      NPUCC_P_N,     NPUCC_P_DEPTH_MULT};
   size_t i;
   for (i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i)
     if (p[dims[i]] < 0 || p[dims[i]] > NPUCC_SIM_MAX_DIM)
-      return sim_fail(s, idx, "field value out of range: %s=%lld", npucc_param_name(dims[i]),
-                      (long long)p[dims[i]]);
+      return sim_fail(s, idx, LIMIT, "field value out of range: %s=%lld",
+                      npucc_param_name(dims[i]), (long long)p[dims[i]]);
+  if (kind != NPUCC_KIND_DMA && (kind < 0 || kind >= NPUCC_KIND_COUNT || !s->d->ops[kind].supported))
+    return sim_fail(s, idx, LIMIT, "operation not supported by this NPU");
   switch (kind) {
   case NPUCC_KIND_DMA:
     return exec_dma(s, idx, p);
@@ -377,6 +446,6 @@ int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p) {
   case NPUCC_KIND_ELTWISE:
     return exec_eltwise(s, idx, p);
   default:
-    return sim_fail(s, idx, "command kind not supported by the simulator");
+    return sim_fail(s, idx, LIMIT, "command kind not supported by the simulator");
   }
 }

@@ -42,7 +42,9 @@ struct Rig {
   const npucc_target_desc *D = nullptr;
   npucc_sim *Sim = nullptr;
   std::vector<uint8_t> Ram;
-  uint32_t RamBase = 0, RamNext = 0, SpmNext = 0;
+  uint64_t RamBase = 0, RamNext = 0;
+  std::vector<uint64_t> BankNext; // next free byte per bank of the first scratchpad
+  size_t NextBank = 0;
 
   explicit Rig(const std::string &name) {
     auto r = loadTarget(name);
@@ -56,42 +58,48 @@ struct Rig {
     Sim = npucc_sim_create(D);
     npucc_sim_attach(Sim);
     npucc_hal_set_wait_hook(nullptr, nullptr);
-    uint32_t size = 0;
+    uint64_t size = 0;
     for (const SystemRange &s : T.system)
       if (s.writable) {
         RamBase = s.base;
-        size = std::min<uint32_t>(s.size, 1u << 20);
+        size = std::min<uint64_t>(s.size, 1u << 20);
         break;
       }
     Ram.assign(size, 0);
-    EXPECT_EQ(npucc_sim_map(Sim, RamBase, Ram.data(), uint32_t(Ram.size())), 0);
+    EXPECT_EQ(npucc_sim_map(Sim, RamBase, Ram.data(), Ram.size()), 0);
     RamNext = RamBase;
-    SpmNext = T.scratchpads[0].base;
+    const Scratchpad &sp = T.scratchpads[0];
+    for (unsigned b = 0; b < sp.banks; ++b)
+      BankNext.push_back(sp.base + b * sp.bankSize);
   }
   ~Rig() { npucc_sim_destroy(Sim); }
 
   bool ok() const { return Sim != nullptr; }
   bool dims(unsigned n) const { return T.dma.dims >= n; }
 
-  uint32_t sysAlloc(size_t n) {
-    uint32_t a = RamNext;
-    RamNext += uint32_t((n + 63) & ~size_t(63));
+  uint64_t sysAlloc(size_t n) {
+    uint64_t a = RamNext;
+    RamNext += (n + 63) & ~size_t(63);
     return a;
   }
-  uint32_t spmAlloc(size_t n) {
-    uint32_t a = SpmNext;
-    SpmNext += uint32_t((n + 63) & ~size_t(63));
-    EXPECT_LE(SpmNext, T.scratchpads[0].base + T.scratchpads[0].size);
+  /// Buffers go to the banks in turn, so that consecutive operands (input,
+  /// weights) never share a bank on NPUs that require separate banks.
+  uint64_t spmAlloc(size_t n) {
+    const Scratchpad &sp = T.scratchpads[0];
+    size_t b = NextBank++ % BankNext.size();
+    uint64_t a = BankNext[b];
+    BankNext[b] += (n + 63) & ~size_t(63);
+    EXPECT_LE(BankNext[b], sp.base + (b + 1) * sp.bankSize);
     return a;
   }
-  uint8_t *host(uint32_t sysAddr) { return Ram.data() + (sysAddr - RamBase); }
+  uint8_t *host(uint64_t sysAddr) { return Ram.data() + (sysAddr - RamBase); }
 
-  std::vector<int32_t> params() {
-    std::vector<int32_t> p(NPUCC_P_COUNT);
+  std::vector<int64_t> params() {
+    std::vector<int64_t> p(NPUCC_P_COUNT);
     npucc_npu_defaults(p.data());
     return p;
   }
-  void issue(int kind, const std::vector<int32_t> &p) {
+  void issue(int kind, const std::vector<int64_t> &p) {
     int bad = -1;
     int rc = npucc_npu_issue(D, kind, p.data(), &bad);
     ASSERT_EQ(rc, NPUCC_OK) << "issue " << npucc_kind_name(kind) << " failed on parameter "
@@ -101,25 +109,25 @@ struct Rig {
     int rc = npucc_hal_wait(engine, 10000000);
     ASSERT_EQ(rc, NPUCC_OK) << npucc_sim_error(Sim);
   }
-  void dma(uint32_t src, uint32_t dst, uint32_t len) {
+  void dma(uint64_t src, uint64_t dst, uint64_t len) {
     auto p = params();
-    p[NPUCC_P_SRC_ADDR] = int32_t(src);
-    p[NPUCC_P_DST_ADDR] = int32_t(dst);
-    p[NPUCC_P_LENGTH] = int32_t(len);
+    p[NPUCC_P_SRC_ADDR] = int64_t(src);
+    p[NPUCC_P_DST_ADDR] = int64_t(dst);
+    p[NPUCC_P_LENGTH] = int64_t(len);
     issue(NPUCC_KIND_DMA, p);
     wait(NPUCC_ENGINE_DMA);
   }
   /// Copies bytes to system memory, then DMAs them into a new scratchpad buffer.
-  template <typename T> uint32_t load(const std::vector<T> &v) {
+  template <typename T> uint64_t load(const std::vector<T> &v) {
     size_t n = v.size() * sizeof(T);
-    uint32_t s = sysAlloc(n), d = spmAlloc(n);
+    uint64_t s = sysAlloc(n), d = spmAlloc(n);
     std::memcpy(host(s), v.data(), n);
-    dma(s, d, uint32_t(n));
+    dma(s, d, n);
     return d;
   }
-  I8 store(uint32_t spm, size_t n) {
-    uint32_t s = sysAlloc(n);
-    dma(spm, s, uint32_t(n));
+  I8 store(uint64_t spm, size_t n) {
+    uint64_t s = sysAlloc(n);
+    dma(spm, s, n);
     return I8(host(s), host(s) + n);
   }
 };
@@ -150,8 +158,8 @@ struct Quant {
   I32 mult, shift, bias;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
 
-  Quant(std::mt19937 &g, const TargetDesc &t, size_t ch) {
-    perChannel = t.compute.perChannelRequant;
+  Quant(std::mt19937 &g, const OpLimits &op, size_t ch) {
+    perChannel = op.perChannelRequant;
     size_t n = perChannel ? ch : 1;
     mult = randI32(g, n, 1 << 30, INT32_MAX);
     shift = randI32(g, n, 7, 11);
@@ -166,12 +174,12 @@ struct Quant {
     return npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
   }
   /// Loads bias (and the per-channel table) and sets the parameters.
-  void program(Rig &r, std::vector<int32_t> &p) const {
-    p[NPUCC_P_BIAS_ADDR] = int32_t(r.load(bias));
+  void program(Rig &r, std::vector<int64_t> &p) const {
+    p[NPUCC_P_BIAS_ADDR] = int64_t(r.load(bias));
     if (perChannel) {
       I32 table = mult;
       table.insert(table.end(), shift.begin(), shift.end());
-      p[NPUCC_P_RQ_ADDR] = int32_t(r.load(table));
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.load(table));
       p[NPUCC_P_PER_CHANNEL] = 1;
     } else {
       p[NPUCC_P_REQUANT_MULT] = mult[0];
@@ -192,14 +200,23 @@ TEST_P(SimCommands, Dma1D) {
   ASSERT_TRUE(r.ok());
   std::mt19937 g(1);
   I8 data = randI8(g, 1000);
-  uint32_t spm = r.load(data);
+  uint64_t spm = r.load(data);
   EXPECT_EQ(r.store(spm, data.size()), data);
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
   const npucc_sim_cmd_stats *st = npucc_sim_command(r.Sim, 0);
   ASSERT_NE(st, nullptr);
   EXPECT_EQ(st->sys_bytes_read, 1000u);
-  uint64_t expect = r.T.dma.setupCycles +
-                    (1000 + r.T.dma.bytesPerCycle - 1) / r.T.dma.bytesPerCycle +
+  // By hand: the slowest of the DMA's read and write rates and the source
+  // window's read rate, plus setup, the window's latency and the overhead.
+  const SystemRange *ram = nullptr;
+  for (const SystemRange &w : r.T.system)
+    if (w.base <= r.RamBase && r.RamBase < w.base + w.size)
+      ram = &w;
+  ASSERT_NE(ram, nullptr);
+  uint64_t rate = std::min(r.T.dma.readBytesPerCycle, r.T.dma.writeBytesPerCycle);
+  if (ram->readBytesPerCycle)
+    rate = std::min<uint64_t>(rate, ram->readBytesPerCycle);
+  uint64_t expect = r.T.dma.setupCycles + ram->latencyCycles + (1000 + rate - 1) / rate +
                     r.T.timing.commandOverheadCycles;
   EXPECT_EQ(st->cycles, expect);
   // The store is the next DMA (fence-based NPUs interleave fence commands).
@@ -227,12 +244,12 @@ TEST_P(SimCommands, Dma2DStridedAnd3D) {
   // Gather a 5x12 window out of a 9x40 system-memory image into a dense tile.
   const int H = 9, W = 40, th = 5, tw = 12, y0 = 2, x0 = 8;
   I8 img = randI8(g, H * W);
-  uint32_t s = r.sysAlloc(img.size());
+  uint64_t s = r.sysAlloc(img.size());
   std::memcpy(r.host(s), img.data(), img.size());
-  uint32_t tile = r.spmAlloc(th * tw);
+  uint64_t tile = r.spmAlloc(th * tw);
   auto p = r.params();
-  p[NPUCC_P_SRC_ADDR] = int32_t(s + y0 * W + x0);
-  p[NPUCC_P_DST_ADDR] = int32_t(tile);
+  p[NPUCC_P_SRC_ADDR] = int64_t(s + y0 * W + x0);
+  p[NPUCC_P_DST_ADDR] = int64_t(tile);
   p[NPUCC_P_LENGTH] = tw;
   p[NPUCC_P_ROWS] = th;
   p[NPUCC_P_SRC_STRIDE] = W;
@@ -247,12 +264,12 @@ TEST_P(SimCommands, Dma2DStridedAnd3D) {
     return;
   // 3D: two planes of 3 rows x 8 bytes, plane stride 64 in the source.
   I8 src = randI8(g, 128);
-  uint32_t s3 = r.sysAlloc(128);
+  uint64_t s3 = r.sysAlloc(128);
   std::memcpy(r.host(s3), src.data(), 128);
-  uint32_t d3 = r.spmAlloc(64);
+  uint64_t d3 = r.spmAlloc(64);
   p = r.params();
-  p[NPUCC_P_SRC_ADDR] = int32_t(s3);
-  p[NPUCC_P_DST_ADDR] = int32_t(d3);
+  p[NPUCC_P_SRC_ADDR] = int64_t(s3);
+  p[NPUCC_P_DST_ADDR] = int64_t(d3);
   p[NPUCC_P_LENGTH] = 8;
   p[NPUCC_P_ROWS] = 3;
   p[NPUCC_P_SRC_STRIDE] = 16;
@@ -276,9 +293,9 @@ TEST_P(SimCommands, DmaZeroFill) {
   Rig r(GetParam());
   ASSERT_TRUE(r.ok());
   std::mt19937 g(3);
-  uint32_t spm = r.load(randI8(g, 256));
+  uint64_t spm = r.load(randI8(g, 256));
   auto p = r.params();
-  p[NPUCC_P_DST_ADDR] = int32_t(spm + 64);
+  p[NPUCC_P_DST_ADDR] = int64_t(spm + 64);
   p[NPUCC_P_LENGTH] = 100;
   p[NPUCC_P_ZERO_FILL] = 1;
   int bad = -1;
@@ -300,6 +317,7 @@ TEST_P(SimCommands, DmaZeroFill) {
 /// Reference conv / depthwise on HWC data with OHWI (or HWC) weights.
 I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int OH, int OW, int OC,
            int kh, int kw, int s, int dil, int pt, int pl, bool dw) {
+  int mult = dw ? OC / C : 1; // depthwise channel multiplier
   I8 out(size_t(OH) * OW * OC);
   for (int oy = 0; oy < OH; ++oy)
     for (int ox = 0; ox < OW; ++ox)
@@ -311,7 +329,7 @@ I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int O
             if (iy < 0 || iy >= H || ix < 0 || ix >= W)
               continue;
             if (dw) {
-              acc += (in[(iy * W + ix) * C + oc] - q.inZp) * w[(ky * kw + kx) * C + oc];
+              acc += (in[(iy * W + ix) * C + oc / mult] - q.inZp) * w[(ky * kw + kx) * OC + oc];
             } else {
               for (int c = 0; c < C; ++c)
                 acc += (in[(iy * W + ix) * C + c] - q.inZp) * w[((oc * kh + ky) * kw + kx) * C + c];
@@ -325,50 +343,60 @@ I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int O
 void runConv(Rig &r, bool dw, std::mt19937 &g) {
   const OpLimits *l = r.T.operation(dw ? "depthwise" : "conv");
   ASSERT_NE(l, nullptr);
-  for (int k : l->kernelSizes) {
+  for (size_t ki = 0; ki < l->kernelHeights.size(); ++ki) {
+    // Every allowed height, each with one of the allowed widths (non-square
+    // kernels where the NPU has them).
+    int kh = l->kernelHeights[ki], kw = l->kernelWidths[ki % l->kernelWidths.size()];
     int s = l->strides.back(), dil = dw ? 1 : l->dilations.back();
-    int pad = std::min(l->maxPadding, (k - 1) * dil / 2);
-    int H = 7, W = 6, C = dw ? 5 : 3, OC = dw ? C : 5;
-    int spanH = H + 2 * pad - dil * (k - 1) - 1, spanW = W + 2 * pad - dil * (k - 1) - 1;
+    int padT = std::min({int(l->maxPad[0]), int(l->maxPad[1]), (kh - 1) * dil / 2});
+    int padL = std::min({int(l->maxPad[2]), int(l->maxPad[3]), (kw - 1) * dil / 2});
+    int mult = dw ? l->depthMultipliers.back() : 1;
+    int H = 7, W = 6, C = dw ? 5 : 3, OC = dw ? C * mult : 5;
+    int spanH = H + 2 * padT - dil * (kh - 1) - 1, spanW = W + 2 * padL - dil * (kw - 1) - 1;
     if (spanH < 0 || spanW < 0)
       continue;
     int OH = spanH / s + 1, OW = spanW / s + 1;
     I8 in = randI8(g, size_t(H) * W * C);
-    I8 w = randI8(g, size_t(k) * k * (dw ? C : C * OC));
-    Quant q(g, r.T, size_t(OC));
+    I8 w = randI8(g, size_t(kh) * kw * (dw ? OC : C * OC));
+    Quant q(g, *l, size_t(OC));
     auto p = r.params();
-    p[NPUCC_P_IN_ADDR] = int32_t(r.load(in));
-    p[NPUCC_P_W_ADDR] = int32_t(r.load(w));
+    p[NPUCC_P_IN_ADDR] = int64_t(r.load(in));
+    p[NPUCC_P_W_ADDR] = int64_t(r.load(w));
     q.program(r, p);
-    uint32_t out = r.spmAlloc(size_t(OH) * OW * OC);
-    p[NPUCC_P_OUT_ADDR] = int32_t(out);
+    uint64_t out = r.spmAlloc(size_t(OH) * OW * OC);
+    p[NPUCC_P_OUT_ADDR] = int64_t(out);
     p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
     p[NPUCC_P_OUT_H] = OH, p[NPUCC_P_OUT_W] = OW;
     if (!dw)
       p[NPUCC_P_OUT_CH] = OC;
-    p[NPUCC_P_K_H] = k, p[NPUCC_P_K_W] = k;
+    else if (mult != 1)
+      p[NPUCC_P_DEPTH_MULT] = mult;
+    p[NPUCC_P_K_H] = kh, p[NPUCC_P_K_W] = kw;
     p[NPUCC_P_STRIDE_H] = s, p[NPUCC_P_STRIDE_W] = s;
     p[NPUCC_P_DIL_H] = dil, p[NPUCC_P_DIL_W] = dil;
-    p[NPUCC_P_PAD_TOP] = pad, p[NPUCC_P_PAD_LEFT] = pad;
+    p[NPUCC_P_PAD_TOP] = padT, p[NPUCC_P_PAD_LEFT] = padL;
     size_t before = npucc_sim_num_commands(r.Sim);
     r.issue(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p);
     r.wait(NPUCC_ENGINE_COMPUTE);
     I8 got = r.store(out, size_t(OH) * OW * OC);
-    EXPECT_EQ(got, refConv(in, w, q, H, W, C, OH, OW, OC, k, k, s, dil, pad, pad, dw))
-        << "k=" << k << " s=" << s << " dil=" << dil << " pad=" << pad;
+    EXPECT_EQ(got, refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw))
+        << "k=" << kh << "x" << kw << " s=" << s << " dil=" << dil << " pad=" << padT << ","
+        << padL << " mult=" << mult;
     const npucc_sim_cmd_stats *st = npucc_sim_command(r.Sim, before);
     ASSERT_NE(st, nullptr);
-    EXPECT_EQ(st->macs, uint64_t(OH) * OW * OC * k * k * (dw ? 1 : C));
+    EXPECT_EQ(st->macs, uint64_t(OH) * OW * OC * kh * kw * (dw ? 1 : C));
     // The compiler-side cost model agrees with the simulator.
-    std::vector<int64_t> p64(p.begin(), p.end());
     uint64_t macs = 0;
     EXPECT_EQ(st->cycles,
-              r.Table->commandCycles(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p64, &macs));
+              r.Table->commandCycles(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p, &macs));
     EXPECT_EQ(macs, st->macs);
     if (!dw) { // conv cycles by hand: taps * input-channel blocks * output-channel blocks
-      EXPECT_EQ(st->cycles, uint64_t(OH) * OW * k * k *
+      const OpTiming &t = l->timing;
+      EXPECT_EQ(st->cycles, uint64_t(OH) * OW * kh * kw *
                                     ((C + r.T.compute.macCols - 1) / r.T.compute.macCols) *
-                                    ((OC + r.T.compute.macRows - 1) / r.T.compute.macRows) +
+                                    ((OC + r.T.compute.macRows - 1) / r.T.compute.macRows) *
+                                    t.cyclesPerStep +
+                                t.fillCycles + t.overheadCycles +
                                 r.T.timing.commandOverheadCycles);
     }
     EXPECT_GT(st->mac_utilisation, 0.0);
@@ -402,13 +430,13 @@ TEST_P(SimCommands, Matmul) {
   std::mt19937 g(6);
   const int M = 5, K = 37, N = 11;
   I8 a = randI8(g, M * K), w = randI8(g, N * K);
-  Quant q(g, r.T, N);
+  Quant q(g, *r.T.operation("matmul"), N);
   auto p = r.params();
-  p[NPUCC_P_IN_ADDR] = int32_t(r.load(a));
-  p[NPUCC_P_W_ADDR] = int32_t(r.load(w));
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
+  p[NPUCC_P_W_ADDR] = int64_t(r.load(w));
   q.program(r, p);
-  uint32_t out = r.spmAlloc(M * N);
-  p[NPUCC_P_OUT_ADDR] = int32_t(out);
+  uint64_t out = r.spmAlloc(M * N);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
   p[NPUCC_P_M] = M, p[NPUCC_P_K] = K, p[NPUCC_P_N] = N;
   r.issue(NPUCC_KIND_MATMUL, p);
   r.wait(NPUCC_ENGINE_COMPUTE);
@@ -436,15 +464,18 @@ TEST_P(SimCommands, Pool) {
   std::mt19937 g(7);
   const int H = 7, W = 5, C = 6;
   I8 in = randI8(g, H * W * C);
-  uint32_t inAddr = r.load(in);
+  uint64_t inAddr = r.load(in);
   for (const std::string &kind : l->kinds)
-    for (int k : l->kernelSizes) {
-      int s = l->strides.back(), pad = std::min(l->maxPadding, k / 2);
+    for (int k : l->kernelHeights) {
+      if (!l->allowsKernel(k, k))
+        continue;
+      int s = l->strides.back(), pad = std::min({int(l->maxPad[0]), int(l->maxPad[1]),
+                                                 int(l->maxPad[2]), int(l->maxPad[3]), k / 2});
       int OH = (H + 2 * pad - k) / s + 1, OW = (W + 2 * pad - k) / s + 1;
       bool avg = kind == "avg";
       auto p = r.params();
-      uint32_t out = r.spmAlloc(OH * OW * C);
-      p[NPUCC_P_IN_ADDR] = int32_t(inAddr), p[NPUCC_P_OUT_ADDR] = int32_t(out);
+      uint64_t out = r.spmAlloc(OH * OW * C);
+      p[NPUCC_P_IN_ADDR] = int64_t(inAddr), p[NPUCC_P_OUT_ADDR] = int64_t(out);
       p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
       p[NPUCC_P_OUT_H] = OH, p[NPUCC_P_OUT_W] = OW;
       p[NPUCC_P_K_H] = k, p[NPUCC_P_K_W] = k, p[NPUCC_P_STRIDE_H] = s, p[NPUCC_P_STRIDE_W] = s;
@@ -484,10 +515,10 @@ TEST_P(SimCommands, EltwiseAdd) {
   const int32_t za = 3, zb = -7, zo = 5, ls = 20;
   const int32_t ma = 1518500250, sa = 1, mb = 1207959552, sb = 1, mo = 1431655765, so = 18;
   auto p = r.params();
-  p[NPUCC_P_IN_ADDR] = int32_t(r.load(a));
-  p[NPUCC_P_IN2_ADDR] = int32_t(r.load(b));
-  uint32_t out = r.spmAlloc(N);
-  p[NPUCC_P_OUT_ADDR] = int32_t(out);
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
+  p[NPUCC_P_IN2_ADDR] = int64_t(r.load(b));
+  uint64_t out = r.spmAlloc(N);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
   p[NPUCC_P_LENGTH] = N;
   p[NPUCC_P_IN_ZP] = za, p[NPUCC_P_IN2_ZP] = zb, p[NPUCC_P_OUT_ZP] = zo, p[NPUCC_P_LEFT_SHIFT] = ls;
   p[NPUCC_P_IN_MULT] = ma, p[NPUCC_P_IN_SHIFT] = sa, p[NPUCC_P_IN2_MULT] = mb;

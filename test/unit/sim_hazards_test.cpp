@@ -34,7 +34,7 @@ struct Hz {
   const npucc_target_desc *D = nullptr;
   npucc_sim *Sim = nullptr;
   std::vector<uint8_t> Ram = std::vector<uint8_t>(1 << 16, 7);
-  uint32_t Sys = 0, Spm = 0;
+  uint64_t Sys = 0, Spm = 0;
 
   explicit Hz(const std::string &name) {
     auto r = loadTarget(name);
@@ -50,30 +50,30 @@ struct Hz {
     for (const SystemRange &s : T.system)
       if (s.writable && !Sys)
         Sys = s.base;
-    EXPECT_EQ(npucc_sim_map(Sim, Sys, Ram.data(), uint32_t(Ram.size())), 0);
+    EXPECT_EQ(npucc_sim_map(Sim, Sys, Ram.data(), uint64_t(Ram.size())), 0);
     Spm = T.scratchpads[0].base;
   }
   ~Hz() { npucc_sim_destroy(Sim); }
 
-  std::vector<int32_t> params() {
-    std::vector<int32_t> p(NPUCC_P_COUNT);
+  std::vector<int64_t> params() {
+    std::vector<int64_t> p(NPUCC_P_COUNT);
     npucc_npu_defaults(p.data());
     return p;
   }
-  int dma(uint32_t src, uint32_t dst, uint32_t len) {
+  int dma(uint64_t src, uint64_t dst, uint64_t len) {
     auto p = params();
-    p[NPUCC_P_SRC_ADDR] = int32_t(src), p[NPUCC_P_DST_ADDR] = int32_t(dst);
-    p[NPUCC_P_LENGTH] = int32_t(len);
+    p[NPUCC_P_SRC_ADDR] = int64_t(src), p[NPUCC_P_DST_ADDR] = int64_t(dst);
+    p[NPUCC_P_LENGTH] = int64_t(len);
     return npucc_npu_issue(D, NPUCC_KIND_DMA, p.data(), nullptr);
   }
   int wait(int e) { return npucc_hal_wait(e, 10000000); }
   /// A 1x1 conv, 4x4x16 -> 4x4x16 with per-channel or per-tensor requant.
-  std::vector<int32_t> conv(uint32_t in, uint32_t w, uint32_t bias, uint32_t rq, uint32_t out) {
+  std::vector<int64_t> conv(uint64_t in, uint64_t w, uint64_t bias, uint64_t rq, uint64_t out) {
     auto p = params();
-    p[NPUCC_P_IN_ADDR] = int32_t(in), p[NPUCC_P_W_ADDR] = int32_t(w);
-    p[NPUCC_P_BIAS_ADDR] = int32_t(bias), p[NPUCC_P_OUT_ADDR] = int32_t(out);
-    if (T.compute.perChannelRequant)
-      p[NPUCC_P_RQ_ADDR] = int32_t(rq), p[NPUCC_P_PER_CHANNEL] = 1;
+    p[NPUCC_P_IN_ADDR] = int64_t(in), p[NPUCC_P_W_ADDR] = int64_t(w);
+    p[NPUCC_P_BIAS_ADDR] = int64_t(bias), p[NPUCC_P_OUT_ADDR] = int64_t(out);
+    if (T.operation("conv")->perChannelRequant)
+      p[NPUCC_P_RQ_ADDR] = int64_t(rq), p[NPUCC_P_PER_CHANNEL] = 1;
     p[NPUCC_P_IN_H] = p[NPUCC_P_IN_W] = p[NPUCC_P_OUT_H] = p[NPUCC_P_OUT_W] = 4;
     p[NPUCC_P_IN_CH] = p[NPUCC_P_OUT_CH] = 16;
     return p;
@@ -83,8 +83,8 @@ struct Hz {
     ASSERT_EQ(dma(Sys, Spm, 768), NPUCC_OK);
     ASSERT_EQ(wait(NPUCC_ENGINE_DMA), NPUCC_OK);
   }
-  std::vector<int32_t> stdConv() { return conv(Spm, Spm + 256, Spm + 512, Spm + 640, Spm + 1024); }
-  int issue(int kind, const std::vector<int32_t> &p, int *bad = nullptr) {
+  std::vector<int64_t> stdConv() { return conv(Spm, Spm + 256, Spm + 512, Spm + 640, Spm + 1024); }
+  int issue(int kind, const std::vector<int64_t> &p, int *bad = nullptr) {
     return npucc_npu_issue(D, kind, p.data(), bad);
   }
   std::string err() const { return npucc_sim_error(Sim); }
@@ -160,13 +160,12 @@ TEST(SimHazards, ReportListsTotalsCommandsAndError) {
   npucc_sim_advance_cpu(h.Sim, 1000);
   uint64_t cpu = npucc_sim_cpu_cycles(h.Sim);
   // The command starts after the CPU wrote its registers (one access each).
-  uint32_t regs[64];
-  uint64_t touched = 0;
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int n = 0;
   auto conv = h.stdConv();
-  ASSERT_EQ(npucc_npu_encode(h.D, NPUCC_KIND_CONV, conv.data(), regs, &touched, nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_npu_encode(h.D, NPUCC_KIND_CONV, conv.data(), w, &n, nullptr), NPUCC_OK);
   ASSERT_EQ(h.issue(NPUCC_KIND_CONV, conv), NPUCC_OK);
-  EXPECT_EQ(npucc_sim_command(h.Sim, 1)->start,
-            cpu + uint64_t(__builtin_popcountll(touched)) * h.T.timing.regAccessCycles);
+  EXPECT_EQ(npucc_sim_command(h.Sim, 1)->start, cpu + uint64_t(n) * h.T.timing.regAccessCycles);
   ASSERT_EQ(h.wait(NPUCC_ENGINE_COMPUTE), NPUCC_OK);
   ASSERT_EQ(h.dma(0x30000000u, h.Spm, 16), NPUCC_OK); // bad: outside every memory
   char buf[4096] = {0};
@@ -210,7 +209,7 @@ TEST(SimHazards, DmaOutsideAllowedRanges) {
   {
     Hz h(Default);
     // Inside the RAM range of the description but past the mapped host buffer.
-    ASSERT_EQ(h.dma(h.Sys + uint32_t(h.Ram.size()) - 8, h.Spm, 16), NPUCC_OK);
+    ASSERT_EQ(h.dma(h.Sys + uint64_t(h.Ram.size()) - 8, h.Spm, 16), NPUCC_OK);
     EXPECT_NE(h.err().find("outside"), std::string::npos) << h.err();
   }
   {

@@ -95,8 +95,10 @@ TEST_P(CGen, RegisterHeaderHasEveryOffsetAndField) {
   for (const CommandDesc &c : t->commands) {
     EXPECT_NE(h.find("/* Command '" + c.kind + "'"), std::string::npos) << c.kind;
     for (const ParamBinding &b : c.params)
-      EXPECT_NE(h.find(" *   " + b.field.text + " <- " + b.param), std::string::npos) << b.param;
-    EXPECT_NE(h.find(" *   doorbell: " + c.doorbell.field.text), std::string::npos);
+      EXPECT_NE(h.find(" *   " + b.text() + " <- " + b.param), std::string::npos) << b.param;
+    EXPECT_NE(h.find(std::string(" *   ") + (t->queue.depth ? "commit: " : "doorbell: ") +
+                     c.doorbell.field.text),
+              std::string::npos);
   }
 }
 
@@ -147,8 +149,8 @@ TEST_P(CGen, CTableDrivesTheSimulator) {
                      id + R"(
 int main(void) {
   static unsigned char ram[4096];
-  int32_t p[NPUCC_P_COUNT];
-  uint32_t sys = 0, spm = 0;
+  int64_t p[NPUCC_P_COUNT];
+  uint64_t sys = 0, spm = 0;
   uint16_t i;
   npucc_sim *s = npucc_sim_create(&T);
   for (i = 0; i < T.num_mems; ++i) {
@@ -159,10 +161,10 @@ int main(void) {
   npucc_sim_attach(s);
   for (i = 0; i < 100; ++i) ram[i] = (unsigned char)(i * 7 + 1);
   npucc_npu_defaults(p);
-  p[NPUCC_P_SRC_ADDR] = (int32_t)sys; p[NPUCC_P_DST_ADDR] = (int32_t)spm; p[NPUCC_P_LENGTH] = 100;
+  p[NPUCC_P_SRC_ADDR] = (int64_t)sys; p[NPUCC_P_DST_ADDR] = (int64_t)spm; p[NPUCC_P_LENGTH] = 100;
   if (npucc_npu_issue(&T, NPUCC_KIND_DMA, p, NULL) != NPUCC_OK) return 3;
   if (npucc_hal_wait(NPUCC_ENGINE_DMA, 1000000) != NPUCC_OK) return 4;
-  p[NPUCC_P_SRC_ADDR] = (int32_t)spm; p[NPUCC_P_DST_ADDR] = (int32_t)(sys + 1024);
+  p[NPUCC_P_SRC_ADDR] = (int64_t)spm; p[NPUCC_P_DST_ADDR] = (int64_t)(sys + 1024);
   if (npucc_npu_issue(&T, NPUCC_KIND_DMA, p, NULL) != NPUCC_OK) return 5;
   if (npucc_hal_wait(NPUCC_ENGINE_DMA, 1000000) != NPUCC_OK) return 6;
   if (memcmp(ram, ram + 1024, 100) != 0 || npucc_sim_failed(s)) return 7;
@@ -177,7 +179,7 @@ int main(void) {
                     "' -I'" + src + "/hal' -I'" + src + "/sim' -I'" + src + "/include' '" + d +
                     "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
                     "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
-                    "/sim/npucc_sim_ops.c' -o '" + d + "/fw'";
+                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }
@@ -216,6 +218,7 @@ TEST_P(CGen, MmioBackEndWritesRegistersAndDecodesStatus) {
 #include <stdint.h>
 #include <sys/mman.h>
 static unsigned char *page;
+static npucc_target_desc d;
 static void put(uint32_t off, uint8_t w, uint32_t v) {
   if (w == 8) *(volatile uint8_t *)(page + off) = (uint8_t)v;
   else if (w == 16) *(volatile uint16_t *)(page + off) = (uint16_t)v;
@@ -226,33 +229,52 @@ static uint32_t get(uint32_t off, uint8_t w) {
   if (w == 16) return *(volatile uint16_t *)(page + off);
   return *(volatile uint32_t *)(page + off);
 }
+/* Makes a status condition hold (or not), polarity applied. */
+static void set_cond(npucc_status_bit b, int active) {
+  const npucc_reg_desc *r;
+  if (b.f.reg < 0) return;
+  r = &d.regs[b.f.reg];
+  put(r->offset, r->width,
+      npucc_field_put(get(r->offset, r->width), b.f,
+                      (uint32_t)((b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active)));
+}
 int main(void) {
-  npucc_target_desc d = npucc_target_)" +
-                     id + R"(;
-  int32_t p[NPUCC_P_COUNT];
-  const npucc_reg_desc *sr;
-  int eng, rc0, rc1, rc2, rc3 = 0;
+  int64_t p[NPUCC_P_COUNT];
+  npucc_status_bit use, slots;
+  int eng, by_busy, rc0, rc1, rc2, rc3 = 0;
   uint16_t i;
   void *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
   if (m == MAP_FAILED) return 77;
+  d = npucc_target_)" +
+                     id + R"(;
   page = (unsigned char *)m;
   d.base_address = (uint32_t)(uintptr_t)m;
   npucc_hal_init(&d);
+  /* A job queue must show a free slot before a command is written. */
+  slots = d.engines[NPUCC_ENGINE_DMA].free_slots;
+  if (slots.f.reg >= 0)
+    put(d.regs[slots.f.reg].offset, d.regs[slots.f.reg].width, npucc_field_put(0, slots.f, 1));
   npucc_npu_defaults(p);
-  p[NPUCC_P_SRC_ADDR] = (int32_t)d.mems[d.num_mems - 1].base;
-  p[NPUCC_P_DST_ADDR] = (int32_t)d.mems[0].base;
+  p[NPUCC_P_SRC_ADDR] = (int64_t)d.mems[d.num_mems - 1].base;
+  p[NPUCC_P_DST_ADDR] = (int64_t)d.mems[0].base;
   p[NPUCC_P_LENGTH] = 100;
   rc0 = npucc_npu_issue(&d, NPUCC_KIND_DMA, p, NULL);
+  if (slots.f.reg >= 0)
+    put(d.regs[slots.f.reg].offset, d.regs[slots.f.reg].width, 0);
   for (i = 0; i < d.num_regs; ++i)
     printf("%s=%08x\n", d.regs[i].name, (unsigned)get(d.regs[i].offset, d.regs[i].width));
-  sr = &d.regs[d.status_reg];
   eng = d.completion == NPUCC_COMPLETION_FENCE ? NPUCC_ENGINE_FENCE : NPUCC_ENGINE_DMA;
-  put(sr->offset, sr->width, 0);
+  by_busy = d.engines[eng].busy.f.reg >= 0;
+  use = by_busy ? d.engines[eng].busy : d.engines[eng].done;
+  for (i = 0; i < NPUCC_ENGINE_COUNT; ++i)
+    set_cond(d.engines[i].error, 0);
+  set_cond(use, !by_busy); /* completed */
   rc1 = npucc_hal_wait(NPUCC_ENGINE_DMA, 10);
-  put(sr->offset, sr->width, npucc_field_put(0, d.engines[eng].busy, 1));
+  set_cond(use, by_busy); /* still running */
   rc2 = npucc_hal_wait(NPUCC_ENGINE_DMA, 10);
-  if (d.engines[NPUCC_ENGINE_DMA].error.reg >= 0) {
-    put(sr->offset, sr->width, npucc_field_put(0, d.engines[NPUCC_ENGINE_DMA].error, 1));
+  if (d.engines[NPUCC_ENGINE_DMA].error.f.reg >= 0) {
+    set_cond(use, !by_busy);
+    set_cond(d.engines[NPUCC_ENGINE_DMA].error, 1);
     rc3 = npucc_hal_wait(NPUCC_ENGINE_DMA, 10);
   }
   printf("rc %d %d %d %d\n", rc0, rc1, rc2, rc3);
@@ -272,20 +294,21 @@ int main(void) {
   ASSERT_EQ(rc, 0) << out;
   // Expected register contents from the in-process command layer.
   CTable table(*t);
-  std::vector<int32_t> p(NPUCC_P_COUNT);
+  std::vector<int64_t> p(NPUCC_P_COUNT);
   npucc_npu_defaults(p.data());
-  p[NPUCC_P_SRC_ADDR] = int32_t(table.get()->mems[table.get()->num_mems - 1].base);
-  p[NPUCC_P_DST_ADDR] = int32_t(table.get()->mems[0].base);
+  p[NPUCC_P_SRC_ADDR] = int64_t(table.get()->mems[table.get()->num_mems - 1].base);
+  p[NPUCC_P_DST_ADDR] = int64_t(table.get()->mems[0].base);
   p[NPUCC_P_LENGTH] = 100;
-  uint32_t regs[64];
-  uint64_t touched = 0;
-  ASSERT_EQ(npucc_npu_encode(table.get(), NPUCC_KIND_DMA, p.data(), regs, &touched, nullptr),
-            NPUCC_OK);
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int n = 0;
+  ASSERT_EQ(npucc_npu_encode(table.get(), NPUCC_KIND_DMA, p.data(), w, &n, nullptr), NPUCC_OK);
+  std::vector<uint32_t> regs(t->registers.size(), 0);
+  for (int i = 0; i < n; ++i)
+    regs[w[i].reg] = w[i].value;
   std::string expect;
   for (size_t i = 0; i < t->registers.size(); ++i) {
     char line[96];
-    std::snprintf(line, sizeof(line), "%s=%08x\n", t->registers[i].name.c_str(),
-                  unsigned((touched >> i) & 1 ? regs[i] : 0));
+    std::snprintf(line, sizeof(line), "%s=%08x\n", t->registers[i].name.c_str(), regs[i]);
     expect += line;
   }
   bool hasErr = t->engines[0].error.valid();

@@ -37,15 +37,27 @@ TEST(TargetLoad, DefaultContents) {
   EXPECT_TRUE(t.concurrentDmaCompute);
   EXPECT_TRUE(t.supports("depthwise"));
   EXPECT_TRUE(t.supports("pool"));
-  EXPECT_TRUE(t.compute.perChannelRequant);
+  EXPECT_TRUE(t.operation("conv")->perChannelRequant);
+  EXPECT_TRUE(t.operation("conv")->perTensorRequant);
   EXPECT_EQ(t.baseAddress, 0x40000000u);
   const CommandDesc *conv = t.command("conv");
   ASSERT_NE(conv, nullptr);
   const ParamBinding *b = conv->binding("stride_h");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->field.text, "KERNEL.stride_h");
-  EXPECT_EQ(b->field.lsb, 8u);
-  EXPECT_EQ(b->field.width, 3u);
+  EXPECT_EQ(b->field().text, "KERNEL.stride_h");
+  EXPECT_EQ(b->field().lsb, 8u);
+  EXPECT_EQ(b->field().width, 3u);
+  // Limits the description leaves implicit come from the field widths.
+  EXPECT_EQ(t.dma.maxLength, 65535u); // DMA_SIZE.length, 16 bits
+  EXPECT_EQ(t.dma.maxRows, 65535u);
+  EXPECT_EQ(t.dma.maxPlanes, 1u); // a 2-D DMA
+  EXPECT_EQ(t.dma.maxStride, 65535u);
+  ParamRange inH = t.paramRange("conv", "in_h");
+  EXPECT_TRUE(inH.bound);
+  EXPECT_EQ(inH.hi, 1023); // IN_SHAPE.h, 10 bits
+  ParamRange zp = t.paramRange("conv", "in_zp");
+  EXPECT_EQ(zp.lo, -128); // signed 8-bit field
+  EXPECT_EQ(zp.hi, 127);
 }
 
 TEST(TargetLoad, SmallDiffersFromDefault) {
@@ -65,6 +77,13 @@ TEST(TargetLoad, SmallDiffersFromDefault) {
   const ParamBinding *kh = s->command("conv")->binding("k_h");
   ASSERT_NE(kh, nullptr);
   EXPECT_EQ(kh->minus, 1);
+  // kh_m1 is 2 bits, stored minus one: k_h 1..4.
+  ParamRange r = s->paramRange("conv", "k_h");
+  EXPECT_EQ(r.lo, 1);
+  EXPECT_EQ(r.hi, 4);
+  // A 1-D DMA: no rows, no strides.
+  EXPECT_EQ(s->dma.maxRows, 1u);
+  EXPECT_EQ(s->dma.maxStride, 0u);
 }
 
 TEST(TargetLoad, FromPath) {
@@ -88,17 +107,19 @@ TEST(TargetLoad, OperationLimitQueries) {
   ASSERT_TRUE(d.ok());
   const OpLimits *conv = d->operation("conv");
   ASSERT_NE(conv, nullptr);
-  EXPECT_TRUE(conv->allowsKernel(3));
-  EXPECT_FALSE(conv->allowsKernel(4));
+  EXPECT_TRUE(conv->allowsKernel(3, 3));
+  EXPECT_TRUE(conv->allowsKernel(1, 7));
+  EXPECT_FALSE(conv->allowsKernel(4, 3));
   EXPECT_TRUE(conv->allowsStride(2));
   EXPECT_FALSE(conv->allowsStride(3));
   EXPECT_TRUE(conv->allowsDilation(2));
-  EXPECT_TRUE(conv->allowsPadding(3));
-  EXPECT_FALSE(conv->allowsPadding(4));
+  EXPECT_EQ(conv->maxPad[0], 3u); // max_padding: 3 on every side
+  EXPECT_EQ(conv->maxPad[3], 3u);
   EXPECT_TRUE(d->operation("pool")->allowsKind("avg"));
   EXPECT_FALSE(d->operation("eltwise")->allowsKind("mul"));
-  EXPECT_TRUE(d->operation("matmul")->allowsChannels(4095));
-  EXPECT_FALSE(d->operation("matmul")->allowsChannels(4096));
+  // matmul's max_channels is both the k and the n limit.
+  EXPECT_EQ(d->operation("matmul")->maxInChannels, 4095u);
+  EXPECT_EQ(d->operation("matmul")->maxOutChannels, 4095u);
   auto s = loadTarget("npu-small");
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->operation("pool"), nullptr);

@@ -71,13 +71,13 @@ TEST(TargetValidate, MissingRequiredFields) {
 
 TEST(TargetValidate, OverlappingRegisters) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/3/offset", 8); }),
-            "mini.json: error: /registers/3: register 'B' (offset 8) overlaps register 'A' "
-            "(offset 8)");
+            "mini.json: error: /registers/3: register 'B' (offset 0x8) overlaps register 'A' "
+            "(offset 0x8)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/8/offset", 28); }),
-            "mini.json: error: /registers/8: register 'SHIFT' (offset 28) overlaps register "
-            "'MULT' (offset 28)");
+            "mini.json: error: /registers/8: register 'SHIFT' (offset 0x1c) overlaps register "
+            "'MULT' (offset 0x1c)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/3/offset", 10); }),
-            "mini.json: error: /registers/3/offset: register 'B' at offset 10 is not aligned to "
+            "mini.json: error: /registers/3/offset: register 'B' at offset 0xa is not aligned to "
             "its width");
 }
 
@@ -114,7 +114,7 @@ TEST(TargetValidate, FileDiagnosticsNameTheFile) {
       {"bad_field_wider.json", "error: /registers/3/fields/1: field 'stride' (bits 30..33) is "
                                "wider than its 32-bit register 'CONV_CFG'"},
       {"bad_overlapping_registers.json",
-       "error: /registers/5: register 'D' (offset 16) overlaps register 'C' (offset 16)"},
+       "error: /registers/5: register 'D' (offset 0x10) overlaps register 'C' (offset 0x10)"},
       {"bad_unknown_param.json",
        "error: /commands/matmul/params/in_adr: unknown semantic parameter 'in_adr'"},
       {"bad_status_register.json", "error: /status/register: unknown register 'STAT'"},
@@ -191,9 +191,11 @@ TEST(TargetValidate, WrongValueTypes) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/offset", -4); }),
             "mini.json: error: /registers/2/offset: expected a non-negative integer, got -4");
   EXPECT_EQ(errOf([](json &j) { set(j, "/memories/system/0/base", "0x1_0000_0000"); }),
-            "mini.json: error: /memories/system/0/base: value 4294967296 does not fit in 32 bits");
+            "mini.json: error: /memories/system/0/base: system memory 'ram' starts at "
+            "0x100000000, outside the 32-bit address space (address_bits)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/dma/bytes_per_cyle", 4); }),
-            "mini.json: error: /dma/bytes_per_cyle: unknown field 'bytes_per_cyle'");
+            "mini.json: error: /dma/bytes_per_cyle: unknown field 'bytes_per_cyle' (did you "
+            "mean 'bytes_per_cycle'?)");
 }
 
 TEST(TargetValidate, DoorbellAndStatusReferToKnownRegisters) {
@@ -211,8 +213,8 @@ TEST(TargetValidate, DoorbellAndStatusReferToKnownRegisters) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/register", "STAT"); }),
             "mini.json: error: /status/register: unknown register 'STAT'");
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/dma/busy", "CTRL.go"); }),
-            "mini.json: error: /status/dma: status bit 'CTRL.go' is not in the status register "
-            "'STATUS'");
+            "mini.json: error: /status/dma/busy: status bit 'CTRL.go' is not in the status "
+            "register 'STATUS'");
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/compute/done", "STATUS.nope"); }),
             "mini.json: error: /status/compute/done: unknown field 'nope' in register 'STATUS'");
 }
@@ -224,7 +226,7 @@ TEST(TargetValidate, CrossChecks) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/completion", "fence"); }),
             "mini.json: error: /completion: completion mode 'fence' needs a 'fence' command");
   EXPECT_EQ(errOf([](json &j) { set(j, "/dma/dims", 4); }),
-            "mini.json: error: /dma/dims: DMA dims must be 1, 2 or 3, got 4");
+            "mini.json: error: /dma/dims: value 4 out of range 1..3");
 }
 
 TEST(TargetValidate, SyntaxErrorNamesFile) {

@@ -1,17 +1,20 @@
 //===- Target.h - An NPU described as data (JSON target description) ------===//
 //
 // A TargetDesc is everything the compiler, the runtime command layer and the
-// simulator know about one NPU: memories, DMA, compute limits, the register
-// map with its bit fields, how each command kind is programmed (which field
-// holds which semantic parameter, the doorbell, the status bits) and the
-// timing model. It is loaded from a JSON file or a built-in description
-// (runtime/targets/<name>.json embedded into npucc). See docs/target.md.
+// simulator know about one NPU: memories (windows, banks, alignment, speed),
+// DMA, compute operations with their limits and timing, the register map with
+// its bit fields, how each command kind is programmed (which fields hold which
+// semantic parameter, how it is started, the status bits that report its
+// completion and errors) and the timing model. It is loaded from a JSON file
+// or a built-in description (runtime/targets/<name>.json embedded into npucc).
+// See docs/target.md for every field.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "npucc/support/Result.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,47 +23,83 @@
 
 namespace npucc::target {
 
+/// Scratchpad operands of the compute commands (NPUCC_OPND_* order).
+enum class Operand { In = 0, In2, W, Bias, Rq, Out };
+constexpr int NumOperands = 6;
+const std::vector<std::string> &operandNames(); // "in", "in2", "w", "bias", "rq", "out"
+
 struct Scratchpad {
   std::string name;
-  uint32_t base = 0;
-  uint32_t size = 0;
+  uint64_t base = 0;
+  uint64_t size = 0;
   unsigned banks = 1;
+  uint64_t bankSize = 0; // banks * bankSize == size
   unsigned alignment = 1;
+  std::array<unsigned, NumOperands> operandAlignment{}; // >= alignment
+  /// Operand pairs a command must place in different banks.
+  std::vector<std::pair<Operand, Operand>> separateBanks;
+  bool conflictIsError = true; // else compute cycles x conflictSlowdown
+  unsigned conflictSlowdown = 1;
+
+  unsigned alignmentOf(Operand o) const { return operandAlignment[size_t(o)]; }
+  /// Bank index of a byte address inside this scratchpad.
+  uint64_t bankOf(uint64_t addr) const { return (addr - base) / bankSize; }
 };
 
 struct SystemRange {
   std::string name;
-  uint32_t base = 0;
-  uint32_t size = 0;
+  uint64_t base = 0;
+  uint64_t size = 0;
   bool writable = true; // "access": "rw" or "ro"
+  unsigned readBytesPerCycle = 0;  // 0 = as fast as the DMA
+  unsigned writeBytesPerCycle = 0; // 0 = as fast as the DMA
+  unsigned latencyCycles = 0;      // per DMA command that touches the window
 };
 
 struct DmaDesc {
   unsigned channels = 1;
   unsigned dims = 1; // 1, 2 or 3
   unsigned bytesPerCycle = 1;
+  unsigned readBytesPerCycle = 1;  // default bytesPerCycle
+  unsigned writeBytesPerCycle = 1; // default bytesPerCycle
   unsigned setupCycles = 0;
   unsigned alignment = 1;
   unsigned maxBurst = 0; // bytes, 0 = unlimited
   bool zeroFill = false;
+  /// Effective limits: the description's explicit numbers, else what the
+  /// command's fields can hold (TargetDesc::paramRange).
+  uint64_t maxLength = 0, maxRows = 1, maxPlanes = 1, maxStride = 0, maxPlaneStride = 0;
+};
+
+/// Per-operation timing: steps * cyclesPerStep + fillCycles + overheadCycles
+/// (+ TimingDesc::commandOverheadCycles). runtime/hal/npucc_timing.h.
+struct OpTiming {
+  unsigned cyclesPerStep = 1; // 2 = a half-rate MAC array
+  unsigned fillCycles = 0;    // pipeline fill latency per command
+  unsigned overheadCycles = 0;
 };
 
 /// Limits of one compute operation ("conv", "depthwise", "matmul", "pool", "eltwise").
 struct OpLimits {
-  std::vector<int> kernelSizes; // allowed k_h / k_w values
+  std::vector<int> kernelHeights, kernelWidths; // allowed k_h / k_w values
   std::vector<int> strides;
   std::vector<int> dilations;
-  int maxPadding = 0;
-  int channelMultiple = 1;        // channel counts must be a multiple of this
-  int maxChannels = 0;            // 0 = unlimited
+  std::vector<int> depthMultipliers = {1}; // depthwise channel multipliers
+  /// Maximum padding per side: top, bottom, left, right.
+  std::array<unsigned, 4> maxPad{};
+  unsigned inChannelMultiple = 1, outChannelMultiple = 1;
+  unsigned maxInChannels = 0, maxOutChannels = 0; // 0 = unlimited
+  unsigned maxInH = 0, maxInW = 0, maxOutH = 0, maxOutW = 0;
+  unsigned maxM = 0, maxK = 0, maxN = 0;
   std::vector<std::string> kinds; // pool: "max"/"avg"; eltwise: "add"
+  bool perChannelRequant = false, perTensorRequant = false;
+  bool fusedClamp = false;
+  OpTiming timing;
 
-  bool allowsKernel(int k) const;
+  bool allowsKernel(int kh, int kw) const;
   bool allowsStride(int s) const;
   bool allowsDilation(int d) const;
-  bool allowsPadding(int p) const { return p >= 0 && p <= maxPadding; }
-  /// Channel count within max_channels and a multiple of channel_multiple.
-  bool allowsChannels(int c) const;
+  bool allowsDepthMultiplier(int m) const;
   bool allowsKind(const std::string &k) const;
 };
 
@@ -69,15 +108,13 @@ struct ComputeDesc {
   unsigned accumulatorBits = 32;
   std::vector<std::string> dtypes;
   std::map<std::string, OpLimits> operations;
-  std::vector<std::string> fusedActivations; // "clamp"
-  bool perChannelRequant = false;
-  bool perTensorRequant = false;
 };
 
 struct Field {
   std::string name;
   unsigned lsb = 0, width = 0;
   std::string doc;
+  std::optional<uint32_t> nop; // reserved no-op value (doorbell / opcode fields)
 };
 
 struct Register {
@@ -86,6 +123,7 @@ struct Register {
   unsigned width = 32;
   std::vector<Field> fields;
   std::string doc;
+  std::optional<uint32_t> nop; // for whole-register doorbells
 };
 
 /// A run of bits: a named field of a register, or the whole register (field < 0).
@@ -97,13 +135,17 @@ struct FieldRef {
   bool valid() const { return reg >= 0; }
 };
 
-/// Field <- (param - minus) >> shift.
+/// (param - minus) >> shift, written into `fields` least significant part first.
 struct ParamBinding {
   std::string param;
   int paramId = -1;
-  FieldRef field;
+  std::vector<FieldRef> fields; // at least one
   unsigned shift = 0;
   int64_t minus = 0;
+
+  const FieldRef &field() const { return fields.front(); }
+  unsigned totalWidth() const;
+  std::string text() const; // "A.x" or "LO+HI.x"
 };
 
 struct FixedParam {
@@ -127,13 +169,31 @@ struct CommandDesc {
   std::vector<ParamBinding> params;
   std::vector<FixedParam> fixed;
   std::vector<FieldValue> select;
-  FieldValue doorbell;
+  FieldValue doorbell;   // with a job queue: the queue's commit
+  uint32_t doorbellNop = 0; // the doorbell field's idle value
 
   const ParamBinding *binding(const std::string &param) const;
+  const FixedParam *fixedParam(const std::string &param) const;
+};
+
+/// One status bit (or field) and how it behaves.
+struct StatusBit {
+  FieldRef field;
+  bool activeLow = false;    // the condition holds when the field reads 0
+  bool sticky = false;       // done: set on completion until cleared
+  bool clearOnWrite1 = false;
+  bool clearOnRead = false;
+  bool requireClear = false; // must be cleared before the engine's next command
+  bool valid() const { return field.valid(); }
 };
 
 struct EngineStatus {
-  FieldRef busy, done, error;
+  StatusBit busy, done, error, freeSlots;
+};
+
+struct JobQueue {
+  unsigned depth = 0; // 0: no job queue
+  FieldValue commit;
 };
 
 struct TimingDesc {
@@ -144,26 +204,42 @@ struct TimingDesc {
   unsigned pollCycles = 1;             // CPU cycles per status poll
 };
 
+/// The values a semantic parameter of a command can take on this NPU.
+struct ParamRange {
+  int64_t lo = 0, hi = 0;
+  int64_t step = 1; // values are lo + k * step (binding shift)
+  bool bound = false; // false: fixed or default value only
+};
+
 struct TargetDesc {
   std::string name;
   std::string description;
   std::string file; // where it was loaded from (for diagnostics)
-  uint32_t baseAddress = 0;
+  unsigned addressBits = 32;
+  uint64_t baseAddress = 0;
   std::vector<Scratchpad> scratchpads;
   std::vector<SystemRange> system;
   DmaDesc dma;
   ComputeDesc compute;
   std::vector<Register> registers;
   std::vector<CommandDesc> commands;
-  int statusRegister = -1;
   EngineStatus engines[3]; // indexed by Engine: dma, compute, fence
   bool concurrentDmaCompute = false;
   std::string completion = "poll"; // "poll" or "fence"
+  JobQueue queue;
   TimingDesc timing;
 
   const CommandDesc *command(const std::string &kind) const;
   const OpLimits *operation(const std::string &op) const;
   bool supports(const std::string &op) const { return operation(op) != nullptr; }
+  /// The range a command's encoding can carry for a parameter: from the
+  /// widths of its fields, minus and shift; a fixed or unbound parameter has
+  /// only its fixed or default value. Precondition: the command exists.
+  ParamRange paramRange(const std::string &kind, const std::string &param) const;
+  /// Does register `reg` hold status bits (busy, done, error, free slots)?
+  bool isStatusRegister(int reg) const;
+  /// The scratchpad holding [addr, addr+size), or null.
+  const Scratchpad *scratchpadAt(uint64_t addr, uint64_t size = 1) const;
 };
 
 /// Parses and validates a description. `name` is used in diagnostics ("my_npu.json").
@@ -177,8 +253,18 @@ std::vector<std::string> builtinTargets();
 const std::vector<std::string> &paramNames();
 /// Index of a parameter name, or -1.
 int paramId(const std::string &name);
+/// Is the parameter signed (zero points, multipliers, shifts, clamps)?
+bool paramIsSigned(int paramId);
+/// Default value of a parameter.
+int64_t paramDefault(int paramId);
 /// Index of a command kind name ("dma" = 0 ... "fence"), or -1.
 int commandKindId(const std::string &kind);
 const std::vector<std::string> &commandKindNames();
+
+/// Limits of the runtime: registers written by one command, parts of a split
+/// parameter, registers in a description (npucc_npu.c / npucc_desc.h).
+constexpr unsigned MaxRegistersPerCommand = 64;
+constexpr unsigned MaxBindingParts = 8;
+constexpr unsigned MaxRegisters = 65535;
 
 } // namespace npucc::target

@@ -1,0 +1,539 @@
+//===- TargetParseInterface.cpp - Target description: programming interface ===//
+//
+// Registers and fields, the commands (which fields hold which semantic
+// parameter, possibly split over several fields; how a command is started:
+// a doorbell or opcode field, or a job queue's commit), the status bits that
+// report completion and errors, and the checks that need all of them:
+// commands that would start identically, status registers that commands
+// write, registers per command, and the DMA limits the fields can carry.
+//
+//===----------------------------------------------------------------------===//
+#include "TargetParser.h"
+
+#include "npucc/target/CTable.h"
+
+#include "../../runtime/hal/npucc_params.h"
+
+#include <algorithm>
+#include <set>
+
+namespace npucc::target {
+
+using namespace json_reader;
+
+namespace {
+
+std::string bitsText(unsigned lsb, unsigned width) {
+  return std::to_string(lsb) + ".." + std::to_string(lsb + width - 1);
+}
+
+bool overlaps(const FieldRef &a, const FieldRef &b) {
+  return a.reg == b.reg && a.lsb < b.lsb + b.width && b.lsb < a.lsb + a.width;
+}
+
+bool sameBits(const FieldRef &a, const FieldRef &b) {
+  return a.reg == b.reg && a.lsb == b.lsb && a.width == b.width;
+}
+
+const unsigned AllowedKinds[] = {
+#define NPUCC_PARAM_ALLOWED(id, name, def, req, allowed, sgn) allowed,
+    NPUCC_PARAM_LIST(NPUCC_PARAM_ALLOWED)
+#undef NPUCC_PARAM_ALLOWED
+};
+const unsigned RequiredKinds[] = {
+#define NPUCC_PARAM_REQUIRED(id, name, def, req, allowed, sgn) req,
+    NPUCC_PARAM_LIST(NPUCC_PARAM_REQUIRED)
+#undef NPUCC_PARAM_REQUIRED
+};
+
+} // namespace
+
+void TargetParser::parseRegisters(const json &regs, const std::string &path) {
+  if (regs.size() > MaxRegisters)
+    fail(path, std::to_string(regs.size()) + " registers; at most " +
+                   std::to_string(MaxRegisters) + " are supported");
+  std::set<std::string> cNames;
+  size_t totalFields = 0;
+  for (size_t i = 0; i < regs.size(); ++i) {
+    Obj o(regs[i], path + "/" + std::to_string(i));
+    Register r;
+    r.name = o.str("name");
+    r.offset = o.u32("offset");
+    r.width = unsigned(o.range("width", 32, 8, 32));
+    r.doc = o.str("doc", "");
+    if (r.name.empty())
+      fail(o.at("name"), "a register name must not be empty");
+    if (r.width != 8 && r.width != 16 && r.width != 32)
+      fail(o.at("width"),
+           "register width must be 8, 16 or 32 bits, got " + std::to_string(r.width));
+    if (r.offset % (r.width / 8))
+      fail(o.at("offset"), "register " + shortQuote(r.name) + " at offset " + hexText(r.offset) +
+                               " is not aligned to its width");
+    if (!cNames.insert(macroPrefix(r.name)).second)
+      fail(o.at("name"), "register name " + shortQuote(r.name) +
+                             " gives the same C identifier as an earlier register");
+    for (const Register &q : T.registers)
+      if (r.offset < q.offset + q.width / 8 && q.offset < r.offset + r.width / 8)
+        fail(o.path(), "register " + shortQuote(r.name) + " (offset " + hexText(r.offset) +
+                           ") overlaps register " + shortQuote(q.name) + " (offset " +
+                           hexText(q.offset) + ")");
+    if (o.has("nop"))
+      r.nop = uint32_t(o.range("nop", 0, r.width == 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
+    if (const json *fs = o.opt("fields")) {
+      if (!fs->is_array())
+        fail(o.at("fields"), "expected an array, got " + typeName(*fs));
+      for (size_t k = 0; k < fs->size(); ++k) {
+        Obj fo((*fs)[k], o.at("fields") + "/" + std::to_string(k));
+        Field f;
+        f.name = fo.str("name");
+        f.lsb = unsigned(fo.range("lsb", 0, 31));
+        f.width = unsigned(fo.range("width", 1, 32));
+        f.doc = fo.str("doc", "");
+        if (f.lsb + f.width > r.width)
+          fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
+                              ") is wider than its " + std::to_string(r.width) +
+                              "-bit register " + shortQuote(r.name));
+        if (fo.has("nop"))
+          f.nop = uint32_t(
+              fo.range("nop", 0, f.width == 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
+        fo.done();
+        for (const Field &g : r.fields) {
+          if (g.name == f.name)
+            fail(fo.at("name"),
+                 "duplicate field name " + shortQuote(f.name) + " in register " + shortQuote(r.name));
+          if (f.lsb < g.lsb + g.width && g.lsb < f.lsb + f.width)
+            fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
+                                ") overlaps field " + shortQuote(g.name) + " (bits " +
+                                bitsText(g.lsb, g.width) + ") of register " + shortQuote(r.name));
+        }
+        r.fields.push_back(f);
+      }
+      totalFields += r.fields.size();
+      if (totalFields > MaxRegisters)
+        fail(o.at("fields"), "more than 65535 fields in all");
+    }
+    o.done();
+    T.registers.push_back(r);
+  }
+}
+
+FieldRef TargetParser::fieldRef(const json &j, const std::string &path) const {
+  std::string s = Obj::asString(j, path);
+  FieldRef f;
+  f.text = s;
+  size_t dot = s.find('.');
+  std::string reg = s.substr(0, dot);
+  for (size_t i = 0; i < T.registers.size(); ++i)
+    if (T.registers[i].name == reg)
+      f.reg = int(i);
+  if (f.reg < 0)
+    fail(path, "unknown register " + shortQuote(reg));
+  const Register &r = T.registers[size_t(f.reg)];
+  if (dot == std::string::npos) {
+    f.lsb = 0;
+    f.width = r.width;
+    return f;
+  }
+  std::string field = s.substr(dot + 1);
+  for (size_t i = 0; i < r.fields.size(); ++i)
+    if (r.fields[i].name == field) {
+      f.field = int(i);
+      f.lsb = r.fields[i].lsb;
+      f.width = r.fields[i].width;
+    }
+  if (f.field < 0)
+    fail(path, "unknown field " + shortQuote(field) + " in register " + shortQuote(reg));
+  return f;
+}
+
+/// The idle value of a doorbell field: its declared "nop", else 0.
+static uint32_t nopOf(const TargetDesc &T, const FieldRef &f) {
+  const Register &r = T.registers[size_t(f.reg)];
+  std::optional<uint32_t> n = f.field >= 0 ? r.fields[size_t(f.field)].nop : r.nop;
+  return n.value_or(0);
+}
+
+FieldValue TargetParser::fieldValue(const Obj &o, bool isDoorbell) const {
+  FieldValue v;
+  bool hasField = o.has("field"), hasReg = o.has("register");
+  if (hasField == hasReg)
+    fail(o.path(), "exactly one of 'field' or 'register' is required");
+  v.field = hasField ? fieldRef(o.req("field"), o.at("field"))
+                     : fieldRef(o.req("register"), o.at("register"));
+  if (hasReg && v.field.field >= 0)
+    fail(o.at("register"), "'register' must name a register, not a field");
+  v.value = o.u32("value");
+  if (v.field.width < 32 && v.value >= (1u << v.field.width))
+    fail(o.at("value"), "value " + std::to_string(v.value) + " does not fit in " +
+                            std::to_string(v.field.width) + "-bit field " +
+                            shortQuote(v.field.text));
+  if (isDoorbell && v.value == nopOf(T, v.field))
+    fail(o.at("value"), "value " + std::to_string(v.value) + " is the no-op (idle) value of " +
+                            shortQuote(v.field.text) + "; writing it starts nothing");
+  o.done();
+  return v;
+}
+
+ParamBinding TargetParser::parseBinding(const std::string &param, const json &j,
+                                        const std::string &path) const {
+  ParamBinding b;
+  b.param = param;
+  b.paramId = paramId(param);
+  if (j.is_string()) {
+    b.fields.push_back(fieldRef(j, path));
+    return b;
+  }
+  Obj bo(j, path);
+  if (bo.has("field") == bo.has("fields"))
+    fail(path, "exactly one of 'field' or 'fields' is required");
+  if (bo.has("field")) {
+    b.fields.push_back(fieldRef(bo.req("field"), bo.at("field")));
+  } else {
+    const json &fs = bo.array("fields");
+    if (fs.empty() || fs.size() > MaxBindingParts)
+      fail(bo.at("fields"), "expected 1 to " + std::to_string(MaxBindingParts) +
+                                " fields, least significant first");
+    for (size_t i = 0; i < fs.size(); ++i)
+      b.fields.push_back(fieldRef(fs[i], bo.at("fields") + "/" + std::to_string(i)));
+  }
+  if (b.totalWidth() > 64)
+    fail(path, "the fields of parameter '" + param + "' hold " +
+                   std::to_string(b.totalWidth()) + " bits; at most 64");
+  b.shift = unsigned(bo.range("shift", 0, 0, 31));
+  b.minus = bo.has("minus") ? toI64(bo.req("minus"), bo.at("minus")) : (bo.opt("minus"), 0);
+  bo.done();
+  return b;
+}
+
+void TargetParser::parseQueue(const Obj &o) {
+  T.queue.depth = unsigned(o.range("depth", 1, 255));
+  T.queue.commit = fieldValue(Obj(o.req("commit"), o.at("commit")), true);
+  o.done();
+}
+
+void TargetParser::parseCommands(const Obj &o) {
+  for (auto it = o.raw().begin(); it != o.raw().end(); ++it) {
+    const std::string &kind = it.key();
+    std::string p = o.at(kind);
+    o.opt(kind);
+    CommandDesc c;
+    c.kind = kind;
+    c.kindId = commandKindId(kind);
+    if (c.kindId < 0) {
+      std::string list;
+      for (const std::string &n : commandKindNames())
+        list += (list.empty() ? "" : ", ") + n;
+      fail(p, "unknown command kind " + shortQuote(kind) + " (expected one of " + list + ")");
+    }
+    Obj co(it.value(), p);
+    std::string engine = co.str("engine", kind == "dma"     ? "dma"
+                                          : kind == "fence" ? "fence"
+                                                            : "compute");
+    if (engine != "dma" && engine != "compute" && engine != "fence")
+      fail(co.at("engine"),
+           "unknown engine " + shortQuote(engine) + " (expected dma, compute or fence)");
+    if ((engine == "fence") != (kind == "fence"))
+      fail(co.at("engine"), "only the fence command runs on the fence engine");
+    c.engine = engine == "dma"     ? Engine::Dma
+               : engine == "fence" ? Engine::Fence
+                                   : Engine::Compute;
+    c.doc = co.str("doc", "");
+    std::vector<FieldRef> used;
+    auto claim = [&](const FieldRef &f, const std::string &path) {
+      for (const FieldRef &u : used)
+        if (overlaps(u, f))
+          fail(path, "field " + shortQuote(f.text) + " overlaps " + shortQuote(u.text) +
+                         ", already written by this command");
+      used.push_back(f);
+    };
+    if (const json *ps = co.opt("params")) {
+      Obj po(*ps, co.at("params"));
+      for (auto pi = ps->begin(); pi != ps->end(); ++pi) {
+        std::string pp = po.at(pi.key());
+        po.opt(pi.key());
+        int id = paramId(pi.key());
+        if (id < 0)
+          fail(pp, "unknown semantic parameter " + shortQuote(pi.key()));
+        if (!(AllowedKinds[id] & (1u << c.kindId)))
+          fail(pp, "parameter '" + pi.key() + "' does not apply to command '" + kind + "'");
+        ParamBinding b = parseBinding(pi.key(), pi.value(), pp);
+        for (const FieldRef &f : b.fields)
+          claim(f, pp);
+        c.params.push_back(b);
+      }
+    }
+    if (const json *fx = co.opt("fixed")) {
+      Obj fo(*fx, co.at("fixed"));
+      for (auto fi = fx->begin(); fi != fx->end(); ++fi) {
+        std::string fp = fo.at(fi.key());
+        fo.opt(fi.key());
+        FixedParam f;
+        f.param = fi.key();
+        f.paramId = paramId(f.param);
+        if (f.paramId < 0)
+          fail(fp, "unknown semantic parameter " + shortQuote(f.param));
+        if (!(AllowedKinds[f.paramId] & (1u << c.kindId)))
+          fail(fp, "parameter '" + f.param + "' does not apply to command '" + kind + "'");
+        if (c.binding(f.param))
+          fail(fp, "parameter '" + f.param + "' is both fixed and bound to a field");
+        f.value = toI64(fi.value(), fp);
+        c.fixed.push_back(f);
+      }
+    }
+    if (const json *sel = co.opt("select")) {
+      if (!sel->is_array())
+        fail(co.at("select"), "expected an array, got " + typeName(*sel));
+      for (size_t i = 0; i < sel->size(); ++i) {
+        std::string sp = co.at("select") + "/" + std::to_string(i);
+        FieldValue v = fieldValue(Obj((*sel)[i], sp), false);
+        claim(v.field, sp);
+        c.select.push_back(v);
+      }
+    }
+    if (T.queue.depth) {
+      if (co.has("doorbell"))
+        fail(co.at("doorbell"), "with a job queue, commands are started by the queue's commit "
+                                "(/job_queue/commit); remove 'doorbell'");
+      c.doorbell = T.queue.commit;
+      claim(c.doorbell.field, "/job_queue/commit");
+    } else {
+      c.doorbell = fieldValue(Obj(co.req("doorbell"), co.at("doorbell")), true);
+      claim(c.doorbell.field, co.at("doorbell"));
+    }
+    c.doorbellNop = nopOf(T, c.doorbell.field);
+    co.done();
+    std::set<int> regs;
+    for (const FieldRef &f : used)
+      regs.insert(f.reg);
+    if (regs.size() > MaxRegistersPerCommand)
+      fail(p, "command '" + kind + "' writes " + std::to_string(regs.size()) +
+                  " registers; the runtime supports at most " +
+                  std::to_string(MaxRegistersPerCommand) + " per command");
+    for (size_t id = 0; id < paramNames().size(); ++id)
+      if ((RequiredKinds[id] & (1u << c.kindId)) && !c.binding(paramNames()[id]) &&
+          !c.fixedParam(paramNames()[id]))
+        fail(co.at("params"),
+             "command '" + kind + "' must bind parameter '" + paramNames()[id] + "'");
+    T.commands.push_back(c);
+  }
+  if (!T.command("dma"))
+    fail(o.path(), "missing required command 'dma'");
+}
+
+StatusBit TargetParser::statusBit(const json &j, const std::string &path,
+                                  const std::string &role) const {
+  StatusBit b;
+  if (j.is_string()) {
+    b.field = fieldRef(j, path);
+    return b;
+  }
+  Obj o(j, path);
+  b.field = fieldRef(o.req("field"), o.at("field"));
+  if (role == "free_slots") {
+    o.done();
+    return b;
+  }
+  b.activeLow = o.boolean("active_low", false);
+  std::string clear = o.str("clear", "none");
+  if (clear != "none" && clear != "write1" && clear != "read")
+    fail(o.at("clear"), "unknown clear mode " + shortQuote(clear) + " (expected none, write1 or read)");
+  b.clearOnWrite1 = clear == "write1";
+  b.clearOnRead = clear == "read";
+  if (role == "done") {
+    b.sticky = o.boolean("sticky", false);
+    b.requireClear = o.boolean("require_clear", false);
+    if (b.sticky && clear == "none")
+      fail(o.at("sticky"), "a sticky done bit needs a 'clear' mode (write1 or read)");
+    if (!b.sticky && clear != "none")
+      fail(o.at("clear"), "only a sticky done bit can be cleared");
+    if (b.requireClear && !b.sticky)
+      fail(o.at("require_clear"), "require_clear needs a sticky done bit");
+  } else if (role == "busy" && clear != "none") {
+    fail(o.at("clear"), "a busy bit cannot be cleared");
+  }
+  if ((b.clearOnWrite1 || b.activeLow) && b.field.width != 1 && role != "error")
+    fail(o.path(), "'" + role + "' must be a 1-bit field");
+  if (role == "error" && b.activeLow && b.field.width != 1)
+    fail(o.at("active_low"), "an error code field cannot be active-low");
+  o.done();
+  return b;
+}
+
+void TargetParser::parseStatus(const Obj &o) {
+  int onlyReg = -1;
+  if (o.has("register")) {
+    FieldRef r = fieldRef(o.req("register"), o.at("register"));
+    if (r.field >= 0)
+      fail(o.at("register"), "'register' must name a register, not a field");
+    onlyReg = r.reg;
+  }
+  static const char *const Names[] = {"dma", "compute", "fence"};
+  for (int e = 0; e < 3; ++e) {
+    std::string ep = o.at(Names[e]);
+    if (!o.has(Names[e])) {
+      o.opt(Names[e]);
+      if (e < 2 || T.completion == "fence")
+        fail(o.path(), "missing required field '" + std::string(Names[e]) + "'");
+      continue;
+    }
+    Obj eo(o.req(Names[e]), ep);
+    EngineStatus &es = T.engines[e];
+    for (const char *role : {"busy", "done", "error", "free_slots"}) {
+      const json *j = eo.opt(role);
+      if (!j)
+        continue;
+      StatusBit b = statusBit(*j, eo.at(role), role);
+      if (onlyReg >= 0 && b.field.reg != onlyReg)
+        fail(eo.at(role), "status bit " + shortQuote(b.field.text) +
+                              " is not in the status register " +
+                              shortQuote(T.registers[size_t(onlyReg)].name));
+      std::string r = role;
+      (r == "busy" ? es.busy : r == "done" ? es.done : r == "error" ? es.error : es.freeSlots) = b;
+    }
+    if (es.freeSlots.valid() && !T.queue.depth)
+      fail(eo.at("free_slots"), "free_slots needs a job queue (/job_queue)");
+    if (T.queue.depth && e < 2 && !es.freeSlots.valid())
+      fail(ep, "with a job queue, the " + std::string(Names[e]) + " engine needs 'free_slots'");
+    bool observed = T.completion == "poll" ? e < 2 : e == 2;
+    if (observed && !es.busy.valid() && !es.done.valid())
+      fail(ep, "the " + std::string(Names[e]) +
+                   " engine needs a 'busy' or a 'done' bit to observe completion");
+    eo.done();
+  }
+  o.done();
+}
+
+void TargetParser::checkStatusRegisters() const {
+  struct Bit {
+    const StatusBit *b;
+    std::string path;
+  };
+  std::vector<Bit> bits;
+  static const char *const Names[] = {"dma", "compute", "fence"};
+  for (int e = 0; e < 3; ++e) {
+    const EngineStatus &es = T.engines[e];
+    std::string p = std::string("/status/") + Names[e] + "/";
+    bits.push_back({&es.busy, p + "busy"});
+    bits.push_back({&es.done, p + "done"});
+    bits.push_back({&es.error, p + "error"});
+    bits.push_back({&es.freeSlots, p + "free_slots"});
+  }
+  std::set<int> statusRegs;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    if (!bits[i].b->valid())
+      continue;
+    statusRegs.insert(bits[i].b->field.reg);
+    for (size_t k = 0; k < i; ++k) {
+      if (!bits[k].b->valid() || !overlaps(bits[i].b->field, bits[k].b->field))
+        continue;
+      bool sharedError = bits[i].path.find("/error") != std::string::npos &&
+                         bits[k].path.find("/error") != std::string::npos &&
+                         sameBits(bits[i].b->field, bits[k].b->field);
+      if (!sharedError)
+        fail(bits[i].path, "status field " + shortQuote(bits[i].b->field.text) + " overlaps " +
+                               shortQuote(bits[k].b->field.text) + " (" + bits[k].path + ")");
+    }
+  }
+  for (const CommandDesc &c : T.commands) {
+    std::string p = "/commands/" + c.kind;
+    for (const ParamBinding &b : c.params)
+      for (const FieldRef &f : b.fields)
+        if (statusRegs.count(f.reg))
+          fail(p + "/params/" + b.param, "register " +
+                                             shortQuote(T.registers[size_t(f.reg)].name) +
+                                             " holds status bits; commands cannot write it");
+    for (const FieldValue &s : c.select)
+      if (statusRegs.count(s.field.reg))
+        fail(p + "/select", "register " + shortQuote(T.registers[size_t(s.field.reg)].name) +
+                                " holds status bits; commands cannot write it");
+    if (statusRegs.count(c.doorbell.field.reg))
+      fail(T.queue.depth ? "/job_queue/commit" : p + "/doorbell",
+           "register " + shortQuote(T.registers[size_t(c.doorbell.field.reg)].name) +
+               " holds status bits; commands cannot write it");
+  }
+}
+
+void TargetParser::checkAmbiguousCommands() const {
+  for (size_t a = 0; a < T.commands.size(); ++a)
+    for (size_t b = 0; b < a; ++b) {
+      const CommandDesc &x = T.commands[a], &y = T.commands[b];
+      if (!overlaps(x.doorbell.field, y.doorbell.field) || x.doorbell.value != y.doorbell.value)
+        continue;
+      bool distinct = false;
+      for (const FieldValue &sx : x.select)
+        for (const FieldValue &sy : y.select)
+          distinct |= sameBits(sx.field, sy.field) && sx.value != sy.value;
+      if (!distinct)
+        fail("/commands/" + x.kind,
+             "command '" + x.kind + "' starts exactly like command '" + y.kind + "' (/commands/" +
+                 y.kind + "): " + shortQuote(x.doorbell.field.text) + " = " +
+                 std::to_string(x.doorbell.value) +
+                 " and no select field holds a different value for the two");
+    }
+}
+
+void TargetParser::deriveDmaLimits() {
+  static const char *const Keys[] = {"max_length", "max_rows", "max_planes", "max_stride",
+                                     "max_plane_stride"};
+  static const std::vector<std::vector<std::string>> Params = {
+      {"length"}, {"rows"}, {"planes"}, {"src_stride", "dst_stride"},
+      {"src_plane_stride", "dst_plane_stride"}};
+  uint64_t *out[] = {&T.dma.maxLength, &T.dma.maxRows, &T.dma.maxPlanes, &T.dma.maxStride,
+                     &T.dma.maxPlaneStride};
+  unsigned needDims[] = {1, 2, 3, 2, 3};
+  for (size_t i = 0; i < 5; ++i) {
+    uint64_t cap = ~uint64_t(0);
+    for (const std::string &p : Params[i]) {
+      ParamRange r = T.paramRange("dma", p);
+      if (T.dma.dims >= needDims[i] && !r.bound && !T.command("dma")->fixedParam(p))
+        fail("/commands/dma/params", "a " + std::to_string(T.dma.dims) +
+                                         "-D DMA must bind parameter '" + p + "'");
+      cap = std::min<uint64_t>(cap, uint64_t(std::max<int64_t>(r.hi, 0)));
+    }
+    if (T.dma.dims < needDims[i])
+      cap = i < 3 ? 1 : 0;
+    if (ExplicitDma[i]) {
+      if (*ExplicitDma[i] > cap)
+        fail(std::string("/dma/") + Keys[i],
+             std::string(Keys[i]) + " " + std::to_string(*ExplicitDma[i]) +
+                 " exceeds what the dma command's fields can hold (" + std::to_string(cap) + ")");
+      cap = *ExplicitDma[i];
+    }
+    *out[i] = cap;
+  }
+  if (T.dma.maxLength == 0)
+    fail("/commands/dma/params/length", "the dma command cannot carry a length of 1 byte");
+}
+
+void TargetParser::crossCheck() {
+  for (const auto &op : T.compute.operations)
+    if (!T.command(op.first))
+      fail("/compute/operations/" + op.first,
+           "operation '" + op.first + "' has no command in /commands");
+  for (const CommandDesc &c : T.commands) {
+    std::string p = "/commands/" + c.kind;
+    if (c.kind != "dma" && c.kind != "fence" && !T.operation(c.kind))
+      fail(p, "command '" + c.kind + "' has no entry in /compute/operations");
+    if (c.kindId == NPUCC_KIND_DMA && c.engine != Engine::Dma)
+      fail(p + "/engine", "the dma command must run on the dma engine");
+    const OpLimits *l = T.operation(c.kind);
+    if (!l)
+      continue;
+    if (l->perChannelRequant && !c.binding("rq_addr"))
+      fail(p + "/params", "per-channel requant needs parameter 'rq_addr' bound");
+    if (l->perTensorRequant && (!c.binding("requant_mult") || !c.binding("requant_shift")))
+      fail(p + "/params",
+           "per-tensor requant needs parameters 'requant_mult' and 'requant_shift' bound");
+    if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
+      fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
+    if (c.kind == "depthwise" &&
+        (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&
+        !c.binding("depth_mult"))
+      fail(p + "/params", "channel multipliers other than 1 need parameter 'depth_mult' bound");
+  }
+  checkStatusRegisters();
+  checkAmbiguousCommands();
+  deriveDmaLimits();
+}
+
+} // namespace npucc::target

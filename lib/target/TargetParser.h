@@ -1,0 +1,68 @@
+//===- TargetParser.h - JSON target description parser (internal) ---------===//
+//
+// The parser is one class whose parts live in two files:
+//   TargetParse.cpp          hardware: memories, DMA, compute operations, timing
+//   TargetParseInterface.cpp programming interface: registers, commands and
+//                            their bindings, status bits, job queue, and the
+//                            checks across them (ambiguous commands, effective
+//                            DMA limits)
+// Every error is a json_reader::ParseError carrying the JSON path.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/target/Target.h"
+
+#include "JsonReader.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npucc::target {
+
+class TargetParser {
+public:
+  TargetDesc T;
+  void parse(const nlohmann::json &root);
+
+private:
+  using Obj = json_reader::Obj;
+  using json = nlohmann::json;
+
+  // TargetParse.cpp
+  void parseMemories(const Obj &o);
+  void parseScratchpad(const Obj &m, Scratchpad &s);
+  void parseDma(const Obj &o);
+  void parseCompute(const Obj &o);
+  OpLimits parseOperation(const std::string &name, const Obj &lo, const std::vector<std::string> &rq,
+                          const std::vector<std::string> &act);
+  void parseTiming(const Obj &o);
+  void checkAddressRange(const Obj &m, const std::string &what, uint64_t base,
+                         uint64_t size) const;
+  void addRange(const std::string &name, uint64_t base, uint64_t size, const std::string &path);
+
+  // TargetParseInterface.cpp
+  void parseRegisters(const json &regs, const std::string &path);
+  FieldRef fieldRef(const json &j, const std::string &path) const;
+  FieldValue fieldValue(const Obj &o, bool isDoorbell) const;
+  ParamBinding parseBinding(const std::string &param, const json &j, const std::string &path) const;
+  void parseCommands(const Obj &o);
+  void parseQueue(const Obj &o);
+  StatusBit statusBit(const json &j, const std::string &path, const std::string &role) const;
+  void parseStatus(const Obj &o);
+  void checkAmbiguousCommands() const;
+  void checkStatusRegisters() const;
+  void deriveDmaLimits();
+  void crossCheck();
+
+  struct Range {
+    std::string name;
+    uint64_t lo, hi; // [lo, hi)
+  };
+  std::vector<Range> Ranges;
+  /// max_length, max_rows, max_planes, max_stride, max_plane_stride as given.
+  std::optional<uint64_t> ExplicitDma[5];
+};
+
+} // namespace npucc::target
