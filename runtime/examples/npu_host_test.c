@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
     /* Into read-only memory when there is some, else outside every window. */
     uint64_t bad = rom ? w_s : ram->base + ram->size;
     if (dma(in_d, bad, 64, 0) == NPUCC_OK)
-      wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma (into read-only memory)");
+      wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma (into read-only or unmapped memory)");
     goto done;
   }
   if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, sizeof bias_rq, 1) ||

@@ -97,7 +97,8 @@ if grep -q "^npu-default " <<< "$list" && grep -q "^npu-small " <<< "$list"; the
 else
   bad "--target list:"; sed 's/^/    /' <<< "$list"
 fi
-for t in npu-default npu-small "$src/test/target/npu-third.json"; do
+for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/target/npu-fourth.json" \
+         "$src/test/target/npu-queue.json"; do
   id="$(basename "$t" .json | tr '-' '_')"
   rm -rf "$tmp/tg"
   if "$npucc" "$model" -o "$tmp/tg" --target "$t" > "$tmp/tg.log" 2>&1 && [ -f "$tmp/tg/${id}_regs.h" ] \

@@ -8,7 +8,8 @@
 #    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
-#    clang, strict C99) and passes on every NPU, and the simulator catches its racy variant.
+#    clang, strict C99) and passes on every NPU (built-in and test/target/npu-*.json), and its
+#    racy, bad-parameter, timeout and device-fault variants each fail for their reason.
 # Usage: firmware_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -114,8 +115,13 @@ fi
 # --with-sim adds the host simulator. runtime/examples/npu_host_test.c, a host test as a
 # firmware engineer writes it (DMA in, 3x3 conv, DMA out, vs a C reference), builds against
 # the emitted folder alone with gcc and clang in strict C99 and passes on every NPU, the
-# test-only JSON one too; without its wait after the input DMA the simulator must fail it.
-for t in npu-default npu-small "$src/test/target/npu-third.json"; do
+# test-only JSON ones too. Its variants must fail, each for its own reason: without the wait
+# after the input DMA the simulator reports the race; a parameter no field can hold is refused
+# by the command layer; a wait with one poll times out; a DMA into read-only memory makes the
+# wait report the device error and its code. A host test that printed PASS after any of these
+# would be a defect.
+for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/target/npu-fourth.json" \
+         "$src/test/target/npu-queue.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then
@@ -132,13 +138,21 @@ for t in npu-default npu-small "$src/test/target/npu-third.json"; do
     else
       bad "npu_host_test ($cc) on $name:"; sed 's/^/    /' "$tmp/run.log" | tail -5
     fi
-    "$tmp/sim/host_test" race > "$tmp/run.log" 2>&1
-    rc=$?
-    if [ $rc -eq 1 ] && grep -Eq "simulator error at command [0-9]+: .*(race|busy)" "$tmp/run.log"; then
-      ok "npu_host_test race ($cc) on $name: the simulator reports it"
-    else
-      bad "npu_host_test race ($cc) on $name (exit $rc):"; sed 's/^/    /' "$tmp/run.log" | tail -5
-    fi
+    # variant | the line that must explain the failure
+    while IFS='|' read -r variant why; do
+      "$tmp/sim/host_test" "$variant" > "$tmp/run.log" 2>&1
+      rc=$?
+      if [ $rc -eq 1 ] && grep -Eq "$why" "$tmp/run.log" && ! grep -q "PASS" "$tmp/run.log"; then
+        ok "npu_host_test $variant ($cc) on $name fails: $(grep -Em1 "$why" "$tmp/run.log" | cut -c1-110)"
+      else
+        bad "npu_host_test $variant ($cc) on $name (exit $rc):"; sed 's/^/    /' "$tmp/run.log" | tail -5
+      fi
+    done <<'EOF_VARIANTS'
+race|simulator error at command [0-9]+: .*(race|busy)
+badparam|^issue conv: error -2 on parameter in_h$
+timeout|^wait conv: error -5$
+fault|^wait dma \(into read-only or unmapped memory\): error -6 \(device error code [1-9][0-9]* on engine [0-9]\)$
+EOF_VARIANTS
   done
 done
 

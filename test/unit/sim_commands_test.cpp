@@ -1,6 +1,6 @@
 //===- sim_commands_test.cpp - Every NPU command vs a C++ reference -------===//
 //
-// For each NPU description (the two built-ins and test/target/npu-third.json)
+// For each NPU description (the built-ins and the test-only ones, TestTargets.h)
 // and each command it supports: data is placed in host system memory, moved
 // into the scratchpad with the DMA command, computed by the NPU command,
 // moved back with DMA, and compared with a straightforward C++ reference. All
@@ -18,6 +18,8 @@
 #include "npucc_sim.h"
 
 #include <gtest/gtest.h>
+
+#include "TestTargets.h"
 
 #include <algorithm>
 #include <cstring>
@@ -131,11 +133,6 @@ struct Rig {
     return I8(host(s), host(s) + n);
   }
 };
-
-std::vector<std::string> allTargets() {
-  return {"npu-default", "npu-small",
-          std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-third.json"};
-}
 
 I8 randI8(std::mt19937 &g, size_t n) {
   std::uniform_int_distribution<int> d(-128, 127);
@@ -537,13 +534,7 @@ TEST_P(SimCommands, EltwiseAdd) {
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(allTargets()),
-                         [](const ::testing::TestParamInfo<std::string> &i) {
-                           std::string n = i.param.substr(i.param.find_last_of('/') + 1);
-                           std::string out;
-                           for (char c : n.substr(0, n.find('.')))
-                             out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return out;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::test::allTargets()),
+                         npucc::test::targetTestName);
 
 } // namespace

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "TestTargets.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -29,11 +31,6 @@
 using namespace npucc::target;
 
 namespace {
-
-std::vector<std::string> allTargets() {
-  return {"npu-default", "npu-small",
-          std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-third.json"};
-}
 
 std::string hex(uint64_t v, int digits) {
   char buf[32];
@@ -317,13 +314,7 @@ int main(void) {
   EXPECT_EQ(out, expect);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTargets, CGen, ::testing::ValuesIn(allTargets()),
-                         [](const ::testing::TestParamInfo<std::string> &i) {
-                           std::string n = i.param.substr(i.param.find_last_of('/') + 1);
-                           std::string out;
-                           for (char c : n.substr(0, n.find('.')))
-                             out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return out;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllTargets, CGen, ::testing::ValuesIn(npucc::test::allTargets()),
+                         npucc::test::targetTestName);
 
 } // namespace

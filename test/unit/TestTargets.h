@@ -1,0 +1,42 @@
+//===- TestTargets.h - The NPU descriptions every command test runs on ----===//
+//
+// The two built-ins and the test-only descriptions in test/target/: npu-third
+// (fence completion, two scratchpads, 3-D DMA), npu-fourth (40-bit addresses,
+// W1C completion without busy bits, opcode-as-doorbell, half-rate MACs, two
+// banks) and npu-queue (job queue, active-low busy, clear-on-read status).
+// The tests take everything from the description; none names an NPU.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+#ifndef NPUCC_SOURCE_DIR
+#define NPUCC_SOURCE_DIR "."
+#endif
+
+namespace npucc::test {
+
+inline std::string testTarget(const std::string &file) {
+  return std::string(NPUCC_SOURCE_DIR) + "/test/target/" + file;
+}
+
+inline std::vector<std::string> allTargets() {
+  return {"npu-default", "npu-small", testTarget("npu-third.json"),
+          testTarget("npu-fourth.json"), testTarget("npu-queue.json")};
+}
+
+/// "…/npu-third.json" -> "npu_third" for parameterized test names.
+inline std::string targetTestName(const ::testing::TestParamInfo<std::string> &i) {
+  std::string n = i.param.substr(i.param.find_last_of('/') + 1);
+  std::string out;
+  for (char c : n.substr(0, n.find('.')))
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+} // namespace npucc::test
