@@ -213,6 +213,7 @@ public:
       }
   }
   const json &raw() const { return J; }
+  bool seen(const std::string &key) const { return Seen.count(key) != 0; }
   const std::string &path() const { return Path; }
 
 private:

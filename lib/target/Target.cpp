@@ -189,8 +189,8 @@ Result<TargetDesc> parseTargetJson(const std::string &text, const std::string &n
   } catch (const json_reader::ParseError &e) {
     // Messages quote user values briefly; the cap guards against anything else.
     std::string msg = e.path + ": " + e.message;
-    if (msg.size() > 600)
-      msg = msg.substr(0, 600) + "...";
+    if (msg.size() > 360)
+      msg = msg.substr(0, 360) + "...";
     return std::move(error(msg).inFile(name));
   } catch (const json::exception &e) {
     return std::move(error(std::string("/: ") + e.what()).inFile(name));

@@ -286,6 +286,15 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   std::vector<std::string> acts =
       lo.has("fused_activations") ? strList(lo, "fused_activations", {"clamp"}) : act;
   l.fusedClamp = std::find(acts.begin(), acts.end(), "clamp") != acts.end();
+  // A key that another operation takes is not a typo: say where it belongs.
+  static const std::set<std::string> OtherOps = {
+      "kernel_sizes", "kernel_heights", "kernel_widths", "strides", "dilations", "max_padding",
+      "max_in_h", "max_in_w", "max_out_h", "max_out_w", "channel_multipliers", "channel_multiple",
+      "max_channels", "in_channel_multiple", "out_channel_multiple", "max_in_channels",
+      "max_out_channels", "max_m", "max_k", "max_n", "kinds", "requant"};
+  for (auto it = lo.raw().begin(); it != lo.raw().end(); ++it)
+    if (OtherOps.count(it.key()) && !lo.seen(it.key()))
+      fail(lo.at(it.key()), "'" + it.key() + "' does not apply to operation '" + name + "'");
   return l;
 }
 

@@ -8,46 +8,16 @@
 #include "npucc/target/Target.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <functional>
-#include <sstream>
-
-#ifndef NPUCC_SOURCE_DIR
-#define NPUCC_SOURCE_DIR "."
-#endif
+#include "TargetJsonEdit.h"
 
 using namespace npucc::target;
-using nlohmann::json;
+using namespace npucc::test;
 
 namespace {
 
-std::string dir() { return std::string(NPUCC_SOURCE_DIR) + "/test/target/"; }
-
-std::string readFile(const std::string &p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-json base() { return json::parse(readFile(dir() + "good_minimal.json")); }
-
-/// Applies `mutate` to the minimal description; returns the diagnostic text
-/// ("" if it parsed).
-std::string errOf(const std::function<void(json &)> &mutate) {
-  json j = base();
-  mutate(j);
-  auto r = parseTargetJson(j.dump(2), "mini.json");
-  return r ? std::string() : r.error().str();
-}
-
-void set(json &j, const std::string &ptr, json v) { j[json::json_pointer(ptr)] = std::move(v); }
-void del(json &j, const std::string &ptr) {
-  json::json_pointer p(ptr);
-  j[p.parent_pointer()].erase(p.back());
-}
+std::string dir() { return targetDir(); }
+std::string readFile(const std::string &p) { return readText(p); }
 
 TEST(TargetValidate, MinimalIsValid) {
   auto r = parseTargetJson(readFile(dir() + "good_minimal.json"), "good_minimal.json");
