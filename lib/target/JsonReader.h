@@ -64,15 +64,17 @@ inline size_t editDistance(const std::string &a, const std::string &b) {
   return prev[b.size()];
 }
 
-/// The closest candidate within a small edit distance, or "".
+/// The closest candidate that looks like a typo of `word` (one edit, two for
+/// words of six letters or more, or `word` is a prefix of it), or "".
 inline std::string closest(const std::string &word, const std::set<std::string> &candidates) {
   std::string best;
-  size_t bestD = std::max<size_t>(2, word.size() / 4) + 1;
-  if (word.size() > 64)
+  size_t bestD = SIZE_MAX;
+  if (word.size() > 64 || word.empty())
     return best;
   for (const std::string &c : candidates) {
     size_t d = editDistance(word, c);
-    if (d < bestD) {
+    bool typo = d <= (word.size() >= 6 ? 2u : 1u) || c.compare(0, word.size(), word) == 0;
+    if (typo && d < bestD) {
       bestD = d;
       best = c;
     }
@@ -120,7 +122,7 @@ inline uint64_t toU64(const json &j, const std::string &path) {
                 : (c >= 'a' && c <= 'f') ? c - 'a' + 10
                 : (c >= 'A' && c <= 'F') ? c - 'A' + 10
                                          : 99;
-        if (d >= base || v > (UINT64_MAX >> 4))
+        if (d >= base || v > (UINT64_MAX - uint64_t(d)) / uint64_t(base))
           ok = false;
         else
           v = v * uint64_t(base) + uint64_t(d);

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "TargetParser.h"
 
+#include "npucc/target/CTable.h"
+
 #include "../../runtime/hal/npucc_params.h"
 
 #include <algorithm>
@@ -85,6 +87,12 @@ void TargetParser::checkAddressRange(const Obj &m, const std::string &what, uint
 
 void TargetParser::addRange(const std::string &name, uint64_t base, uint64_t size,
                             const std::string &path) {
+  if (name.empty())
+    fail(path + "/name", "a memory name must not be empty");
+  for (const Range &r : Ranges)
+    if (macroPrefix(r.name) == macroPrefix(name))
+      fail(path + "/name", "memory " + shortQuote(name) + " gives the same C identifier as memory " +
+                               shortQuote(r.name));
   for (const Range &r : Ranges)
     if (base < r.hi && r.lo < base + size)
       fail(path, "memory " + shortQuote(name) + " overlaps memory " + shortQuote(r.name));
@@ -207,7 +215,7 @@ void TargetParser::parseDma(const Obj &o) {
                                      "max_plane_stride"};
   for (size_t i = 0; i < 5; ++i)
     if (o.has(Keys[i]))
-      ExplicitDma[i] = o.range(Keys[i], i < 3 ? 1 : 0, uint64_t(INT64_MAX));
+      ExplicitDma[i] = o.range(Keys[i], 1, uint64_t(INT64_MAX));
     else
       o.opt(Keys[i]);
   if (ExplicitDma[1] && *ExplicitDma[1] > 1 && d.dims < 2)
@@ -301,12 +309,12 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
 void TargetParser::parseCompute(const Obj &o) {
   ComputeDesc &c = T.compute;
   Obj mac(o.req("mac_array"), o.at("mac_array"));
-  c.macRows = unsigned(mac.range("rows", 0, U16));
-  c.macCols = unsigned(mac.range("cols", 0, U16));
-  if (c.macRows == 0)
+  if (mac.u64("rows") == 0)
     fail(mac.at("rows"), "MAC array has 0 rows");
-  if (c.macCols == 0)
+  if (mac.u64("cols") == 0)
     fail(mac.at("cols"), "MAC array has 0 columns");
+  c.macRows = unsigned(mac.range("rows", 1, U16));
+  c.macCols = unsigned(mac.range("cols", 1, U16));
   mac.done();
   c.accumulatorBits = unsigned(o.range("accumulator_bits", 32, 32, 32));
   bool hasDtypes = o.has("dtypes");

@@ -46,13 +46,20 @@ const unsigned RequiredKinds[] = {
 #undef NPUCC_PARAM_REQUIRED
 };
 
+/// " (did you mean 'in_addr'?)" for a misspelt semantic parameter, or "".
+std::string suggestParam(const std::string &name) {
+  std::set<std::string> names(paramNames().begin(), paramNames().end());
+  std::string near = closest(name, names);
+  return near.empty() ? "" : " (did you mean '" + near + "'?)";
+}
+
 } // namespace
 
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
     fail(path, std::to_string(regs.size()) + " registers; at most " +
                    std::to_string(MaxRegisters) + " are supported");
-  std::set<std::string> cNames;
+  std::set<std::string> cNames, fieldNames;
   size_t totalFields = 0;
   for (size_t i = 0; i < regs.size(); ++i) {
     Obj o(regs[i], path + "/" + std::to_string(i));
@@ -97,6 +104,9 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
           f.nop = uint32_t(
               fo.range("nop", 0, f.width == 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
         fo.done();
+        if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
+          fail(fo.at("name"), "field " + shortQuote(f.name) + " of register " + shortQuote(r.name) +
+                                  " gives the same C macro name as another field");
         for (const Field &g : r.fields) {
           if (g.name == f.name)
             fail(fo.at("name"),
@@ -126,8 +136,14 @@ FieldRef TargetParser::fieldRef(const json &j, const std::string &path) const {
   for (size_t i = 0; i < T.registers.size(); ++i)
     if (T.registers[i].name == reg)
       f.reg = int(i);
-  if (f.reg < 0)
-    fail(path, "unknown register " + shortQuote(reg));
+  if (f.reg < 0) {
+    std::set<std::string> names;
+    for (const Register &r : T.registers)
+      names.insert(r.name);
+    std::string near = closest(reg, names);
+    fail(path, "unknown register " + shortQuote(reg) +
+                   (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
   const Register &r = T.registers[size_t(f.reg)];
   if (dot == std::string::npos) {
     f.lsb = 0;
@@ -141,8 +157,14 @@ FieldRef TargetParser::fieldRef(const json &j, const std::string &path) const {
       f.lsb = r.fields[i].lsb;
       f.width = r.fields[i].width;
     }
-  if (f.field < 0)
-    fail(path, "unknown field " + shortQuote(field) + " in register " + shortQuote(reg));
+  if (f.field < 0) {
+    std::set<std::string> names;
+    for (const Field &x : r.fields)
+      names.insert(x.name);
+    std::string near = closest(field, names);
+    fail(path, "unknown field " + shortQuote(field) + " in register " + shortQuote(reg) +
+                   (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
   return f;
 }
 
@@ -234,6 +256,8 @@ void TargetParser::parseCommands(const Obj &o) {
            "unknown engine " + shortQuote(engine) + " (expected dma, compute or fence)");
     if ((engine == "fence") != (kind == "fence"))
       fail(co.at("engine"), "only the fence command runs on the fence engine");
+    if ((engine == "dma") != (kind == "dma"))
+      fail(co.at("engine"), "only the dma command runs on the dma engine");
     c.engine = engine == "dma"     ? Engine::Dma
                : engine == "fence" ? Engine::Fence
                                    : Engine::Compute;
@@ -253,7 +277,7 @@ void TargetParser::parseCommands(const Obj &o) {
         po.opt(pi.key());
         int id = paramId(pi.key());
         if (id < 0)
-          fail(pp, "unknown semantic parameter " + shortQuote(pi.key()));
+          fail(pp, "unknown semantic parameter " + shortQuote(pi.key()) + suggestParam(pi.key()));
         if (!(AllowedKinds[id] & (1u << c.kindId)))
           fail(pp, "parameter '" + pi.key() + "' does not apply to command '" + kind + "'");
         ParamBinding b = parseBinding(pi.key(), pi.value(), pp);
@@ -271,7 +295,7 @@ void TargetParser::parseCommands(const Obj &o) {
         f.param = fi.key();
         f.paramId = paramId(f.param);
         if (f.paramId < 0)
-          fail(fp, "unknown semantic parameter " + shortQuote(f.param));
+          fail(fp, "unknown semantic parameter " + shortQuote(f.param) + suggestParam(f.param));
         if (!(AllowedKinds[f.paramId] & (1u << c.kindId)))
           fail(fp, "parameter '" + f.param + "' does not apply to command '" + kind + "'");
         if (c.binding(f.param))
@@ -533,7 +557,61 @@ void TargetParser::crossCheck() {
   }
   checkStatusRegisters();
   checkAmbiguousCommands();
+  checkCapabilitiesEncodable();
   deriveDmaLimits();
+}
+
+/// Every value an operation's capabilities allow must be programmable
+/// through its command (bound field range, or the fixed value), and the
+/// requantization modes must be selectable.
+void TargetParser::checkCapabilitiesEncodable() const {
+  for (const auto &kv : T.compute.operations) {
+    const std::string &op = kv.first;
+    const OpLimits &l = kv.second;
+    const CommandDesc *c = T.command(op);
+    std::string path = "/compute/operations/" + op;
+    auto fitsAll = [&](const char *param, const std::vector<int> &vals, const char *what) {
+      if (!(paramNames().size() && (paramId(param) >= 0)))
+        return;
+      ParamRange r = T.paramRange(op, param);
+      for (int v : vals)
+        if (v < r.lo || v > r.hi || (v - r.lo) % r.step)
+          fail(path, std::string(what) + " " + std::to_string(v) + " cannot be programmed: " +
+                         (r.bound ? "the field of '" + std::string(param) + "' in /commands/" + op +
+                                        " holds " + std::to_string(r.lo) + ".." +
+                                        std::to_string(r.hi)
+                                  : "/commands/" + op + " fixes '" + param + "' to " +
+                                        std::to_string(r.lo)));
+    };
+    if (op == "conv" || op == "depthwise" || op == "pool") {
+      fitsAll("k_h", l.kernelHeights, "kernel height");
+      fitsAll("k_w", l.kernelWidths, "kernel width");
+      fitsAll("stride_h", l.strides, "stride");
+      fitsAll("stride_w", l.strides, "stride");
+      if (op != "pool") {
+        fitsAll("dil_h", l.dilations, "dilation");
+        fitsAll("dil_w", l.dilations, "dilation");
+      }
+      ParamRange top = T.paramRange(op, "pad_top"), left = T.paramRange(op, "pad_left");
+      if (int64_t(l.maxPad[0]) > top.hi || int64_t(l.maxPad[2]) > left.hi)
+        fail(path, "max_padding top " + std::to_string(l.maxPad[0]) + " / left " +
+                       std::to_string(l.maxPad[2]) + " cannot be programmed: pad_top holds up to " +
+                       std::to_string(top.hi) + ", pad_left up to " + std::to_string(left.hi));
+    }
+    if (op == "depthwise")
+      fitsAll("depth_mult", l.depthMultipliers, "channel multiplier");
+    if (op == "conv" || op == "depthwise" || op == "matmul") {
+      ParamRange pc = T.paramRange(op, "per_channel");
+      bool canPc = pc.lo <= 1 && pc.hi >= 1, canPt = pc.lo <= 0 && pc.hi >= 0;
+      if (l.perChannelRequant && !canPc)
+        fail("/commands/" + op + "/params",
+             "per-channel requant needs parameter 'per_channel' bound (or fixed to 1)");
+      if (l.perTensorRequant && !canPt)
+        fail("/commands/" + op + "/fixed",
+             "per-tensor requant needs 'per_channel' 0, but the command fixes it to 1");
+    }
+    (void)c;
+  }
 }
 
 } // namespace npucc::target

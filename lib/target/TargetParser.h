@@ -53,6 +53,7 @@ private:
   void parseStatus(const Obj &o);
   void checkAmbiguousCommands() const;
   void checkStatusRegisters() const;
+  void checkCapabilitiesEncodable() const;
   void deriveDmaLimits();
   void crossCheck();
 

@@ -406,6 +406,7 @@ TEST(TargetSchema, PerOperationCapabilities) {
   auto r = parseEdited([](json &j) {
     set(j, "/compute/requant", {"per_tensor", "per_channel"});
     set(j, "/commands/matmul/params/rq_addr", "D");
+    set(j, "/commands/matmul/fixed", {{"per_channel", 1}});
     set(j, "/commands/matmul/params/out_addr", {{"fields", {"MULT"}}});
     del(j, "/commands/matmul/params/requant_mult");
     set(j, "/compute/operations/matmul",
@@ -450,10 +451,12 @@ void spatialOps(json &j, json conv, json dw) {
   j["registers"].push_back({{"name", "K2"}, {"offset", 52},
                             {"fields", {field("kh", 0, 4), field("kw", 4, 4), field("c", 8, 12),
                                         field("oc", 20, 12)}}});
+  j["registers"].push_back({{"name", "PAD"}, {"offset", 56},
+                            {"fields", {field("t", 0, 4), field("l", 4, 4)}}});
   json params = {{"in_addr", "A"},   {"w_addr", "B"},    {"bias_addr", "C"}, {"out_addr", "D"},
                  {"in_h", "G.ih"},   {"in_w", "G.iw"},   {"in_ch", "K2.c"},  {"out_h", "G.oh"},
                  {"out_w", "G.ow"},  {"k_h", "K2.kh"},   {"k_w", "K2.kw"},   {"requant_mult", "MULT"},
-                 {"requant_shift", "SHIFT"}};
+                 {"requant_shift", "SHIFT"}, {"pad_top", "PAD.t"}, {"pad_left", "PAD.l"}};
   json cp = params;
   cp["out_ch"] = "K2.oc";
   j["compute"]["operations"]["conv"] = conv;
@@ -521,6 +524,96 @@ TEST(TargetSchema, SpatialCapabilities) {
                          {{"kernel_sizes", {3}}});
             }),
             "mini.json: error: /compute/operations/conv/strides: expected a non-empty list");
+}
+
+TEST(TargetSchema, CapabilitiesMustBeProgrammable) {
+  // A kernel the 4-bit k_h field of K2 cannot hold.
+  EXPECT_EQ(errOf([](json &j) {
+              spatialOps(j, {{"kernel_sizes", {3, 17}}}, {{"kernel_sizes", {3}}});
+            }),
+            "mini.json: error: /compute/operations/conv: kernel height 17 cannot be programmed: "
+            "the field of 'k_h' in /commands/conv holds 0..15");
+  // A dilation the command fixes to another value.
+  EXPECT_EQ(errOf([](json &j) {
+              spatialOps(j, {{"kernel_sizes", {3}}, {"dilations", {1, 2}}}, {{"kernel_sizes", {3}}});
+              j["commands"]["conv"]["fixed"] = {{"dil_h", 1}, {"dil_w", 1}};
+            }),
+            "mini.json: error: /compute/operations/conv: dilation 2 cannot be programmed: "
+            "/commands/conv fixes 'dil_h' to 1");
+  EXPECT_EQ(errOf([](json &j) {
+              spatialOps(j, {{"kernel_sizes", {3}}, {"max_padding", 16}}, {{"kernel_sizes", {3}}});
+            }),
+            "mini.json: error: /compute/operations/conv: max_padding top 16 / left 16 cannot be "
+            "programmed: pad_top holds up to 15, pad_left up to 15");
+  // Both requant modes: per_channel must be a field, not fixed.
+  EXPECT_EQ(errOf([](json &j) {
+              set(j, "/compute/requant", {"per_tensor", "per_channel"});
+              set(j, "/commands/matmul/params/rq_addr", "D");
+              set(j, "/commands/matmul/params/out_addr", {{"fields", {"MULT"}}});
+              del(j, "/commands/matmul/params/requant_mult");
+              set(j, "/compute/operations/matmul", {{"requant", {"per_channel", "per_tensor"}}});
+            }),
+            "mini.json: error: /commands/matmul/params: per-tensor requant needs parameters "
+            "'requant_mult' and 'requant_shift' bound");
+  EXPECT_EQ(errOf([](json &j) {
+              set(j, "/commands/matmul/fixed", {{"per_channel", 1}});
+            }),
+            "mini.json: error: /commands/matmul/fixed: per-tensor requant needs 'per_channel' 0, "
+            "but the command fixes it to 1");
+  EXPECT_EQ(errOf([](json &j) {
+              set(j, "/compute/requant", {"per_channel"});
+              set(j, "/commands/matmul/params/rq_addr", "D");
+              set(j, "/commands/matmul/params/out_addr", {{"fields", {"MULT"}}});
+              del(j, "/commands/matmul/params/requant_mult");
+            }),
+            "mini.json: error: /commands/matmul/params: per-channel requant needs parameter "
+            "'per_channel' bound (or fixed to 1)");
+  // Only the dma command runs on the DMA engine.
+  EXPECT_EQ(errOf([](json &j) { set(j, "/commands/matmul/engine", "dma"); }),
+            "mini.json: error: /commands/matmul/engine: only the dma command runs on the dma "
+            "engine");
+}
+
+TEST(TargetSchema, NamesThatWouldCollideInC) {
+  // Register A_B field C and register A field B_C both give ..._A_B_C_SHIFT.
+  EXPECT_EQ(errOf([](json &j) {
+              j["registers"].push_back({{"name", "A_B"}, {"offset", 40},
+                                        {"fields", {{{"name", "C"}, {"lsb", 0}, {"width", 1}}}}});
+              j["registers"].push_back({{"name", "Q"}, {"offset", 44},
+                                        {"fields", {{{"name", "B_C"}, {"lsb", 0}, {"width", 1}}}}});
+              j["registers"][10]["name"] = "A";
+              j["registers"][2]["name"] = "A_";
+              set(j, "/commands/dma/params/src_addr", "A_");
+              set(j, "/commands/matmul/params/in_addr", "A_");
+            }),
+            "mini.json: error: /registers/10/fields/0/name: field 'B_C' of register 'A' gives the "
+            "same C macro name as another field");
+  EXPECT_EQ(errOf([](json &j) { set(j, "/memories/system/0/name", "SPM"); }),
+            "mini.json: error: /memories/system/0/name: memory 'SPM' gives the same C identifier "
+            "as memory 'spm'");
+  EXPECT_EQ(errOf([](json &j) { set(j, "/memories/system/0/name", ""); }),
+            "mini.json: error: /memories/system/0/name: a memory name must not be empty");
+}
+
+TEST(TargetSchema, NumbersAndSuggestions) {
+  // Decimal strings up to 2^64 - 1, like hex ones.
+  auto r = parseEdited([](json &j) {
+    set(j, "/address_bits", 64);
+    set(j, "/memories/system/0/base", "18446744073709547520");
+  });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->system[0].base, 18446744073709547520ull);
+  EXPECT_EQ(errOf([](json &j) { set(j, "/memories/system/0/base", "18446744073709551616"); }),
+            "mini.json: error: /memories/system/0/base: expected an unsigned integer, got string "
+            "\"18446744073709551616\"");
+  EXPECT_EQ(errOf([](json &j) { set(j, "/dma/max_stride", 0); }),
+            "mini.json: error: /dma/max_stride: value 0 out of range 1..9223372036854775807");
+  // A misspelt field name gets a suggestion; a different word does not.
+  EXPECT_EQ(errOf([](json &j) { set(j, "/status/dma/busy", "STATUS.bsy"); }),
+            "mini.json: error: /status/dma/busy: unknown field 'bsy' in register 'STATUS' (did "
+            "you mean 'busy'?)");
+  EXPECT_EQ(errOf([](json &j) { set(j, "/status/dma/busy", "STATUS.nope"); }),
+            "mini.json: error: /status/dma/busy: unknown field 'nope' in register 'STATUS'");
 }
 
 // --- Holes: limits of the runtime, number ranges, diagnostics --------------------------------

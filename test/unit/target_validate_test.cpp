@@ -86,8 +86,10 @@ TEST(TargetValidate, FileDiagnosticsNameTheFile) {
       {"bad_overlapping_registers.json",
        "error: /registers/5: register 'D' (offset 0x10) overlaps register 'C' (offset 0x10)"},
       {"bad_unknown_param.json",
-       "error: /commands/matmul/params/in_adr: unknown semantic parameter 'in_adr'"},
-      {"bad_status_register.json", "error: /status/register: unknown register 'STAT'"},
+       "error: /commands/matmul/params/in_adr: unknown semantic parameter 'in_adr' (did you mean "
+       "'in_addr'?)"},
+      {"bad_status_register.json",
+       "error: /status/register: unknown register 'STAT' (did you mean 'STATUS'?)"},
   };
   for (const Case &c : cases) {
     auto l = loadTarget(dir() + c.file);
@@ -122,7 +124,7 @@ TEST(TargetValidate, UnknownOperationAndCommandNames) {
 TEST(TargetValidate, UnknownSemanticParameters) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/params/srcaddr", "D"); }),
             "mini.json: error: /commands/dma/params/srcaddr: unknown semantic parameter "
-            "'srcaddr'");
+            "'srcaddr' (did you mean 'src_addr'?)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/params/k_h", "D"); }),
             "mini.json: error: /commands/dma/params/k_h: parameter 'k_h' does not apply to "
             "command 'dma'");
@@ -170,7 +172,8 @@ TEST(TargetValidate, WrongValueTypes) {
 
 TEST(TargetValidate, DoorbellAndStatusReferToKnownRegisters) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/doorbell/field", "CTL.go"); }),
-            "mini.json: error: /commands/dma/doorbell/field: unknown register 'CTL'");
+            "mini.json: error: /commands/dma/doorbell/field: unknown register 'CTL' (did you mean "
+            "'CTRL'?)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/doorbell/field", "CTRL.start"); }),
             "mini.json: error: /commands/dma/doorbell/field: unknown field 'start' in register "
             "'CTRL'");
@@ -181,7 +184,8 @@ TEST(TargetValidate, DoorbellAndStatusReferToKnownRegisters) {
             "mini.json: error: /commands/dma/doorbell: exactly one of 'field' or 'register' is "
             "required");
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/register", "STAT"); }),
-            "mini.json: error: /status/register: unknown register 'STAT'");
+            "mini.json: error: /status/register: unknown register 'STAT' (did you mean "
+            "'STATUS'?)");
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/dma/busy", "CTRL.go"); }),
             "mini.json: error: /status/dma/busy: status bit 'CTRL.go' is not in the status "
             "register 'STATUS'");

@@ -35,7 +35,7 @@ struct Scratchpad {
   unsigned banks = 1;
   uint64_t bankSize = 0; // banks * bankSize == size
   unsigned alignment = 1;
-  std::array<unsigned, NumOperands> operandAlignment{}; // >= alignment
+  std::array<unsigned, NumOperands> operandAlignment{}; // per operand; overrides alignment
   /// Operand pairs a command must place in different banks.
   std::vector<std::pair<Operand, Operand>> separateBanks;
   bool conflictIsError = true; // else compute cycles x conflictSlowdown
