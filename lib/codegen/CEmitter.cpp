@@ -11,6 +11,7 @@
 #include "npucc/codegen/EmbeddedRuntime.h"
 
 #include "CText.h"
+#include "NpuStream.h"
 
 #include <cstring>
 #include <map>
@@ -27,7 +28,8 @@ namespace {
 
 class Emitter {
 public:
-  Emitter(const Program &p, const EmitOptions &o) : P(p), Prefix(o.prefix), Opts(o) {
+  Emitter(const Program &p, const EmitOptions &o)
+      : P(p), Prefix(o.prefix), Opts(o), Npu(p, o.prefix) {
     Upper = upper(Prefix);
   }
 
@@ -53,6 +55,11 @@ private:
   std::map<std::vector<uint32_t>, int> FloatArrayIds;
   std::vector<std::vector<float>> FloatArrays;
   std::vector<const std::vector<int64_t> *> IntArrayOrder;
+  NpuStream Npu;
+
+public:
+  uint64_t npuStreamBytes() const { return Npu.flashBytes(); }
+  uint64_t npuCommands() const { return Npu.commands(); }
 };
 
 /// The names in `#include "name"` lines of a C file.
@@ -103,6 +110,8 @@ Status Emitter::checkBuffer(const BufferRef &b, size_t i) const {
       return instrError(i, in, "output index out of range");
     limit = int64_t(ir::Tensor::byteSizeOf(P.outputs[b.index].dtype, P.outputs[b.index].shape));
     break;
+  case Region::Spm:
+    return instrError(i, in, "a CPU instruction cannot use the NPU's scratchpad");
   }
   if (b.offset + b.size > limit)
     return instrError(i, in,
@@ -137,6 +146,8 @@ std::string Emitter::pointer(const BufferRef &b) const {
       return n;
     return "(const " + ct + " *)((const uint8_t *)" + n + " + " + off + ")";
   }
+  case Region::Spm:
+    break;
   }
   return "0";
 }
@@ -178,8 +189,21 @@ Result<std::string> Emitter::argText(const lir::Arg &a, const lir::Instr &in, si
 
 Result<std::string> Emitter::body() {
   std::string r;
+  std::string lastNpuComment;
   for (size_t i = 0; i < P.body.size(); ++i) {
     const lir::Instr &in = P.body[i];
+    if (in.opcode == "npu" || in.opcode == "wait") {
+      // NPU commands and waits go into the stream tables; one comment per layer.
+      if (in.opcode == "npu" && in.comment != lastNpuComment && !in.comment.empty()) {
+        r += Npu.flush();
+        r += "  /* " + commentText(in.comment) + " */\n";
+        lastNpuComment = in.comment;
+      }
+      NPUCC_TRY(Npu.add(in, i));
+      continue;
+    }
+    r += Npu.flush();
+    lastNpuComment.clear();
     if (!in.comment.empty())
       r += "  /* " + commentText(in.comment) + " */\n";
     if (in.opcode == "call") {
@@ -222,6 +246,7 @@ Result<std::string> Emitter::body() {
       return instrError(i, in, "the C emitter does not know opcode '" + in.opcode + "'");
     }
   }
+  r += Npu.flush();
   return r;
 }
 
@@ -308,15 +333,22 @@ std::string Emitter::source(const std::string &runBody,
     s += "#include \"" + h + "\"\n";
   for (const std::string &h : Opts.extraIncludes)
     s += "#include \"" + h + "\"\n";
+  if (Npu.used())
+    s += "#include \"npucc_stream.h\"\n#include \"npucc_target.h\" /* NPUCC_TARGET: the NPU's "
+         "description table */\n";
   s += "\n";
+  if (Npu.usesArena())
+    ArenaUsed = true;
   if (P.arenaSize > 0 && ArenaUsed) {
+    s += "/* Place it with -DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))' where\n"
+         " * the NPU must reach it. */\n#ifndef NPUCC_ARENA_ATTR\n#define NPUCC_ARENA_ATTR\n#endif\n";
     s += "/* Activations: " + std::to_string(P.arenaSize) + " bytes (lower bound " +
          std::to_string(P.peakLiveBytes) + ", unshared " + std::to_string(P.activationBytes) +
          "). */\n";
     s +=
         "static union {\n  uint8_t bytes[" + std::to_string(P.arenaSize) +
         "];\n  long double align_ld;\n  double align_d;\n  int64_t align_i;\n  void *align_p;\n} " +
-        Prefix + "_arena;\n\n";
+        Prefix + "_arena NPUCC_ARENA_ATTR;\n\n";
   }
   for (size_t i = 0; i < IntArrayOrder.size(); ++i) {
     const auto &v = *IntArrayOrder[i];
@@ -336,9 +368,13 @@ std::string Emitter::source(const std::string &runBody,
   }
   if (!IntArrayOrder.empty() || !FloatArrays.empty())
     s += "\n";
+  if (Npu.used())
+    s += Npu.tables();
   s += infoTable(Prefix, "input", P.inputs);
   s += infoTable(Prefix, "output", P.outputs);
   s += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]) {\n";
+  if (Npu.used())
+    s += Npu.prologue(Prefix + "_arena.bytes");
   s += "  (void)inputs;\n  (void)outputs;\n";
   s += runBody;
   s += "  return NPUCC_OK;\n}\n";
@@ -378,6 +414,10 @@ std::string Emitter::weightsSource() const {
   for (size_t i = 0; i < P.constants.size(); ++i) {
     const ir::Tensor &t = P.constants[i].data;
     std::string n = constName(int(i));
+    if (P.constants[i].npu)
+      s += "\n/* Read by the NPU's DMA: place it with -DNPUCC_NPU_CONST_ATTR='__attribute__((section("
+           "\".npu_flash\")))' in a window the DMA reaches. */\n#ifndef NPUCC_NPU_CONST_ATTR\n"
+           "#define NPUCC_NPU_CONST_ATTR\n#endif\nNPUCC_NPU_CONST_ATTR";
     s += "\nconst " + n + "_t " + n + " = {{\n";
     appendBits(s, t.raw(), ir::dtypeSize(t.dtype()), size_t(t.numElements()));
     s += "}};\n";
@@ -418,6 +458,10 @@ Result<std::vector<EmittedFile>> Emitter::run() {
   };
   NPUCC_TRY(addRuntime("include/npucc_types.h", true));
   NPUCC_TRY(addRuntime("kernels/npucc_common.h", false));
+  if (Npu.used()) {
+    NPUCC_TRY(addRuntime("hal/npucc_stream.c", true));
+    NPUCC_TRY(addRuntime("hal/npucc_stream.h", true));
+  }
   for (const std::string &k : P.kernelFiles) {
     NPUCC_TRY(addRuntime(k, true));
     std::string h = k;
@@ -438,6 +482,8 @@ Result<std::vector<EmittedFile>> Emitter::run() {
   // implements an included x.h), so the copied kernels always build and link.
   for (size_t i = 0; i < runtime.size(); ++i) {
     for (const std::string &inc : quotedIncludes(*runtime[i].second)) {
+      if (inc == "npucc_sim.h")
+        continue; // the host simulator is not part of a firmware build (npucc check adds it)
       for (const EmbeddedFile &e : embeddedRuntimeFiles()) {
         std::string ep = e.path;
         if (baseName(ep) != inc)
@@ -473,9 +519,15 @@ Result<std::vector<EmittedFile>> Emitter::run() {
 
 } // namespace
 
-Result<std::vector<EmittedFile>> emitC(const Program &p, const EmitOptions &opts) {
+Result<std::vector<EmittedFile>> emitC(const Program &p, const EmitOptions &opts,
+                                       EmitStats *stats) {
   Emitter e(p, opts);
-  return e.run();
+  auto r = e.run();
+  if (r && stats) {
+    stats->npuCommands = e.npuCommands();
+    stats->npuStreamBytes = e.npuStreamBytes();
+  }
+  return r;
 }
 
 } // namespace npucc::codegen

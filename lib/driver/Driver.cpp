@@ -206,10 +206,13 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (!isValidPrefix(opts.prefix))
     return error("--prefix '" + opts.prefix + "' is not a valid C identifier");
   CompileResult r;
-  auto tgt = target::loadTarget(opts.target);
-  if (!tgt)
-    return std::move(tgt.error());
-  r.target = tgt.take();
+  r.npu = opts.target != "cpu";
+  if (r.npu) {
+    auto tgt = target::loadTarget(opts.target);
+    if (!tgt)
+      return std::move(tgt.error());
+    r.target = tgt.take();
+  }
   auto g = onnx::importModel(opts.modelPath, opts.import);
   if (!g)
     return std::move(g.error());
@@ -234,6 +237,26 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       return error("--requant '" + opts.requant + "': expected auto, exact or fp32");
     quant::setRounding(*r.graph, *rd);
   }
+  if (r.npu) {
+    // Place what the NPU can run (lib/target/Legality.cpp) and give it NHWC.
+    ctx.target = &r.target;
+    ctx.npuExactForFp32 = opts.requant != "fp32";
+    Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
+    if (!ps)
+      return std::move(ps.error().inFile(opts.modelPath));
+    if (!ctx.stats.count("npu-partition.npu")) {
+      bool integer = false;
+      for (const auto &n : r.graph->nodes())
+        integer = integer || (n->output(0) && n->output(0)->quant);
+      r.warnings.push_back(
+          integer ? "no op runs on the NPU '" + r.target.name +
+                        "' (npucc --explain MODEL --target ... says why); every op runs on "
+                        "the CPU kernels"
+                  : "no op runs on the NPU '" + r.target.name +
+                        "': the model is float; quantize it (--quantize int8 --calib DIR) or "
+                        "compile a pre-quantized model to use the NPU, or pass --target cpu");
+    }
+  }
   quant::RoundingCounts rc = quant::countRoundings(*r.graph);
   r.requantExact = rc.exact;
   r.requantFp32 = rc.fp32;
@@ -241,7 +264,13 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (opts.printIr && opts.irOut)
     ir::printGraph(*opts.irOut, *r.graph, ir::PrintOptions{16});
 
-  auto prog = lower::lowerGraphToCpu(*r.graph);
+  lower::CpuLowerOptions lo;
+  if (r.npu) {
+    r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
+    lo.npu = r.npuLowering.get();
+    lo.arenaAlign = std::max<int64_t>(16, r.target.dma.alignment);
+  }
+  auto prog = lower::lowerGraphToCpu(*r.graph, lo);
   if (!prog)
     return std::move(prog.error().inFile(opts.modelPath));
   r.program = prog.take();
@@ -250,13 +279,18 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
 
   codegen::EmitOptions eo;
   eo.prefix = opts.prefix;
-  auto files = codegen::emitC(r.program, eo);
+  auto files = codegen::emitC(r.program, eo, &r.emitStats);
   if (!files)
     return std::move(files.error().inFile(opts.modelPath));
   r.files = files.take();
-  // The register map of the target, for firmware engineers to read.
-  r.files.push_back({target::cIdentifier(r.target.name) + "_regs.h",
-                     target::emitRegisterHeader(r.target)});
+  if (r.npu) {
+    // The register map (for firmware engineers to read) and, when NPU commands
+    // run, the description table the command layer uses.
+    bool commands = r.program.usesNpu();
+    for (const auto &f : target::emitTargetFiles(r.target))
+      if (commands || f.first.find("_regs.h") != std::string::npos)
+        r.files.push_back({f.first, f.second});
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "Common.h"
 #include "npucc/interp/QuantInterpreter.h"
 
+#include <cstring>
 #include <unordered_map>
 
 namespace npucc::interp {
@@ -222,8 +223,60 @@ bool canEvaluate(const ir::Node &n) {
   }
 }
 
+namespace {
+
+/// A 4-D tensor with its dimensions permuted (out[i...] = in[perm...]).
+ir::Tensor permute4(const ir::Tensor &t, const int perm[4]) {
+  const ir::Shape &s = t.shape();
+  ir::Shape d = {s[size_t(perm[0])], s[size_t(perm[1])], s[size_t(perm[2])], s[size_t(perm[3])]};
+  ir::Tensor r(t.dtype(), d);
+  size_t es = ir::dtypeSize(t.dtype());
+  int64_t st[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+  int64_t k = 0;
+  for (int64_t a = 0; a < d[0]; ++a)
+    for (int64_t b = 0; b < d[1]; ++b)
+      for (int64_t c = 0; c < d[2]; ++c)
+        for (int64_t e = 0; e < d[3]; ++e, ++k) {
+          int64_t idx[4] = {a, b, c, e}, src = 0;
+          for (int i = 0; i < 4; ++i)
+            src += idx[i] * st[perm[i]];
+          std::memcpy(r.raw() + size_t(k) * es, t.raw() + size_t(src) * es, es);
+        }
+  return r;
+}
+
+} // namespace
+
 Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
                                              const std::vector<const ir::Tensor *> &inputs) {
+  // layout="NHWC" (npu-partition): Conv and pooling read and write NHWC
+  // values; evaluate the NCHW definition between transposes. Element-wise
+  // ops need nothing: their operands are permuted alike.
+  if (n.attrString("layout", "") == "NHWC" &&
+      (n.kind == OpKind::Conv || n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool) &&
+      !inputs.empty() && inputs[0] && inputs[0]->shape().size() == 4 && n.output(0) &&
+      n.output(0)->shape.size() == 4) {
+    static const int ToNchw[4] = {0, 3, 1, 2}, ToNhwc[4] = {0, 2, 3, 1};
+    ir::Value x = *n.input(0), y = *n.output(0);
+    x.shape = {x.shape[0], x.shape[3], x.shape[1], x.shape[2]};
+    y.shape = {y.shape[0], y.shape[3], y.shape[1], y.shape[2]};
+    ir::Node nchw;
+    nchw.kind = n.kind;
+    nchw.name = n.name;
+    nchw.inputs = n.inputs;
+    nchw.outputs = n.outputs;
+    nchw.attrs = n.attrs;
+    nchw.attrs.erase("layout");
+    nchw.inputs[0] = &x;
+    nchw.outputs[0] = &y;
+    ir::Tensor xt = permute4(*inputs[0], ToNchw);
+    std::vector<const ir::Tensor *> ins = inputs;
+    ins[0] = &xt;
+    auto r = evaluateNode(nchw, ins);
+    if (r && !r->empty())
+      (*r)[0] = permute4((*r)[0], ToNhwc);
+    return r;
+  }
   // Typed integer nodes go to the integer reference interpreter (QInt*.cpp).
   if (isTypedQuantNode(n) && canEvaluateQuantized(n))
     return evaluateQuantizedNode(n, inputs);

@@ -93,6 +93,29 @@ public:
     }
     return static_cast<int64_t>(v);
   }
+  /// An unsigned number, decimal or 0x hex.
+  Result<uint64_t> address() {
+    skipWs();
+    size_t b = Pos;
+    int base = 10;
+    if (S.compare(Pos, 2, "0x") == 0) {
+      base = 16;
+      Pos += 2;
+    }
+    size_t digits = Pos;
+    while (Pos < S.size() && std::isxdigit(static_cast<unsigned char>(S[Pos])) &&
+           (base == 16 || std::isdigit(static_cast<unsigned char>(S[Pos]))))
+      ++Pos;
+    if (Pos == digits) {
+      Pos = b;
+      return err("expected an address");
+    }
+    errno = 0;
+    unsigned long long v = std::strtoull(S.c_str() + digits, nullptr, base);
+    if (errno == ERANGE)
+      return err("address out of range");
+    return static_cast<uint64_t>(v);
+  }
   Result<std::string> quoted() {
     skipWs();
     if (Pos >= S.size() || S[Pos] != '"')
@@ -230,6 +253,13 @@ struct ProgramParser {
         b.region = Region::Input;
         b.index = *i;
         natural = P.inputs[*i].dtype;
+      } else if (s.rfind("spm", 0) == 0) {
+        auto i = indexOf(3, P.scratchpads.size());
+        if (!i)
+          return i.error();
+        b.region = Region::Spm;
+        b.index = *i;
+        natural = ir::DType::I8;
       } else if (s.rfind("out", 0) == 0) {
         auto i = indexOf(3, P.outputs.size());
         if (!i)
@@ -320,12 +350,63 @@ struct ProgramParser {
     return Arg(v->first);
   }
 
+  Result<int> token(LineParser &lp) {
+    NPUCC_TRY(lp.expect('#'));
+    auto t = lp.integer();
+    if (!t)
+      return t.error();
+    if (*t < 0 || *t > INT32_MAX)
+      return lp.err("bad token #" + std::to_string(*t));
+    return int(*t);
+  }
+
+  /// `npu KIND #TOKEN (name=arg, ...)` after "npu".
+  Status npuInstr(LineParser &lp, Instr &in) {
+    auto kind = lp.ident();
+    if (!kind)
+      return kind.error();
+    in.callee = *kind;
+    auto t = token(lp);
+    if (!t)
+      return t.error();
+    in.token = *t;
+    NPUCC_TRY(lp.expect('('));
+    if (lp.accept(')'))
+      return success();
+    do {
+      auto name = lp.ident();
+      if (!name)
+        return name.error();
+      NPUCC_TRY(lp.expect('='));
+      auto a = arg(lp);
+      if (!a)
+        return a.error();
+      in.params.emplace_back(*name, std::move(*a));
+    } while (lp.accept(','));
+    return lp.expect(')');
+  }
+
   Status instr(LineParser &lp) {
     Instr in;
     auto op = lp.ident();
     if (!op)
       return op.error();
     in.opcode = *op;
+    if (in.opcode == "npu") {
+      NPUCC_TRY(npuInstr(lp, in));
+      return finishInstr(lp, in);
+    }
+    if (in.opcode == "wait") {
+      while (lp.peek('#')) {
+        auto t = token(lp);
+        if (!t)
+          return t.error();
+        in.tokens.push_back(*t);
+      }
+      if (in.tokens.empty())
+        return lp.err("expected '#token' after wait");
+      return finishInstr(lp, in);
+    }
     if (!lp.peek('(')) {
       auto callee = lp.ident();
       if (!callee)
@@ -342,6 +423,10 @@ struct ProgramParser {
       } while (lp.accept(','));
       NPUCC_TRY(lp.expect(')'));
     }
+    return finishInstr(lp, in);
+  }
+
+  Status finishInstr(LineParser &lp, Instr &in) {
     if (!lp.atEnd()) {
       if (lp.text().compare(lp.pos(), 2, "//") != 0)
         return lp.err("expected end of line or '// comment'");
@@ -441,6 +526,40 @@ struct ProgramParser {
       NPUCC_TRY(io(lp, true));
     } else if (lp.acceptWord("output")) {
       NPUCC_TRY(io(lp, false));
+    } else if (lp.acceptWord("target")) {
+      auto t = lp.quoted();
+      if (!t)
+        return t.error();
+      P.target = *t;
+    } else if (lp.acceptWord("scratchpad")) {
+      NPUCC_TRY(lp.expect('%'));
+      auto n = lp.ident();
+      if (!n)
+        return n.error();
+      if (*n != "spm" + std::to_string(P.scratchpads.size()))
+        return lp.err("expected '%spm" + std::to_string(P.scratchpads.size()) + "'");
+      SpmInfo sp;
+      auto name = lp.quoted();
+      if (!name)
+        return name.error();
+      sp.name = *name;
+      NPUCC_TRY(lp.expectWord("base"));
+      auto b = lp.address();
+      if (!b)
+        return b.error();
+      NPUCC_TRY(lp.expectWord("size"));
+      auto sz = lp.address();
+      if (!sz)
+        return sz.error();
+      sp.base = *b;
+      sp.size = *sz;
+      P.scratchpads.push_back(sp);
+    } else if (lp.acceptWord("spm")) {
+      NPUCC_TRY(lp.expectWord("peak"));
+      auto pk = lp.integer();
+      if (!pk)
+        return pk.error();
+      P.spmPeak = *pk;
     } else if (lp.acceptWord("kernel")) {
       auto k = lp.quoted();
       if (!k)

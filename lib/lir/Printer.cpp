@@ -67,6 +67,10 @@ std::string bufferText(const Program &p, const BufferRef &b) {
     if (b.index >= 0 && size_t(b.index) < p.outputs.size())
       natural = p.outputs[b.index].dtype;
     break;
+  case Region::Spm:
+    base = "%spm" + std::to_string(b.index);
+    natural = ir::DType::I8;
+    break;
   case Region::Const:
     if (b.index >= 0 && size_t(b.index) < p.constants.size()) {
       const ConstBuffer &c = p.constants[b.index];
@@ -106,6 +110,22 @@ std::string argText(const Program &p, const Arg &a) {
   return r + "]";
 }
 
+std::string hexText(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void printCall(std::ostream &os, const Program &p, const Instr &in) {
+  os << in.opcode;
+  if (!in.callee.empty())
+    os << " " << in.callee;
+  os << "(";
+  for (size_t i = 0; i < in.args.size(); ++i)
+    os << (i ? ", " : "") << argText(p, in.args[i]);
+  os << ")";
+}
+
 std::string oneLine(const std::string &s) {
   std::string r = s;
   for (char &c : r)
@@ -131,14 +151,26 @@ void printProgram(std::ostream &os, const Program &p) {
        << ir::dtypeName(p.outputs[i].dtype) << shapeText(p.outputs[i].shape) << "\n";
   for (const std::string &k : p.kernelFiles)
     os << "kernel " << quote(k) << "\n";
+  if (!p.target.empty())
+    os << "target " << quote(p.target) << "\n";
+  for (size_t i = 0; i < p.scratchpads.size(); ++i)
+    os << "scratchpad %spm" << i << " " << quote(p.scratchpads[i].name) << " base "
+       << hexText(p.scratchpads[i].base) << " size " << p.scratchpads[i].size << "\n";
+  if (!p.scratchpads.empty())
+    os << "spm peak " << p.spmPeak << "\n";
   for (const Instr &in : p.body) {
-    os << in.opcode;
-    if (!in.callee.empty())
-      os << " " << in.callee;
-    os << "(";
-    for (size_t i = 0; i < in.args.size(); ++i)
-      os << (i ? ", " : "") << argText(p, in.args[i]);
-    os << ")";
+    if (in.opcode == "npu") {
+      os << "npu " << in.callee << " #" << in.token << " (";
+      for (size_t i = 0; i < in.params.size(); ++i)
+        os << (i ? ", " : "") << in.params[i].first << "=" << argText(p, in.params[i].second);
+      os << ")";
+    } else if (in.opcode == "wait") {
+      os << "wait";
+      for (int t : in.tokens)
+        os << " #" << t;
+    } else {
+      printCall(os, p, in);
+    }
     if (!in.comment.empty())
       os << "  // " << oneLine(in.comment);
     os << "\n";

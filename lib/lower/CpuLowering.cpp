@@ -14,8 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/lower/CpuLowering.h"
-#include "npucc/lower/QuantLowering.h"
 #include "npucc/lower/MemoryPlan.h"
+#include "npucc/lower/NpuLowering.h"
+#include "npucc/lower/QuantLowering.h"
 
 #include <algorithm>
 #include <cctype>
@@ -102,6 +103,7 @@ struct Step {
   const Node *node = nullptr;
   explicit Step(Kind k, const Node *n = nullptr) : kind(k), node(n) {}
   FamilyLowering family = nullptr;
+  bool npu = false;           // Lower: by CpuLowerOptions::npu
   const Value *src = nullptr; // Copy: source value
   const Value *dst = nullptr; // Copy / Fill: destination value, or
   int dstOutput = -1;         //   the model output index
@@ -128,6 +130,7 @@ public:
   BufferRef scratch(int64_t bytes) override;
   void useKernelFile(const std::string &path) override;
   bool planningScratch() const override { return Planning; }
+  int reserveConstant(const std::string &name) override;
   std::string Problem; // first inconsistency seen, reported after the call
 
 private:
@@ -146,6 +149,7 @@ public:
   // Used by DriverContext.
   BufferRef valueBuffer(const Value *v, std::string &problem);
   int constIndex(const Value *v);
+  int reserveConstant(const std::string &name);
   std::vector<Step> Steps;
   std::vector<BufferLifetime> ArenaBuffers;
   std::vector<int64_t> ArenaOffsets;
@@ -196,6 +200,17 @@ BufferRef DriverContext::scratch(int64_t bytes) {
 }
 
 void DriverContext::useKernelFile(const std::string &path) { L.KernelFiles.insert(path); }
+
+int DriverContext::reserveConstant(const std::string &name) { return L.reserveConstant(name); }
+
+int Lowering::reserveConstant(const std::string &name) {
+  std::string n = sanitizeIdent(name), base = n;
+  for (int i = 1; ConstNames.count(n); ++i)
+    n = base + "_" + std::to_string(i);
+  ConstNames.insert(n);
+  P.constants.push_back({n, ir::Tensor(ir::DType::U8, {0})});
+  return int(P.constants.size()) - 1;
+}
 
 int Lowering::constIndex(const Value *v) {
   auto it = ConstIdx.find(v);
@@ -357,24 +372,27 @@ Status Lowering::assignStorage() {
       continue;
     }
 
+    bool npu = Opts.npu && n.hasAttr("npu");
     FamilyLowering fam = Opts.familyOverride ? Opts.familyOverride(n.kind) : nullptr;
     if (!fam && isQuantizedNode(n))
       fam = lowerQuantizedNode;
     if (!fam)
       fam = familyFor(n.kind);
-    if (!fam) {
+    if (!fam && !npu) {
       if (n.kind == OpKind::Constant)
         return nodeErr(n, "Constant nodes must be folded into constant values before lowering");
       return nodeErr(n, "no CPU lowering for this op");
     }
     Step s(Step::Lower, &n);
     s.family = fam;
+    s.npu = npu;
     Steps.push_back(s);
 
     // In-place: output 0 takes input 0's bytes when input 0 is dead afterwards.
     const Value *x = n.input(0), *y = n.output(0);
     bool inplace = false;
-    if ((n.info().flags & ir::OPF_INPLACE) && x && y && !x->isConstant() && x->dtype == y->dtype &&
+    if (!npu && (n.info().flags & ir::OPF_INPLACE) && x && y && !x->isConstant() &&
+        x->dtype == y->dtype &&
         x->byteSize() == y->byteSize() && x->byteSize() > 0) {
       int xg = GroupOf.at(x);
       const Group &gr = Groups[xg];
@@ -452,7 +470,7 @@ Status Lowering::lowerSteps(bool planning, std::vector<lir::Instr> *body) {
     if (s.kind == Step::Lower) {
       if (planning)
         s.scratch.clear();
-      Status st = s.family(*s.node, ctx, instrs);
+      Status st = s.npu ? Opts.npu->lower(*s.node, ctx, instrs) : s.family(*s.node, ctx, instrs);
       if (!st) {
         Diagnostic d = st.error();
         d.inFile(G.sourceFile).atNode(s.node->name, s.node->opName());
@@ -542,6 +560,11 @@ Result<lir::Program> Lowering::run() {
   KernelFiles.clear();
   NPUCC_TRY(lowerSteps(/*planning=*/false, &P.body));
   P.kernelFiles.assign(KernelFiles.begin(), KernelFiles.end());
+  if (Opts.npu) {
+    Status st = Opts.npu->finish(P);
+    if (!st)
+      return std::move(st.error().inFile(G.sourceFile));
+  }
   return std::move(P);
 }
 

@@ -58,10 +58,13 @@ extern "C" {
  * shows 1; a narrower code field saturates). Real NPUs define their own
  * codes; the HAL only distinguishes zero from non-zero and reports the value. */
 #define NPUCC_DEVERR_LIMIT 1    /* a parameter outside the NPU's limits */
-#define NPUCC_DEVERR_MEMORY 2   /* outside the memory windows, or a write to read-only memory */
+#define NPUCC_DEVERR_MEMORY 2   /* outside the memory windows, write to read-only memory,
+                                   no room for an automatic mapping */
 #define NPUCC_DEVERR_ALIGN 3    /* misaligned address */
-#define NPUCC_DEVERR_HAZARD 4   /* race, busy engine, bank conflict */
-#define NPUCC_DEVERR_PROTOCOL 5 /* unknown opcode, full job queue, DONE not cleared */
+#define NPUCC_DEVERR_HAZARD 4   /* race, reading never-written scratchpad bytes, busy engine,
+                                   bank conflict */
+#define NPUCC_DEVERR_PROTOCOL 5 /* unknown opcode, full job queue, DONE not cleared, a register
+                                   access where there is no register, out of host memory */
 
 /* One named bit field of a register. */
 typedef struct npucc_field_desc {
@@ -157,7 +160,7 @@ typedef struct npucc_mem_desc {
   uint32_t banks;
   uint32_t bank_size; /* banks * bank_size == size */
   uint32_t alignment; /* every compute operand */
-  uint32_t operand_alignment[NPUCC_OPND_COUNT]; /* per operand (>= alignment) */
+  uint32_t operand_alignment[NPUCC_OPND_COUNT]; /* per operand (overrides alignment) */
   uint8_t separate[NPUCC_OPND_COUNT]; /* bit b of separate[a]: a and b in different banks */
   uint8_t bank_conflict;              /* NPUCC_BANK_CONFLICT_* */
   uint32_t conflict_slowdown;

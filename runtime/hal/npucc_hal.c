@@ -49,7 +49,21 @@ uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
   return npucc_sim_reg_read(npucc_sim_attached(), offset, width_bits);
 }
 
+uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable) {
+  return npucc_sim_device_addr(npucc_sim_attached(), p, size, writable);
+}
+
 #else
+
+uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable) {
+  (void)size;
+  (void)writable;
+#ifdef NPUCC_DEVICE_ADDR
+  return NPUCC_DEVICE_ADDR(p);
+#else
+  return (uint64_t)(uintptr_t)p;
+#endif
+}
 
 void npucc_hal_write(uint32_t offset, uint32_t value, uint8_t width_bits) {
   uintptr_t a = (uintptr_t)g_desc->base_address + offset;
@@ -122,8 +136,15 @@ static int check_errors(int also, uint32_t *also_value) {
     else
       code = g_pending_err[e]; /* seen by an earlier clearing read */
     if (code != 0) {
+      int other;
       g_last_err = code;
       g_last_err_engine = e;
+      /* A field shared by several engines cannot tell which one failed. */
+      for (other = 0; other < NPUCC_ENGINE_COUNT; ++other) {
+        npucc_fieldref f = g_desc->engines[other].error.f;
+        if (other != e && f.reg == b->f.reg && f.lsb == b->f.lsb && f.width == b->f.width)
+          g_last_err_engine = -1;
+      }
       g_pending_err[e] = 0;
       if (b->flags & NPUCC_SB_CLEAR_W1C)
         clear_w1c(*b);
@@ -194,5 +215,49 @@ int npucc_hal_wait_all(uint32_t max_polls) {
     if (rc != NPUCC_OK)
       return rc;
   }
+  return NPUCC_OK;
+}
+
+/* Job-queue NPUs: wait until the engine's queue has a free slot. */
+static int acquire_slot(const npucc_target_desc *d, int engine) {
+  npucc_status_bit f = d->engines[engine].free_slots;
+  uint32_t i;
+  if (d->queue_depth == 0 || f.f.reg < 0)
+    return NPUCC_OK;
+  for (i = 0; i < NPUCC_QUEUE_POLLS; ++i) {
+    if (npucc_field_get(npucc_hal_read_status(f.f.reg), f.f) > 0)
+      return NPUCC_OK;
+    if (g_hook != NULL && g_hook(g_hook_ctx) != 0)
+      break;
+  }
+  return NPUCC_ERR_TIMEOUT;
+}
+
+int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
+                    int *bad_param) {
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  npucc_status_bit done;
+  int n = 0, i, engine;
+  int rc = npucc_npu_encode(d, kind, params, w, &n, bad_param);
+  if (rc != NPUCC_OK)
+    return rc;
+  engine = npucc_desc_find_cmd(d, kind)->engine;
+  rc = acquire_slot(d, engine);
+  if (rc != NPUCC_OK)
+    return rc;
+  /* A sticky DONE still set, or remembered, from an earlier command of this
+   * engine must not make the wait for this one return early: acknowledge it
+   * before the command starts. */
+  done = d->engines[engine].done;
+  if ((done.flags & NPUCC_SB_STICKY) && d == g_desc) {
+    if (done.flags & NPUCC_SB_CLEAR_W1C)
+      clear_w1c(done);
+    else if (done.flags & NPUCC_SB_CLEAR_READ)
+      (void)npucc_hal_read_status(done.f.reg);
+  }
+  if (d == g_desc)
+    g_pending_done[engine] = 0;
+  for (i = 0; i < n; ++i)
+    npucc_hal_write(d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
   return NPUCC_OK;
 }

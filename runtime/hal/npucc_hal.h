@@ -41,6 +41,14 @@ uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
 
 void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx);
 
+/* The NPU (device) address of a host buffer. On silicon the NPU sees the
+ * CPU's addresses: the pointer itself (define NPUCC_DEVICE_ADDR(p) to
+ * translate otherwise). With the simulator, the buffer is mapped into the
+ * description's system windows on first use: constant data (writable = 0)
+ * in the first read-only window with room, everything else in the first
+ * writable one. */
+uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable);
+
 /* Reads a register that holds status bits (index into regs[]). Bits that the
  * read clears (clear-on-read DONE bits, error codes) are remembered for the
  * engine they belong to, so reading one engine's status never loses
@@ -59,7 +67,8 @@ int npucc_hal_wait(int engine, uint32_t max_polls);
 /* Waits for every engine. */
 int npucc_hal_wait_all(uint32_t max_polls);
 /* The last error a wait reported: its code (0 = none) and, if engine is not
- * null, the engine whose error field showed it. */
+ * null, the engine whose error field showed it (-1 when that field is shared
+ * by several engines). */
 uint32_t npucc_hal_last_error(int *engine);
 
 #ifdef __cplusplus

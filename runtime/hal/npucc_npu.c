@@ -1,5 +1,7 @@
 /* npucc_npu.c - Packs semantic command parameters into register fields (and
- * back) using the description table; rings the doorbell through the HAL. */
+ * back) using the description table. Pure computation: no register access
+ * (npucc_npu_issue, which writes the registers, is in npucc_hal.c), so the
+ * compiler links this file too and encodes exactly as the firmware does. */
 #include "npucc_npu.h"
 
 #include <stddef.h>
@@ -216,33 +218,6 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
     l.w[l.n - 1] = last;
   }
   *num_writes = l.n;
-  return NPUCC_OK;
-}
-
-/* Job-queue NPUs: wait until the engine's queue has a free slot. */
-static int acquire_slot(const npucc_target_desc *d, int engine) {
-  npucc_status_bit f = d->engines[engine].free_slots;
-  uint32_t i;
-  if (d->queue_depth == 0 || f.f.reg < 0)
-    return NPUCC_OK;
-  for (i = 0; i < NPUCC_QUEUE_POLLS; ++i)
-    if (npucc_field_get(npucc_hal_read_status(f.f.reg), f.f) > 0)
-      return NPUCC_OK;
-  return NPUCC_ERR_TIMEOUT;
-}
-
-int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
-                    int *bad_param) {
-  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
-  int n = 0, i;
-  int rc = npucc_npu_encode(d, kind, params, w, &n, bad_param);
-  if (rc != NPUCC_OK)
-    return rc;
-  rc = acquire_slot(d, npucc_desc_find_cmd(d, kind)->engine);
-  if (rc != NPUCC_OK)
-    return rc;
-  for (i = 0; i < n; ++i)
-    npucc_hal_write(d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
   return NPUCC_OK;
 }
 

@@ -44,7 +44,7 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
                      npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
                      int *bad_param);
 
-/* Encodes and writes the command's registers through the HAL, the doorbell
+/* (npucc_hal.c) Encodes and writes the command's registers through the HAL, the doorbell
  * register last. On a job-queue NPU it first waits for a free slot in the
  * engine's queue (NPUCC_ERR_TIMEOUT if none frees up). */
 int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],

@@ -29,9 +29,10 @@ typedef struct {
   size_t bytes;
 } npucc_tensor_info;
 
-/* Return codes of <prefix>_run and of the NPU runtime. */
+/* Return code of <prefix>_run on success. A program that drives an NPU
+ * returns the NPU runtime's negative codes otherwise (NPUCC_ERR_* in
+ * npucc_hal.h: a command the NPU cannot take, a wait that timed out, a device
+ * error). */
 #define NPUCC_OK 0
-#define NPUCC_ERR_NPU (-1)
-#define NPUCC_ERR_TIMEOUT (-2)
 
 #endif /* NPUCC_TYPES_H */

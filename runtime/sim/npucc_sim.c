@@ -27,7 +27,9 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
   s->err_cmd = -1;
   s->regs = (uint32_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint32_t));
   s->is_status = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
-  if (s->regs == NULL || s->is_status == NULL || sim_alloc_memories(s) != 0) {
+  s->auto_next = (uint64_t *)calloc(d->num_mems ? d->num_mems : 1, sizeof(uint64_t));
+  if (s->regs == NULL || s->is_status == NULL || s->auto_next == NULL ||
+      sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
@@ -56,6 +58,7 @@ void npucc_sim_destroy(npucc_sim *s) {
   sim_free_memories(s);
   free(s->regs);
   free(s->is_status);
+  free(s->auto_next);
   free(s->cmds);
   free(s->observed);
   free(s);

@@ -75,6 +75,13 @@ const npucc_target_desc *npucc_sim_desc(const npucc_sim *sim);
  * the range's access (ro/rw) applies. Returns 0, or -1 if not allowed. */
 int npucc_sim_map(npucc_sim *sim, uint64_t addr, void *host, uint64_t size);
 
+/* The NPU address of a host buffer: where an existing mapping puts it, else
+ * a new mapping placed after the previous automatic ones in the first window
+ * that fits: a read-only window for constant data (writable = 0) if one has
+ * room, else the first writable window (64-byte aligned). 0 (and a failed
+ * run) when nothing fits. */
+uint64_t npucc_sim_device_addr(npucc_sim *sim, const void *host, uint64_t size, int writable);
+
 /* Register interface (what the HAL sim back end calls). */
 void npucc_sim_reg_write(npucc_sim *sim, uint32_t offset, uint32_t value, uint8_t width_bits);
 uint32_t npucc_sim_reg_read(npucc_sim *sim, uint32_t offset, uint8_t width_bits);

@@ -45,6 +45,7 @@ struct npucc_sim {
   const npucc_target_desc *d;
   uint32_t *regs;
   uint8_t *is_status; /* per register: holds status bits (computed on read) */
+  uint64_t *auto_next; /* per memory: next free address of automatic mappings */
   sim_spm *spm;
   int num_spm;
   sim_map maps[NPUCC_SIM_MAX_MAPS];

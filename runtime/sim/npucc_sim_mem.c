@@ -227,3 +227,34 @@ int npucc_sim_spm_read(npucc_sim *s, uint64_t addr, void *dst, uint32_t size) {
   memcpy(dst, p->data + (addr - p->base), size);
   return 0;
 }
+
+uint64_t npucc_sim_device_addr(npucc_sim *s, const void *host, uint64_t size, int writable) {
+  const uint8_t *h = (const uint8_t *)host;
+  uint16_t pass, i;
+  int k;
+  if (s == NULL)
+    return 0;
+  if (size == 0)
+    size = 1;
+  for (k = 0; k < s->num_maps; ++k)
+    if (h >= s->maps[k].host && (uint64_t)(h - s->maps[k].host) + size <= s->maps[k].size)
+      return s->maps[k].base + (uint64_t)(h - s->maps[k].host);
+  /* Constant data prefers a read-only window; then any writable one. */
+  for (pass = writable ? 1 : 0; pass < 2; ++pass)
+    for (i = 0; i < s->d->num_mems; ++i) {
+      const npucc_mem_desc *m = &s->d->mems[i];
+      uint64_t at = s->auto_next[i] ? s->auto_next[i] : m->base;
+      at = (at + 63) / 64 * 64;
+      if (m->kind != NPUCC_MEM_SYSTEM || (pass == 0 && m->writable) ||
+          (pass == 1 && !m->writable) || !inside(at, size, m->base, m->size))
+        continue;
+      if (npucc_sim_map(s, at, (void *)h, size) != 0)
+        continue;
+      s->auto_next[i] = at + size;
+      return at;
+    }
+  sim_fail(s, -1, NPUCC_DEVERR_MEMORY,
+           "no system memory window has room for a %llu-byte %s buffer",
+           (unsigned long long)size, writable ? "writable" : "constant");
+  return 0;
+}

@@ -151,7 +151,7 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
 race|simulator error at command [0-9]+: .*(race|busy)
 badparam|^issue conv: error -2 on parameter in_h$
 timeout|^wait conv: error -5$
-fault|^wait dma \(into read-only or unmapped memory\): error -6 \(device error code [1-9][0-9]* on engine [0-9]\)$
+fault|^wait dma \(into read-only or unmapped memory\): error -6 \(device error code [1-9][0-9]* on engine -?[0-9]\)$
 EOF_VARIANTS
   done
 done

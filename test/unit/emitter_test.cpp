@@ -124,14 +124,14 @@ lir::Program testProgram() {
   p.body.push_back({"call",
                     "test_add_f32",
                     {x, w, t, int64_t(4), lir::IntArray{{4}}, lir::FloatArray{{0.25f}}},
-                    "add0 (Add) */ tricky /* comment"});
+                    "add0 (Add) */ tricky /* comment", {}, -1, {}});
   p.body.push_back(
       {"call",
        "test_scale_f32",
        {t, BufferRef::null(), y, int64_t(4), 0.5f, std::numeric_limits<float>::infinity()},
-       "scale (Mul)"});
-  p.body.push_back({"call", "test_copy_i64", {k, z, int64_t(3)}, "copy (Identity)"});
-  p.body.push_back({"memcpy", "", {y2, t}, "y2 (copy)"});
+       "scale (Mul)", {}, -1, {}});
+  p.body.push_back({"call", "test_copy_i64", {k, z, int64_t(3)}, "copy (Identity)", {}, -1, {}});
+  p.body.push_back({"memcpy", "", {y2, t}, "y2 (copy)", {}, -1, {}});
   return p;
 }
 

@@ -256,8 +256,17 @@ int main(void) {
   p[NPUCC_P_DST_ADDR] = (int64_t)d.mems[0].base;
   p[NPUCC_P_LENGTH] = 100;
   rc0 = npucc_npu_issue(&d, NPUCC_KIND_DMA, p, NULL);
-  if (slots.f.reg >= 0)
-    put(d.regs[slots.f.reg].offset, d.regs[slots.f.reg].width, 0);
+  /* Status registers are not command registers (the HAL may acknowledge a
+   * sticky DONE there before issuing): clear them before the dump. */
+  for (i = 0; i < NPUCC_ENGINE_COUNT; ++i) {
+    const npucc_status_bit *b[4];
+    int k;
+    b[0] = &d.engines[i].busy, b[1] = &d.engines[i].done, b[2] = &d.engines[i].error;
+    b[3] = &d.engines[i].free_slots;
+    for (k = 0; k < 4; ++k)
+      if (b[k]->f.reg >= 0)
+        put(d.regs[b[k]->f.reg].offset, d.regs[b[k]->f.reg].width, 0);
+  }
   for (i = 0; i < d.num_regs; ++i)
     printf("%s=%08x\n", d.regs[i].name, (unsigned)get(d.regs[i].offset, d.regs[i].width));
   eng = d.completion == NPUCC_COMPLETION_FENCE ? NPUCC_ENGINE_FENCE : NPUCC_ENGINE_DMA;

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
+#include "npucc/codegen/EmbeddedRuntime.h"
 #include "npucc/driver/Compare.h"
 #include "npucc/interp/Interpreter.h"
 
@@ -40,18 +41,34 @@ std::vector<fs::path> numberedFiles(const fs::path &dir, const std::string &stem
 namespace {
 
 /// A host-only main: `prog in_0.bin ... out_0.bin ...` (counts from the header).
-std::string harnessSource(const std::string &prefix) {
+/// With `sim`, the program's NPU commands run on the host simulator of the
+/// target (npucc_sim.h, sleeping until the next completion between status
+/// polls), whose figures go to sim.txt: cycles, MAC utilisation, system-memory
+/// bytes read and written, hazards (1 when the simulator failed the run) and
+/// its error.
+std::string harnessSource(const std::string &prefix, bool sim = false);
+
+std::string harnessSource(const std::string &prefix, bool sim) {
   std::string p = prefix;
   std::string P;
   for (char c : prefix)
     P += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::ostringstream s;
   s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
-    << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n\n"
-    << "int main(int argc, char **argv) {\n"
+    << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n";
+  if (sim)
+    s << "#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
+  s << "\nint main(int argc, char **argv) {\n"
     << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
     << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
-    << "  int i, rc;\n"
+    << "  int i, rc;\n";
+  if (sim)
+    s << "  npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);\n"
+      << "  npucc_sim_totals t;\n  FILE *sf;\n"
+      << "  if (!sim) return 4;\n"
+      << "  npucc_sim_attach(sim);\n"
+      << "  npucc_hal_set_wait_hook(npucc_sim_wfi_hook, sim);\n";
+  s
     << "  if (argc != 1 + " << P << "_NUM_INPUTS + " << P << "_NUM_OUTPUTS) {\n"
     << "    fprintf(stderr, \"usage: %s inputs... outputs...\\n\", argv[0]);\n"
     << "    return 2;\n  }\n"
@@ -65,8 +82,19 @@ std::string harnessSource(const std::string &prefix) {
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
     << "    size_t n = " << p << "_outputs[i].bytes;\n"
     << "    out[i] = calloc(n ? n : 1, 1);\n  }\n"
-    << "  rc = " << p << "_run(in, out);\n"
-    << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
+    << "  rc = " << p << "_run(in, out);\n";
+  if (sim)
+    s << "  npucc_sim_get_totals(sim, &t);\n"
+      << "  sf = fopen(\"sim.txt\", \"w\");\n"
+      << "  if (!sf) return 2;\n"
+      << "  fprintf(sf, \"%llu %.6f %llu %llu %d %llu %llu\\n%s\\n\", (unsigned long long)t.end_cycles,\n"
+      << "          t.mac_utilisation, (unsigned long long)t.sys_bytes_read,\n"
+      << "          (unsigned long long)t.sys_bytes_written, npucc_sim_failed(sim),\n"
+      << "          (unsigned long long)t.commands, (unsigned long long)t.macs, npucc_sim_error(sim));\n"
+      << "  fclose(sf);\n"
+      << "  if (npucc_sim_failed(sim)) { fprintf(stderr, \"simulator: %s\\n\", npucc_sim_error(sim)); "
+         "return 5; }\n";
+  s << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
     << "    size_t n = " << p << "_outputs[i].bytes;\n"
     << "    FILE *f = fopen(argv[1 + " << P << "_NUM_INPUTS + i], \"wb\");\n"
@@ -99,6 +127,14 @@ std::string readText(const fs::path &p) {
   s << i.rdbuf();
   return s.str();
 }
+
+/// What the simulator measured for one data set.
+struct SimFigures {
+  unsigned long long cycles = 0, dramRead = 0, dramWrite = 0, commands = 0, macs = 0;
+  double utilisation = 0;
+  int hazards = 0;
+  std::string error;
+};
 
 struct OutputReport {
   int dataset;
@@ -186,11 +222,23 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       cleanup();
       return reportError(s.error());
     }
-  if (Status s = writeFile(build / "npucc_check_main.c", harnessSource(common.prefix)); !s) {
+  const bool sim = cr->program.usesNpu();
+  if (Status s = writeFile(build / "npucc_check_main.c", harnessSource(common.prefix, sim)); !s) {
     cleanup();
     return reportError(s.error());
   }
-  std::string cflags = flags.cflags;
+  if (sim)
+    for (const char *f : {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h",
+                          "sim/npucc_sim_ops.c", "sim/npucc_sim_mem.c", "hal/npucc_timing.h",
+                          "include/npucc_requant.h"}) {
+      const std::string *text = codegen::findRuntimeFile(f);
+      std::string base = fs::path(f).filename().string();
+      if (!text || !writeFile(build / base, *text)) {
+        cleanup();
+        return reportError(error(std::string("cannot write the simulator source ") + f));
+      }
+    }
+  std::string cflags = flags.cflags + (sim ? " -DNPUCC_HAL_SIM" : "");
   if (flags.sanitize)
     cflags += " -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer";
   std::string cmd = "cd " + shellQuote(build.string()) + " && " + flags.cc + " -std=c99 " +
@@ -202,6 +250,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   }
 
   std::vector<OutputReport> reports;
+  std::vector<SimFigures> simFigures; // per data set, NPU programs
   bool allPass = true;
   size_t nIn = cr->program.inputs.size(), nOut = cr->program.outputs.size();
   for (size_t si = 0; si < sets.size(); ++si) {
@@ -250,6 +299,15 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       cleanup();
       return reportError(error("running the generated program failed on " +
                                sets[si].filename().string() + ":\n" + log));
+    }
+    if (sim) {
+      SimFigures f;
+      std::istringstream in(readText(build / "sim.txt"));
+      in >> f.cycles >> f.utilisation >> f.dramRead >> f.dramWrite >> f.hazards >> f.commands >>
+          f.macs;
+      std::getline(in, f.error);
+      std::getline(in, f.error);
+      simFigures.push_back(f);
     }
     std::map<std::string, ir::Tensor> interpOut;
     if (interpOn) {
@@ -353,6 +411,21 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                      {"mismatches", r.interp.mismatches},
                      {"pass", r.interp.pass}};
     j["outputs"].push_back(o);
+  }
+  for (size_t si = 0; si < simFigures.size(); ++si) {
+    const SimFigures &f = simFigures[si];
+    std::printf("test_data_set_%zu  simulator (%s): %llu cycles, %llu commands, MAC utilisation "
+                "%.1f%%, system memory read %llu / written %llu bytes, hazards %d%s%s\n",
+                si, cr->target.name.c_str(), f.cycles, f.commands, 100.0 * f.utilisation,
+                f.dramRead, f.dramWrite, f.hazards, f.error.empty() ? "" : ": ", f.error.c_str());
+    j["data_sets"][si]["sim"] = {{"cycles", f.cycles},
+                                 {"commands", f.commands},
+                                 {"macs", f.macs},
+                                 {"mac_utilization", f.utilisation},
+                                 {"dram_read_bytes", f.dramRead},
+                                 {"dram_write_bytes", f.dramWrite},
+                                 {"hazards", f.hazards}};
+    allPass = allPass && f.hazards == 0;
   }
   j["pass"] = allPass;
   std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");

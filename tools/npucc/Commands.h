@@ -41,8 +41,11 @@ struct CompileFlags {
   unsigned seed = 1;
   std::string evalDir;       // --eval DIR: samples for the accuracy report
   bool reportLayers = false; // --report-layers
+  bool explain = false;      // --explain: placement and reasons, no files
 };
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags);
+/// `npucc MODEL --explain`: placement per op, reasons for CPU ops.
+int runExplain(const CommonCompileFlags &common, const CompileFlags &flags);
 
 struct CheckFlags {
   std::string modelDir;

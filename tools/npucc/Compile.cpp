@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "npucc/codegen/CEmitter.h"
+#include "npucc/driver/Report.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/quant/Accuracy.h"
 #include "npucc/target/CTable.h"
@@ -182,19 +183,35 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     files.push_back({"accuracy_report.txt", reportText});
     files.push_back({"accuracy_report.json", quant::reportJson(*rep)});
   }
+  driver::CompileReport report = driver::buildReport(*cr);
+  files.push_back({"report.json", driver::reportJson(report).dump(2) + "\n"});
   Status w = codegen::writeOutputDir(flags.outDir, files);
   if (!w)
     return reportError(w.error());
   int64_t weights = 0;
   for (const lir::ConstBuffer &c : cr->program.constants)
     weights += static_cast<int64_t>(c.data.byteSize());
+  size_t calls = 0;
+  for (const lir::Instr &in : cr->program.body)
+    calls += in.opcode == "call";
   std::cout << "npucc: wrote " << files.size() << " files to " << flags.outDir << "\n"
-            << "  nodes: " << cr->graph->nodes().size()
-            << ", kernel calls: " << cr->program.body.size() << "\n"
+            << "  nodes: " << cr->graph->nodes().size() << ", kernel calls: " << calls
+            << ", NPU commands: " << cr->emitStats.npuCommands << "\n"
             << "  weights: " << weights << " bytes\n"
-            << "  arena: " << cr->program.arenaSize << " bytes\n"
-            << "  target: " << cr->target.name << " (register map in "
-            << target::cIdentifier(cr->target.name) << "_regs.h; every op runs on CPU kernels)\n";
+            << "  arena: " << cr->program.arenaSize << " bytes\n";
+  if (cr->npu)
+    std::cout << "  target: " << cr->target.name << " (register map in "
+              << target::cIdentifier(cr->target.name) << "_regs.h"
+              << (cr->program.usesNpu() ? "" : "; every op runs on CPU kernels") << ")\n";
+  else
+    std::cout << "  target: cpu (every op runs on CPU kernels)\n";
+  if (cr->program.usesNpu())
+    std::cout << "\n" << driver::reportTable(report) << "(per layer in report.json)\n";
+  if (cr->stats.count("npu-partition.rounding-exact"))
+    std::cout << "  requantization: " << cr->stats.at("npu-partition.rounding-exact")
+              << " nodes imported with ONNX Runtime's float32 requantization run on the NPU "
+                 "with exact rounding (one step apart per layer; --requant fp32 keeps them on "
+                 "the CPU kernels, bit-exact with ONNX Runtime)\n";
   if (!common.quantize.empty()) {
     std::cout << "  quantized: int8, calibration method " << cr->calibMethod << ", "
               << cr->equalized << " activations channel-equalized, " << cr->floatOps.size()
@@ -209,6 +226,26 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
               << cr->requantExact << " exact\n";
   if (!reportText.empty())
     std::cout << "\n" << reportText << "(also in accuracy_report.txt and accuracy_report.json)\n";
+  return 0;
+}
+
+int runExplain(const CommonCompileFlags &common, const CompileFlags &flags) {
+  auto opts = makeCompileOptions(flags.model, common);
+  if (!opts)
+    return reportError(opts.error());
+  auto cr = driver::compileModel(*opts);
+  if (!cr)
+    return reportError(cr.error());
+  for (const std::string &w : cr->warnings)
+    std::cerr << "npucc: warning: " << w << "\n";
+  driver::CompileReport report = driver::buildReport(*cr);
+  std::cout << driver::explainText(report);
+  size_t npu = 0;
+  for (const driver::LayerRow &l : report.layers)
+    npu += l.npu;
+  std::cout << npu << " of " << report.layers.size() << " layers on "
+            << (cr->npu ? "the NPU '" + cr->target.name + "'" : std::string("no NPU (--target cpu)"))
+            << " (" << report.npuMacs << " of " << report.macs << " MACs)\n";
   return 0;
 }
 

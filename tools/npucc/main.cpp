@@ -137,6 +137,9 @@ int main(int argc, char **argv) {
                  "samples)");
   app.add_flag("--report-layers", compile.reportLayers,
                "With --quantize: the accuracy report also compares every layer");
+  app.add_flag("--explain", compile.explain,
+               "Print where each op runs (NPU command or CPU kernel) and, for CPU ops, the "
+               "constraints of the target description that failed; writes nothing");
   addCommonFlags(app, common);
 
   tool::CheckFlags check;
@@ -199,6 +202,8 @@ int main(int argc, char **argv) {
     std::cerr << app.help();
     return 2;
   }
+  if (compile.explain)
+    return tool::runExplain(common, compile);
   if (compile.outDir.empty()) {
     std::cerr << "npucc: error: missing -o OUT/ (output folder)\n";
     return 2;

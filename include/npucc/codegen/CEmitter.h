@@ -23,8 +23,15 @@ struct EmitOptions {
   std::vector<std::string> extraIncludes;
 };
 
+/// What the emission cost, for the compile summary.
+struct EmitStats {
+  uint64_t npuCommands = 0;
+  uint64_t npuStreamBytes = 0; // flash of the NPU command stream tables
+};
+
 /// Header (API), source (run function), weights, and the used runtime files.
-Result<std::vector<EmittedFile>> emitC(const lir::Program &p, const EmitOptions &opts);
+Result<std::vector<EmittedFile>> emitC(const lir::Program &p, const EmitOptions &opts,
+                                       EmitStats *stats = nullptr);
 
 /// A self-contained test program `<prefix>_test.c` embedding inputs and
 /// expected outputs; exits non-zero when an output differs by more than

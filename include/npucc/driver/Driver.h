@@ -11,6 +11,7 @@
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/ir/Graph.h"
 #include "npucc/lir/Program.h"
+#include "npucc/lower/NpuLowering.h"
 #include "npucc/onnx/Importer.h"
 #include "npucc/passes/Pass.h"
 #include "npucc/support/Result.h"
@@ -46,7 +47,7 @@ struct CompileOptions {
   bool printIr = false;                // final graph IR
   bool printLir = false;               // loop IR
   std::string prefix = "model";
-  std::string target = "npu-default"; // built-in name or JSON file (lib/target)
+  std::string target = "npu-default"; // built-in name, JSON file (lib/target) or "cpu"
   QuantOptions quant;
   // Requantization rounding of integer Conv/Gemm/MatMul (quant/Rounding.h): "auto" keeps
   // what the importer chose (fp32 for QLinearConv/QLinearMatMul), "exact" or "fp32"
@@ -60,6 +61,9 @@ struct CompileResult {
   std::vector<codegen::EmittedFile> files;
   std::map<std::string, int64_t> stats;
   target::TargetDesc target; // the loaded NPU description
+  bool npu = false;          // compiled for target (false: --target cpu)
+  std::unique_ptr<lower::NpuLowering> npuLowering; // its per-layer plans
+  codegen::EmitStats emitStats;
   // Quantized compiles (quant.mode == "int8"): `graph` is the typed int8 graph.
   std::unique_ptr<ir::Graph> floatGraph; // float graph after the float passes
   std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (what --emit-qdq writes)

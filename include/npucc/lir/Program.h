@@ -7,8 +7,14 @@
 //
 //   call npucc_conv2d_f32(%in0[0:3072], @w0, @b0, %arena[0:16384], 1, 3, ...)
 //
-// Buffer operands name a region (arena, const, input, output) with a byte
-// offset and size. Later targets add DMA, NPU and wait instructions.
+// Buffer operands name a region (arena, const, input, output, or a scratchpad
+// of the NPU) with a byte offset and size. On an NPU target the body also
+// holds NPU commands with their semantic parameters, each producing a
+// completion token, and waits on tokens:
+//
+//   npu dma #4 (src_addr=@npu_const[0:1216], dst_addr=%spm0[0:1216], length=1216)  // conv0
+//   wait #4
+//   npu conv #5 (in_addr=%spm0[4096:3072], w_addr=%spm0[0:1152], ..., in_h=8, ...)
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,11 +31,11 @@
 
 namespace npucc::lir {
 
-enum class Region { Arena, Const, Input, Output };
+enum class Region { Arena, Const, Input, Output, Spm };
 
 struct BufferRef {
   Region region = Region::Arena;
-  int index = 0;      // constant / input / output index (unused for Arena)
+  int index = 0;      // constant / input / output / scratchpad index (unused for Arena)
   int64_t offset = 0; // bytes from the region's start
   int64_t size = 0;   // bytes
   ir::DType dtype = ir::DType::F32;
@@ -53,17 +59,31 @@ struct FloatArray {
 using Arg = std::variant<BufferRef, int64_t, float, IntArray, FloatArray>;
 
 /// Opcodes: "call" (callee(args...)), "memcpy" (args: dst, src buffers; copies
-/// dst.size bytes) and "memset" (args: dst buffer, int64 byte value).
+/// dst.size bytes), "memset" (args: dst buffer, int64 byte value), "npu" (an
+/// NPU command: callee is its kind, "dma", "conv", ...; params are its
+/// semantic parameters, a BufferRef where the value is an address; it
+/// produces `token`) and "wait" (the CPU waits until the commands of
+/// `tokens` have completed).
 struct Instr {
   std::string opcode;  // "call" for CPU kernels; "memcpy" for copies
   std::string callee;  // kernel function name, e.g. "npucc_conv2d_f32"
   std::vector<Arg> args;
   std::string comment; // node name and op, printed as a C comment
+  std::vector<std::pair<std::string, Arg>> params; // "npu" only
+  int token = -1;                                  // "npu" only
+  std::vector<int> tokens;                         // "wait" only
+};
+
+/// A scratchpad of the target (Region::Spm index), for printing and emission.
+struct SpmInfo {
+  std::string name;
+  uint64_t base = 0, size = 0;
 };
 
 struct ConstBuffer {
   std::string name; // C identifier-safe name derived from the value name
   ir::Tensor data;
+  bool npu = false; // the NPU constant blob (weight records the DMA reads)
 };
 
 struct IOBuffer {
@@ -82,6 +102,16 @@ struct Program {
   int64_t activationBytes = 0; // sum of the (aligned) sizes of all arena buffers
   std::vector<Instr> body;
   std::vector<std::string> kernelFiles; // runtime files used, e.g. "kernels/conv_f32.c"
+  std::string target;                   // NPU description name when the body has NPU commands
+  std::vector<SpmInfo> scratchpads;     // of that NPU (referenced as %spm<i>)
+  int64_t spmPeak = 0;                  // most scratchpad bytes in use at once
+
+  bool usesNpu() const {
+    for (const Instr &in : body)
+      if (in.opcode == "npu")
+        return true;
+    return false;
+  }
 };
 
 /// Deterministic text form, one item per line:
@@ -94,9 +124,14 @@ struct Program {
 ///   kernel "kernels/npucc_conv.c"
 ///   call npucc_conv2d_f32(%in0[0:12288], @w0, %arena[0:65536], 1, 0.5, i[1,2], f[1.0])  // conv0 (Conv)
 ///   memcpy(%out0[0:40], %arena[0:40]:i64)
+///   target "npu-default"
+///   scratchpad %spm0 "spm" base 0x0 size 262144
+///   spm peak 40960
+///   npu conv #5 (in_addr=%spm0[4096:3072], k_h=3, ...)  // conv0 (Conv)
+///   wait #4 #5
 /// Buffer operands are %arena / %in<i> / %out<i> / @<const> with [offset:size]
 /// in bytes; `:dtype` follows when it differs from the region's own dtype
-/// (f32 for the arena). A whole constant prints as just `@name`. Floats always
+/// (f32 for the arena; i8 for scratchpads). A whole constant prints as just `@name`. Floats always
 /// carry a '.', an exponent, inf or nan; `i[...]`/`f[...]` are int/float arrays;
 /// `null` is an absent buffer operand (BufferRef::null()).
 void printProgram(std::ostream &os, const Program &p);

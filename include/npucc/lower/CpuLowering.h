@@ -37,7 +37,12 @@ public:
   virtual void useKernelFile(const std::string &path) = 0;
   /// The scratch bytes the current node will request (asked before planning).
   virtual bool planningScratch() const { return false; }
+  /// Adds an (empty) constant buffer whose data the caller fills in later;
+  /// returns its index (lir::Region::Const).
+  virtual int reserveConstant(const std::string &) { return -1; }
 };
+
+class NpuLowering;
 
 /// Per-family lowering entry points, one per file in lib/lower/cpu/.
 using FamilyLowering = Status (*)(const ir::Node &, LowerContext &, std::vector<lir::Instr> &);
@@ -60,6 +65,9 @@ struct CpuLowerOptions {
   /// Optional: consulted before familyFor (a null answer falls back to it).
   /// Lets tests inject fake family lowerings.
   FamilyLowering (*familyOverride)(ir::OpKind) = nullptr;
+  /// Optional: lowers the nodes marked npu="KIND" (lib/lower/npu); its
+  /// finish() completes the program.
+  NpuLowering *npu = nullptr;
 };
 
 /// Plans memory and lowers every node. The graph must be fully static

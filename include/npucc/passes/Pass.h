@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace npucc::target {
+struct TargetDesc;
+}
+
 namespace npucc::passes {
 
 struct PassContext {
@@ -23,6 +27,11 @@ struct PassContext {
   std::ostream *printOut = nullptr;     // where --print-after writes
   std::vector<std::string> printAfter;  // pass names, or "all"
   bool verifyEach = true;
+  /// The NPU the graph is compiled for (npu-partition); null: CPU only.
+  const target::TargetDesc *target = nullptr;
+  /// npu-partition: nodes imported with fp32 requantization may run on the
+  /// NPU with exact rounding (false with an explicit --requant fp32).
+  bool npuExactForFp32 = true;
   void bump(const std::string &stat, int64_t n = 1) { stats[stat] += n; }
 };
 

@@ -54,6 +54,11 @@ std::string cIdentifier(const std::string &name);
 /// "npu-default" -> "NPU_DEFAULT" (macro prefix).
 std::string macroPrefix(const std::string &name);
 
+/// The files a program for this NPU links besides the runtime sources:
+/// <id>_target.c/.h (the description table), npucc_target.h (NPUCC_TARGET,
+/// the table under a fixed name) and <id>_regs.h (the register map).
+std::vector<std::pair<std::string, std::string>> emitTargetFiles(const TargetDesc &t);
+
 /// The register-map header text. Includes a guard and only <stdint.h>-free
 /// macros, so it compiles as C99 on its own.
 std::string emitRegisterHeader(const TargetDesc &t);

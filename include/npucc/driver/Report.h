@@ -1,0 +1,58 @@
+//===- Report.h - Per-layer placement, cost and memory of a compile --------===//
+//
+// What the terminal summary prints after a compile, what `--explain` prints
+// and what OUT/report.json holds (schema: docs/npu.md, "report.json"): per
+// layer the placement (NPU command kind or CPU kernel, with the reasons an
+// NPU candidate was refused), output shape, MACs and, for NPU layers, the
+// compiler's estimate (cycles split into compute / DMA / exposed DMA,
+// system-memory bytes, scratchpad bytes, tiles); then totals against the
+// hardware roofline and the per-layer ideal. Estimates come from the
+// description's cycle model, the one the simulator runs.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/driver/Driver.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace npucc::driver {
+
+struct LayerRow {
+  std::string name, op;
+  std::string placement; // "npu:conv", ..., or "cpu"
+  ir::Shape outShape;
+  uint64_t macs = 0;
+  bool npu = false;
+  lower::NpuLayerPlan plan;         // NPU layers
+  std::vector<std::string> reasons; // CPU layers: why not on the NPU
+};
+
+struct CompileReport {
+  std::string target; // "" for --target cpu
+  std::vector<LayerRow> layers;
+  uint64_t macs = 0, npuMacs = 0;
+  uint64_t cycles = 0;         // estimated NPU timeline of the whole program
+  uint64_t idealCycles = 0;    // sum of the per-layer ideals
+  uint64_t rooflineCycles = 0; // max(MACs / MACs per cycle, min DRAM bytes / DMA rate)
+  uint64_t dramBytes = 0, minDramBytes = 0;
+  uint64_t arenaBytes = 0, scratchpadPeakBytes = 0, weightBytes = 0;
+  uint64_t npuCommands = 0, streamBytes = 0, codeBytesEstimate = 0;
+  uint64_t transposes = 0; // layout conversions (NPU/CPU boundaries)
+  double clockHz = 0;
+  uint64_t macsPerCycle = 1; // MAC array rows x cols
+};
+
+/// Builds the report of a finished compile (reasons are computed for CPU
+/// layers that had an NPU candidate).
+CompileReport buildReport(const CompileResult &r);
+/// The compact terminal table, totals last.
+std::string reportTable(const CompileReport &rep);
+/// One line per layer: placement, and for CPU layers every failed constraint.
+std::string explainText(const CompileReport &rep);
+nlohmann::json reportJson(const CompileReport &rep);
+
+} // namespace npucc::driver

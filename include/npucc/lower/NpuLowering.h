@@ -1,0 +1,95 @@
+//===- NpuLowering.h - Graph nodes placed on the NPU -> scheduled loop IR --===//
+//
+// Nodes that npu-partition marked npu="KIND" are lowered here, inside the
+// CPU lowering's storage and arena plan (their activations live in the arena
+// like any other value):
+//   1. Tiling, chosen by cost: candidate tiles (output rows, output-channel
+//      blocks in multiples of the MAC array rows, loop order, weights resident
+//      or streamed) whose double-buffered scratchpad buffers fit the
+//      description's scratchpads (alignment, banks) and whose transfers fit the
+//      DMA; each is scheduled and timed with the description's own cycle model
+//      (runtime/hal/npucc_timing.h), the fastest wins.
+//   2. Scheduling: per tile DMA loads, the NPU command, DMA stores, the next
+//      tile's loads overlapping the current command; weights of a block are
+//      packed at compile time into one record (OHWI weights, bias, per-channel
+//      requantization table) in the NPU constant blob.
+//   3. Waits (insertNpuWaits): each NPU command gets a token; a wait is
+//      inserted only for a dependency: a scratchpad or memory range another
+//      engine's unfinished command reads or writes, the engine itself being
+//      busy (one command at a time, or a full job queue), or the CPU touching
+//      memory an unfinished command uses.
+// The decisions are recorded in the loop IR (`npu` and `wait` instructions);
+// the C emitter prints them as a command stream.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/Graph.h"
+#include "npucc/lir/Program.h"
+#include "npucc/support/Result.h"
+#include "npucc/target/Legality.h"
+#include "npucc/target/Target.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npucc::lower {
+
+class LowerContext;
+
+/// The figures of one lowered layer (compiler estimates, from the cycle model).
+struct NpuLayerPlan {
+  std::string tiling;      // e.g. "rows 4, out-ch blocks 32, weights resident"
+  int64_t tiles = 0;       // NPU compute commands
+  uint64_t macs = 0;
+  uint64_t cycles = 0;     // estimated, layer alone
+  uint64_t computeCycles = 0, dmaCycles = 0, exposedDmaCycles = 0;
+  uint64_t dramRead = 0, dramWrite = 0; // system-memory bytes moved by the DMA
+  uint64_t scratchpadBytes = 0;         // scratchpad in use by the layer
+  uint64_t idealCycles = 0; // one command, unlimited scratchpad (per-layer ideal)
+};
+
+/// Is there a tiling of `op` that fits the NPU? `why` gets the reason if not
+/// (e.g. "needs 300000 bytes of scratchpad for one row, has 262144").
+bool npuTilingFits(const target::NpuOp &op, const target::TargetDesc &t, std::string *why = nullptr);
+
+/// Lowers the nodes marked npu="KIND" (used through CpuLowerOptions::npu).
+class NpuLowering {
+public:
+  explicit NpuLowering(const target::TargetDesc &t);
+  ~NpuLowering();
+  NpuLowering(const NpuLowering &) = delete;
+  NpuLowering &operator=(const NpuLowering &) = delete;
+
+  /// Emits the NPU commands of node `n` (its operands through ctx.buffer()).
+  Status lower(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr> &out);
+  /// Adds the NPU constant blob and target information to the program, then
+  /// inserts the waits. Called once after all nodes.
+  Status finish(lir::Program &p);
+  /// The plan of a lowered node (null if the node was not lowered here).
+  const NpuLayerPlan *plan(const std::string &nodeName) const;
+  const target::TargetDesc &target() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+/// Inserts `wait` instructions into a program's body for every dependency of
+/// its NPU commands (see above); removes existing waits first. `t` gives the
+/// engines, job-queue depth and DMA/compute concurrency.
+Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);
+
+/// Estimated NPU timeline of a program's body: the same cycle model as the
+/// simulator, CPU register accesses and status polls included; CPU kernels
+/// cost nothing (the simulator does not time them either).
+struct NpuEstimate {
+  uint64_t cycles = 0; // end of the last command or wait
+  uint64_t dmaBusy = 0, computeBusy = 0, macs = 0;
+  uint64_t sysRead = 0, sysWrite = 0;
+  uint64_t commands = 0;
+};
+NpuEstimate estimateProgram(const lir::Program &p, const target::TargetDesc &t);
+
+} // namespace npucc::lower

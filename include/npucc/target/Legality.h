@@ -1,0 +1,61 @@
+//===- Legality.h - Which graph ops an NPU runs, and why not --------------===//
+//
+// placeNode() decides for one (int8) graph node whether the NPU described by
+// a TargetDesc can run it, as which command kind, with the command's
+// geometry and requantization; otherwise it lists every constraint of the
+// description that failed, in the user's terms:
+//   kernel 7x7 not in conv.kernel_heights [1, 3, 5]
+//   per-channel requantization but the NPU's conv has only per_tensor
+// There is one legality function per command kind (conv, depthwise, matmul,
+// pool, eltwise); the partition pass, `npucc --explain` and the lowering all
+// use them, so the rules exist once. A node that passes can still fail later
+// if no tiling fits the scratchpad (the lowering says so, naming the numbers).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/ir/Graph.h"
+#include "npucc/target/Target.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npucc::target {
+
+/// A graph op as one NPU command (before tiling). Geometry in the op's own
+/// terms; activations are HWC on the NPU.
+struct NpuOp {
+  int kind = -1;        // NPUCC_KIND_CONV, _DEPTHWISE, _MATMUL, _POOL, _ELTWISE
+  std::string kindName; // "conv"
+  int64_t inH = 1, inW = 1, inC = 1, outH = 1, outW = 1, outC = 1;
+  int64_t kh = 1, kw = 1, strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  int64_t depthMult = 1;
+  int64_t m = 0, k = 0, n = 0; // matmul: out[m][n] = A[m][k] x W[n][k]^T
+  int64_t length = 0;          // eltwise elements
+  int poolKind = 0;            // NPUCC_POOL_*
+  bool perChannel = false;     // needs per-channel requantization
+  bool roundingChanged = false; // imported with fp32 requantization, runs exact
+  uint64_t macs = 0;
+};
+
+struct Placement {
+  std::optional<NpuOp> op;          // set when the NPU runs the node
+  std::string candidate;            // the command kind considered ("" when none)
+  std::vector<std::string> reasons; // why not, one failed constraint each
+  bool onNpu() const { return op.has_value(); }
+};
+
+struct LegalityOptions {
+  /// Nodes imported with ONNX Runtime's float32 requantization (requant=fp32)
+  /// may run on the NPU with its exact rounding (at most one step apart).
+  /// False with an explicit `--requant fp32`.
+  bool allowExactForFp32 = true;
+};
+
+/// Where `n` runs on NPU `t`. Never fails: an op the NPU cannot run gets its
+/// reasons (an op with no NPU command at all gets one reason saying so).
+Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o = {});
+
+} // namespace npucc::target

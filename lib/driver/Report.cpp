@@ -1,0 +1,231 @@
+//===- Report.cpp - Per-layer placement, cost and memory of a compile -----===//
+#include "npucc/driver/Report.h"
+
+#include "npucc/target/Legality.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace npucc::driver {
+
+namespace {
+
+std::string shapeText(const ir::Shape &s) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? "x" : "") + std::to_string(s[i]);
+  return r.empty() ? "scalar" : r;
+}
+
+std::string fit(const std::string &s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+/// Layers the report lists: every node but the free view ops.
+bool listed(const ir::Node &n) { return !(n.info().flags & ir::OPF_VIEW); }
+
+} // namespace
+
+CompileReport buildReport(const CompileResult &r) {
+  CompileReport rep;
+  rep.arenaBytes = uint64_t(r.program.arenaSize);
+  for (const lir::ConstBuffer &c : r.program.constants)
+    rep.weightBytes += c.data.byteSize();
+  rep.npuCommands = r.emitStats.npuCommands;
+  rep.streamBytes = r.emitStats.npuStreamBytes;
+  rep.scratchpadPeakBytes = uint64_t(r.program.spmPeak);
+  if (r.npu)
+    rep.target = r.target.name;
+  uint64_t cpuCalls = 0;
+  for (const lir::Instr &in : r.program.body)
+    cpuCalls += in.opcode == "call";
+  // Flash of the program beside its constants: the NPU stream tables and
+  // roughly 40 bytes per kernel call site.
+  rep.codeBytesEstimate = rep.streamBytes + 40 * cpuCalls;
+  if (!r.graph)
+    return rep;
+  for (const auto &np : r.graph->nodes()) {
+    const ir::Node &n = *np;
+    if (n.kind == ir::OpKind::Transpose && n.name.find("_transpose") != std::string::npos &&
+        r.stats.count("npu-partition.transposes"))
+      ++rep.transposes;
+    if (!listed(n))
+      continue;
+    LayerRow row;
+    row.name = n.name;
+    row.op = n.opName();
+    if (n.output(0))
+      row.outShape = n.output(0)->shape;
+    std::string kind = n.attrString("npu", "");
+    if (r.npu) {
+      target::Placement p = target::placeNode(n, r.target);
+      if (p.op)
+        row.macs = p.op->macs;
+      if (!kind.empty() && r.npuLowering) {
+        row.npu = true;
+        row.placement = "npu:" + kind;
+        if (const lower::NpuLayerPlan *plan = r.npuLowering->plan(n.name))
+          row.plan = *plan;
+        row.macs = row.plan.macs;
+      } else {
+        row.placement = "cpu";
+        row.reasons = p.reasons;
+        std::string why;
+        if (p.onNpu() && !lower::npuTilingFits(*p.op, r.target, &why))
+          row.reasons.push_back("no tiling fits: " + why);
+        if (p.onNpu() && row.reasons.empty())
+          row.reasons.push_back("not placed (compiled for the CPU)");
+      }
+    } else {
+      row.placement = "cpu";
+    }
+    rep.macs += row.macs;
+    if (row.npu) {
+      rep.npuMacs += row.macs;
+      rep.idealCycles += row.plan.idealCycles;
+    }
+    rep.layers.push_back(std::move(row));
+  }
+  if (r.npu && r.program.usesNpu()) {
+    lower::NpuEstimate e = lower::estimateProgram(r.program, r.target);
+    rep.cycles = e.cycles;
+    rep.dramBytes = e.sysRead + e.sysWrite;
+    uint64_t io = 0;
+    for (const lir::IOBuffer &b : r.program.inputs)
+      io += ir::Tensor::byteSizeOf(b.dtype, b.shape);
+    for (const lir::IOBuffer &b : r.program.outputs)
+      io += ir::Tensor::byteSizeOf(b.dtype, b.shape);
+    uint64_t blob = 0;
+    for (const lir::ConstBuffer &c : r.program.constants)
+      if (c.npu)
+        blob += c.data.byteSize();
+    rep.minDramBytes = blob + io;
+    uint64_t macsPerCycle = uint64_t(r.target.compute.macRows) * r.target.compute.macCols;
+    rep.macsPerCycle = macsPerCycle;
+    uint64_t rate = std::max<uint64_t>(
+        1, std::min(r.target.dma.readBytesPerCycle, r.target.dma.writeBytesPerCycle));
+    rep.rooflineCycles = std::max((rep.npuMacs + macsPerCycle - 1) / macsPerCycle,
+                                  (rep.minDramBytes + rate - 1) / rate);
+    rep.clockHz = double(r.target.timing.clockHz);
+  }
+  return rep;
+}
+
+std::string reportTable(const CompileReport &rep) {
+  std::string s;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-28s %-12s %-13s %-14s %10s %9s %9s %9s %8s %5s %8s %9s\n",
+                "layer", "op", "placement", "output", "MACs", "cycles", "compute", "dma",
+                "exp.dma", "util", "spm KiB", "dram KiB");
+  s += line;
+  for (const LayerRow &l : rep.layers) {
+    if (l.npu) {
+      char util[16] = "-";
+      if (l.plan.computeCycles && l.macs)
+        std::snprintf(util, sizeof util, "%.0f%%",
+                      100.0 * double(l.macs) / double(l.plan.computeCycles * rep.macsPerCycle));
+      std::snprintf(line, sizeof line,
+                    "%-28s %-12s %-13s %-14s %10llu %9llu %9llu %9llu %8llu %5s %8.1f %9.1f\n",
+                    fit(l.name, 28).c_str(), fit(l.op, 12).c_str(), l.placement.c_str(),
+                    fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs,
+                    (unsigned long long)l.plan.cycles, (unsigned long long)l.plan.computeCycles,
+                    (unsigned long long)l.plan.dmaCycles,
+                    (unsigned long long)l.plan.exposedDmaCycles, util, l.plan.scratchpadBytes / 1024.0,
+                    (l.plan.dramRead + l.plan.dramWrite) / 1024.0);
+    } else {
+      std::snprintf(line, sizeof line, "%-28s %-12s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s\n",
+                    fit(l.name, 28).c_str(), fit(l.op, 12).c_str(), l.placement.c_str(),
+                    fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs, "-", "-",
+                    "-", "-", "", "-", "-");
+    }
+    s += line;
+  }
+  if (rep.target.empty())
+    return s;
+  double frac = rep.macs ? 100.0 * double(rep.npuMacs) / double(rep.macs) : 0.0;
+  size_t npuLayers = 0;
+  for (const LayerRow &l : rep.layers)
+    npuLayers += l.npu;
+  std::snprintf(line, sizeof line,
+                "total: %zu of %zu layers on the NPU '%s' (%.1f%% of %llu MACs), %llu NPU "
+                "commands (stream tables %llu bytes), %llu layout transposes\n",
+                npuLayers, rep.layers.size(), rep.target.c_str(), frac,
+                (unsigned long long)rep.macs, (unsigned long long)rep.npuCommands,
+                (unsigned long long)rep.streamBytes, (unsigned long long)rep.transposes);
+  s += line;
+  if (rep.cycles) {
+    std::snprintf(line, sizeof line,
+                  "       estimated %llu NPU cycles (%.3f ms at %.0f MHz); per-layer ideal %llu "
+                  "(%.2fx), roofline %llu (%.2fx); system memory %llu bytes (minimum %llu)\n",
+                  (unsigned long long)rep.cycles, 1e3 * double(rep.cycles) / rep.clockHz,
+                  rep.clockHz / 1e6, (unsigned long long)rep.idealCycles,
+                  rep.idealCycles ? double(rep.cycles) / double(rep.idealCycles) : 0.0,
+                  (unsigned long long)rep.rooflineCycles,
+                  rep.rooflineCycles ? double(rep.cycles) / double(rep.rooflineCycles) : 0.0,
+                  (unsigned long long)rep.dramBytes, (unsigned long long)rep.minDramBytes);
+    s += line;
+  }
+  std::snprintf(line, sizeof line,
+                "       arena %llu bytes, scratchpad peak %llu bytes, weights %llu bytes, code "
+                "about %llu bytes\n",
+                (unsigned long long)rep.arenaBytes, (unsigned long long)rep.scratchpadPeakBytes,
+                (unsigned long long)rep.weightBytes, (unsigned long long)rep.codeBytesEstimate);
+  s += line;
+  return s;
+}
+
+std::string explainText(const CompileReport &rep) {
+  std::string s;
+  for (const LayerRow &l : rep.layers) {
+    s += l.name + " (" + l.op + "): " +
+         (l.npu ? "NPU " + l.placement.substr(4) + " command" : std::string("CPU kernel")) + "\n";
+    for (const std::string &r : l.reasons)
+      s += "    " + r + "\n";
+  }
+  return s;
+}
+
+nlohmann::json reportJson(const CompileReport &rep) {
+  nlohmann::json j;
+  j["target"] = rep.target.empty() ? "cpu" : rep.target;
+  j["layers"] = nlohmann::json::array();
+  for (const LayerRow &l : rep.layers) {
+    nlohmann::json o = {{"name", l.name},
+                        {"op", l.op},
+                        {"placement", l.placement},
+                        {"output_shape", l.outShape},
+                        {"macs", l.macs}};
+    if (l.npu) {
+      o["cycles"] = l.plan.cycles;
+      o["compute_cycles"] = l.plan.computeCycles;
+      o["dma_cycles"] = l.plan.dmaCycles;
+      o["exposed_dma_cycles"] = l.plan.exposedDmaCycles;
+      o["ideal_cycles"] = l.plan.idealCycles;
+      o["dram_read_bytes"] = l.plan.dramRead;
+      o["dram_write_bytes"] = l.plan.dramWrite;
+      o["scratchpad_bytes"] = l.plan.scratchpadBytes;
+      o["tiles"] = l.plan.tiles;
+      o["tiling"] = l.plan.tiling;
+    } else {
+      o["reasons"] = l.reasons;
+    }
+    j["layers"].push_back(o);
+  }
+  j["totals"] = {{"macs", rep.macs},
+                 {"npu_macs", rep.npuMacs},
+                 {"cycles", rep.cycles},
+                 {"ideal_cycles", rep.idealCycles},
+                 {"roofline_cycles", rep.rooflineCycles},
+                 {"dram_bytes", rep.dramBytes},
+                 {"min_dram_bytes", rep.minDramBytes},
+                 {"arena_bytes", rep.arenaBytes},
+                 {"scratchpad_peak_bytes", rep.scratchpadPeakBytes},
+                 {"weight_bytes", rep.weightBytes},
+                 {"code_bytes_estimate", rep.codeBytesEstimate},
+                 {"npu_commands", rep.npuCommands},
+                 {"stream_bytes", rep.streamBytes},
+                 {"transposes", rep.transposes}};
+  return j;
+}
+
+} // namespace npucc::driver

@@ -1,0 +1,99 @@
+//===- Footprint.cpp - The memory an NPU command reads and writes ---------===//
+//
+// Derived from the command's semantic parameters alone (so it also holds for
+// a program parsed back from text): a DMA reads its source rows and writes its
+// destination rows (bounding ranges over rows and planes); a compute command
+// reads its input(s), weights, bias and (per-channel) requantization table and
+// writes its output, with sizes from the geometry parameters.
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+
+namespace npucc::lower::npu {
+
+const lir::Arg *paramArg(const lir::Instr &in, const std::string &name) {
+  for (const auto &p : in.params)
+    if (p.first == name)
+      return &p.second;
+  return nullptr;
+}
+
+int64_t paramValue(const lir::Instr &in, const std::string &name) {
+  if (const lir::Arg *a = paramArg(in, name)) {
+    if (const int64_t *v = std::get_if<int64_t>(a))
+      return *v;
+    if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(a))
+      return b->offset;
+  }
+  return target::paramDefault(target::paramId(name));
+}
+
+namespace {
+
+/// The access of `bytes` bytes at the address parameter `name` (nothing if
+/// the parameter is not a buffer).
+void addAccess(std::vector<Access> &out, const lir::Instr &in, const std::string &name,
+               int64_t bytes, bool write) {
+  const lir::Arg *a = paramArg(in, name);
+  const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
+  if (!b || bytes <= 0)
+    return;
+  out.push_back({b->region, b->index, b->offset, b->offset + bytes, write});
+}
+
+} // namespace
+
+std::vector<Access> npuFootprint(const lir::Instr &in) {
+  std::vector<Access> r;
+  auto v = [&](const char *n) { return paramValue(in, n); };
+  const std::string &k = in.callee;
+  if (k == "dma") {
+    int64_t len = v("length"), rows = v("rows"), planes = v("planes");
+    if (!v("zero_fill"))
+      addAccess(r, in, "src_addr",
+                (planes - 1) * v("src_plane_stride") + (rows - 1) * v("src_stride") + len, false);
+    addAccess(r, in, "dst_addr",
+              (planes - 1) * v("dst_plane_stride") + (rows - 1) * v("dst_stride") + len, true);
+    return r;
+  }
+  int64_t inBytes = 0, wBytes = 0, ch = 0, outBytes = 0;
+  if (k == "conv" || k == "depthwise" || k == "pool") {
+    int64_t oc = k == "conv" ? v("out_ch") : v("in_ch") * (k == "depthwise" ? v("depth_mult") : 1);
+    inBytes = v("in_h") * v("in_w") * v("in_ch");
+    outBytes = v("out_h") * v("out_w") * oc;
+    if (k != "pool") {
+      wBytes = v("k_h") * v("k_w") * oc * (k == "conv" ? v("in_ch") : 1);
+      ch = oc;
+    }
+  } else if (k == "matmul") {
+    inBytes = v("m") * v("k");
+    wBytes = v("n") * v("k");
+    ch = v("n");
+    outBytes = v("m") * v("n");
+  } else if (k == "eltwise") {
+    inBytes = outBytes = v("length");
+    addAccess(r, in, "in2_addr", inBytes, false);
+  }
+  addAccess(r, in, "in_addr", inBytes, false);
+  addAccess(r, in, "w_addr", wBytes, false);
+  addAccess(r, in, "bias_addr", ch * 4, false);
+  if (v("per_channel"))
+    addAccess(r, in, "rq_addr", ch * 8, false);
+  addAccess(r, in, "out_addr", outBytes, true);
+  return r;
+}
+
+std::vector<Access> cpuFootprint(const lir::Instr &in) {
+  std::vector<Access> r;
+  for (const lir::Arg &a : in.args)
+    if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(&a))
+      if (!b->isNull() && b->region != lir::Region::Const)
+        r.push_back({b->region, b->index, b->offset, b->offset + b->size, true});
+  return r;
+}
+
+bool overlaps(const Access &a, const Access &b) {
+  return a.region == b.region && a.index == b.index && a.lo < b.hi && b.lo < a.hi;
+}
+
+} // namespace npucc::lower::npu

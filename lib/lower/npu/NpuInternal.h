@@ -1,0 +1,151 @@
+//===- NpuInternal.h - Shared pieces of the NPU lowering (internal) -------===//
+//
+//   Footprint.cpp  the memory an `npu` instruction reads and writes
+//   SpmAlloc.cpp   scratchpad placement with alignment and bank rules
+//   Records.cpp    weights / bias / requantization records of the const blob
+//   Schedule.cpp   a tiling -> the layer's NPU commands
+//   Tiling.cpp     candidate tilings, feasibility, the cheapest
+//   Estimate.cpp   the timeline estimate (insertNpuWaits in Waits.cpp)
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/lower/NpuLowering.h"
+#include "npucc/target/CTable.h"
+
+#include "../../../runtime/hal/npucc_params.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npucc::lower::npu {
+
+// --- Memory footprints ------------------------------------------------------------------
+
+/// One byte range of a region that a command reads or writes.
+struct Access {
+  lir::Region region = lir::Region::Arena;
+  int index = 0;
+  int64_t lo = 0, hi = 0; // [lo, hi) in bytes from the region's start
+  bool write = false;
+};
+/// The int64 value of a semantic parameter of an `npu` instruction (its
+/// default when absent; a BufferRef's offset for addresses).
+int64_t paramValue(const lir::Instr &in, const std::string &name);
+const lir::Arg *paramArg(const lir::Instr &in, const std::string &name);
+/// What an `npu` instruction reads and writes (bounding ranges).
+std::vector<Access> npuFootprint(const lir::Instr &in);
+/// What a CPU instruction (call/memcpy/memset) may read or write: every
+/// buffer operand, conservatively both.
+std::vector<Access> cpuFootprint(const lir::Instr &in);
+bool overlaps(const Access &a, const Access &b);
+
+// --- Scratchpad allocation --------------------------------------------------------------
+
+/// A scratchpad buffer: which operand roles it serves (NPUCC_OPND_* bits), size.
+struct SpmRequest {
+  std::string what; // for messages: "input tile", "weights record", ...
+  uint64_t size = 0;
+  unsigned roles = 0;              // bit NPUCC_OPND_x: the buffer holds that operand
+  std::vector<uint64_t> roleOffsets; // offset inside the buffer of each role's data (by role)
+};
+struct SpmPlace {
+  int spm = -1;        // scratchpad index
+  uint64_t offset = 0; // from the scratchpad's base
+};
+/// Places all requests (in order) or returns the reason they do not fit.
+Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
+                                          const std::vector<SpmRequest> &reqs);
+
+// --- Layer geometry and tilings -------------------------------------------------------------
+
+/// The NPU op with the byte layout of its operands in system memory.
+struct Layer {
+  target::NpuOp op;
+  // Row-tiled view shared by conv / depthwise / pool / matmul (matmul: H = m,
+  // W = 1, C = k, output rows m, OC = n).
+  int64_t H = 1, W = 1, C = 1, OH = 1, OW = 1, OC = 1;
+  /// Parameters every compute command of the layer carries (zero points,
+  /// requantization, clamp, pool kind), from the node.
+  std::vector<std::pair<std::string, int64_t>> fixed;
+  bool blocks() const { return op.kind == NPUCC_KIND_CONV || op.kind == NPUCC_KIND_MATMUL; }
+  bool hasWeights() const { return op.kind != NPUCC_KIND_POOL && op.kind != NPUCC_KIND_ELTWISE; }
+  /// Input rows [first, last) that output rows [r0, r1) read.
+  std::pair<int64_t, int64_t> inRows(int64_t r0, int64_t r1) const;
+};
+Layer makeLayer(const target::NpuOp &op);
+
+struct Tiling {
+  int64_t rows = 1;       // output rows per tile (eltwise: elements per chunk)
+  int64_t block = 1;      // output channels per block (OC when not blocked)
+  bool blocksOuter = false; // loop order: channel blocks outside the row tiles
+  bool resident = true;   // all weight records stay in the scratchpad
+  std::string text() const;
+};
+
+/// Byte layout of one weight record (per output-channel block) in the blob
+/// and in the scratchpad: [weights | bias | requant table], each aligned.
+struct RecordLayout {
+  uint64_t wOff = 0, wBytes = 0, biasOff = 0, rqOff = 0, size = 0;
+};
+RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block);
+/// Records start at multiples of this in the blob and the scratchpad.
+uint64_t recordAlign(const target::TargetDesc &t);
+
+/// The scratchpad buffers of a tiling (their requests, in allocation order).
+struct Buffers {
+  int inCount = 0, wCount = 0, outCount = 0, in2Count = 0;
+  uint64_t inBytes = 0, wBytes = 0, outBytes = 0;
+  std::vector<SpmRequest> requests;
+};
+Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling &tl);
+
+/// Where the operands of the layer are: system memory (BufferRefs with the
+/// real offsets, or placeholders when only timing) and the record blob.
+struct LayerIo {
+  lir::BufferRef in, in2, out; // activations in system memory
+  lir::BufferRef blob;         // the const blob; records start at recordsOffset
+  uint64_t recordsOffset = 0;
+};
+
+/// The commands of one layer under a tiling, placed at `spm`. Appends `npu`
+/// instructions (tokens from `nextToken`) to `out`; no waits (Waits.cpp).
+Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
+                     const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
+                     const std::string &comment, std::vector<lir::Instr> &out);
+
+struct Choice {
+  Tiling tiling;
+  std::vector<SpmPlace> spm;
+  uint64_t spmBytes = 0;
+  NpuEstimate estimate;
+};
+/// The fastest feasible tiling, or the reason none is.
+Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t);
+
+// --- Records: weights, bias, requantization tables ------------------------------------------
+
+/// The blob bytes of all weight records of a layer (one per output-channel
+/// block of `block` channels) for node `n`.
+Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
+                                          const target::TargetDesc &t, int64_t block);
+
+/// insertNpuWaits (NpuLowering.h) on its own.
+Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);
+
+// --- Estimation -------------------------------------------------------------------------------
+
+/// Which system window a region is mapped to (the simulator's auto-mapping
+/// policy): constants in the first read-only window large enough, everything
+/// else in the first writable one. Returns the window's base address.
+uint64_t regionBase(const target::TargetDesc &t, lir::Region r, uint64_t constBytes);
+
+/// The timeline of a body (npu / wait / CPU instructions).
+NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program *prog,
+                         const target::TargetDesc &t, const target::CTable &table);
+
+} // namespace npucc::lower::npu

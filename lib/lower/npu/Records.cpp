@@ -1,0 +1,86 @@
+//===- Records.cpp - Weights, bias and requantization tables, NPU layout ---===//
+//
+// At compile time the weights are re-laid for the NPU's commands
+// (docs/target.md, "Semantic parameters"): conv weights OHWI, depthwise
+// [k_h][k_w][channels], matmul W[n][k]. Each output-channel block becomes one
+// record of the NPU constant blob, laid out as recordLayout() says:
+//   [ weights | pad | int32 bias[block] | pad | int32 mult[block], int32 shift[block] ]
+// so one DMA brings everything a block's commands read.
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+
+#include "npucc/quant/Multiplier.h"
+
+#include <cstring>
+
+namespace npucc::lower::npu {
+
+namespace {
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+void putI32(std::vector<uint8_t> &b, uint64_t off, int32_t v) {
+  uint32_t u = uint32_t(v);
+  for (int i = 0; i < 4; ++i)
+    b[off + uint64_t(i)] = uint8_t(u >> (8 * i));
+}
+
+} // namespace
+
+Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
+                                          const target::TargetDesc &t, int64_t block) {
+  const target::NpuOp &op = l.op;
+  const ir::Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
+  const ir::Value *bias = n.kind == ir::OpKind::MatMul ? nullptr : n.input(2);
+  if (!w || !w->isConstant() || !x || !x->quant || !y || !y->quant || !w->quant)
+    return error("weights or quantization parameters missing");
+  const ir::Tensor &wt = *w->constant;
+  const int8_t *wd = wt.data<int8_t>();
+  bool transB = n.kind == ir::OpKind::Gemm && n.attrInt("transB", 0) != 0;
+  // Weight element of output channel o, tap (ky, kx), input channel (or k) c.
+  auto weight = [&](int64_t o, int64_t ky, int64_t kx, int64_t c) -> int8_t {
+    if (op.kind == NPUCC_KIND_CONV)
+      return wd[((o * l.C + c) * op.kh + ky) * op.kw + kx];
+    if (op.kind == NPUCC_KIND_DEPTHWISE)
+      return wd[(o * op.kh + ky) * op.kw + kx];
+    return transB ? wd[o * l.C + c] : wd[c * l.OC + o];
+  };
+  uint64_t wAlign = recordAlign(t);
+  std::vector<uint8_t> out;
+  for (int64_t b0 = 0; b0 < l.OC; b0 += block) {
+    int64_t nb = std::min(block, l.OC - b0);
+    RecordLayout rl = recordLayout(l, t, nb);
+    uint64_t base = out.size();
+    out.resize(base + alignUp(rl.size, wAlign), 0);
+    uint8_t *rec = out.data() + base;
+    uint64_t k = 0;
+    if (op.kind == NPUCC_KIND_DEPTHWISE) {
+      for (int64_t ky = 0; ky < op.kh; ++ky)
+        for (int64_t kx = 0; kx < op.kw; ++kx)
+          for (int64_t o = b0; o < b0 + nb; ++o)
+            rec[k++] = uint8_t(weight(o, ky, kx, 0));
+    } else {
+      for (int64_t o = b0; o < b0 + nb; ++o)
+        for (int64_t ky = 0; ky < op.kh; ++ky)
+          for (int64_t kx = 0; kx < op.kw; ++kx)
+            for (int64_t c = 0; c < l.C; ++c)
+              rec[k++] = uint8_t(weight(o, ky, kx, c));
+    }
+    for (int64_t o = b0; o < b0 + nb; ++o) {
+      int32_t bv = bias ? bias->constant->data<int32_t>()[o] : 0;
+      putI32(out, base + rl.biasOff + uint64_t(o - b0) * 4, bv);
+      if (op.perChannel) {
+        const std::vector<float> &sw = w->quant->scale;
+        float s = sw.size() == 1 ? sw[0] : sw[size_t(o)];
+        quant::QuantMultiplier m = quant::productMultiplier(x->quant->scale[0], s, y->quant->scale[0],
+                                                            quant::Rounding::Exact);
+        putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, m.mult);
+        putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, m.shift);
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace npucc::lower::npu

@@ -1,0 +1,442 @@
+//===- Schedule.cpp - A tiling -> the layer's NPU commands ----------------===//
+//
+// Tiles are visited in the tiling's loop order and software-pipelined:
+//     load tile 0 (and the resident weight records)
+//     for each tile i:  compute(i); store(i-1); load(i+1)
+//     store(last)
+// so the DMA moves tile i-1 out and tile i+1 in while the NPU computes
+// tile i, with two scratchpad buffers per streamed operand. The waits that
+// make this safe are inserted afterwards from the commands' footprints
+// (Waits.cpp); nothing here orders commands by waiting.
+// DMA transfers respect the description's DMA: dimensions, maximum row
+// length, rows and strides, address alignment (a tiling whose transfers
+// cannot be aligned is rejected).
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+
+#include <algorithm>
+
+namespace npucc::lower::npu {
+
+namespace {
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The strictest alignment any scratchpad asks of an operand role.
+uint64_t roleAlign(const target::TargetDesc &t, target::Operand o) {
+  uint64_t a = std::max<uint64_t>(1, t.dma.alignment);
+  for (const target::Scratchpad &s : t.scratchpads)
+    a = std::max<uint64_t>(a, s.alignmentOf(o));
+  return a;
+}
+
+lir::BufferRef at(const lir::BufferRef &base, int64_t offset, int64_t size) {
+  lir::BufferRef b = base;
+  b.offset += offset;
+  b.size = size;
+  b.dtype = ir::DType::I8;
+  return b;
+}
+
+lir::BufferRef spmRef(const SpmPlace &p, int64_t offset, int64_t size) {
+  lir::BufferRef b;
+  b.region = lir::Region::Spm;
+  b.index = p.spm;
+  b.offset = int64_t(p.offset) + offset;
+  b.size = size;
+  b.dtype = ir::DType::I8;
+  return b;
+}
+
+/// Emits the commands of one layer.
+class Emitter {
+public:
+  Emitter(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
+          const std::vector<SpmPlace> &spm, const LayerIo &io, int &tok,
+          const std::string &comment, std::vector<lir::Instr> &out)
+      : L(l), T(t), Tl(tl), Spm(spm), Io(io), Tok(tok), Comment(comment), Out(out),
+        B(tilingBuffers(l, t, tl)) {}
+
+  Status run();
+
+private:
+  lir::Instr &cmd(const std::string &kind) {
+    lir::Instr in;
+    in.opcode = "npu";
+    in.callee = kind;
+    in.token = Tok++;
+    in.comment = Comment;
+    Out.push_back(std::move(in));
+    return Out.back();
+  }
+  static void set(lir::Instr &in, const std::string &name, lir::Arg v) {
+    in.params.emplace_back(name, std::move(v));
+  }
+
+  /// Copies `rows` rows of `len` bytes (strides in bytes) as DMA commands.
+  Status copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len, int64_t rows,
+              int64_t srcStride, int64_t dstStride);
+  Status dmaOne(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len, int64_t rows,
+                int64_t srcStride, int64_t dstStride);
+
+  Status loadInput(int64_t tile, int slot);
+  Status loadRecord(int64_t block, int slot);
+  Status compute(int64_t tile);
+  Status store(int64_t tile);
+
+  // Tile i -> (row tile, channel block).
+  int64_t rowTiles() const { return ceilDiv(L.op.kind == NPUCC_KIND_ELTWISE ? L.op.length : L.OH, Tl.rows); }
+  int64_t blocks() const { return ceilDiv(L.OC, Tl.block); }
+  int64_t numTiles() const { return rowTiles() * blocks(); }
+  int64_t rowOf(int64_t i) const { return Tl.blocksOuter ? i % rowTiles() : i / blocks(); }
+  int64_t blockOf(int64_t i) const { return Tl.blocksOuter ? i / rowTiles() : i % blocks(); }
+  /// Does tile i read an input tile other than tile i-1's?
+  bool newInput(int64_t i) const { return i == 0 || rowOf(i) != rowOf(i - 1) || Tl.blocksOuter; }
+  bool newBlock(int64_t i) const { return i == 0 || blockOf(i) != blockOf(i - 1); }
+
+  const Layer &L;
+  const target::TargetDesc &T;
+  const Tiling &Tl;
+  const std::vector<SpmPlace> &Spm;
+  const LayerIo &Io;
+  int &Tok;
+  std::string Comment;
+  std::vector<lir::Instr> &Out;
+  Buffers B;
+  std::vector<int> InSlotOf; // tile -> input buffer
+  std::vector<uint64_t> RecordBlobOffset; // per block, from the blob start
+};
+
+Status Emitter::dmaOne(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len,
+                       int64_t rows, int64_t srcStride, int64_t dstStride) {
+  uint64_t a = std::max<uint64_t>(1, T.dma.alignment);
+  if (uint64_t(src.offset) % a || uint64_t(dst.offset) % a)
+    return error("a DMA address is not a multiple of the DMA alignment " + std::to_string(a));
+  lir::Instr &in = cmd("dma");
+  set(in, "src_addr", at(src, 0, (rows - 1) * srcStride + len));
+  set(in, "dst_addr", at(dst, 0, (rows - 1) * dstStride + len));
+  set(in, "length", len);
+  if (rows > 1) {
+    set(in, "rows", rows);
+    set(in, "src_stride", srcStride);
+    set(in, "dst_stride", dstStride);
+  }
+  return success();
+}
+
+Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len,
+                     int64_t rows, int64_t srcStride, int64_t dstStride) {
+  const target::DmaDesc &d = T.dma;
+  uint64_t a = std::max<uint64_t>(1, d.alignment);
+  if (len <= 0 || rows <= 0)
+    return success();
+  if (srcStride == len && dstStride == len && rows > 1) {
+    // Contiguous: one linear range.
+    len *= rows;
+    rows = 1;
+  }
+  if (rows == 1) {
+    // Chunks of at most max_length (a multiple of the alignment), as rows of a
+    // 2-D transfer where the DMA has them.
+    int64_t chunk = int64_t(std::min<uint64_t>(d.maxLength, uint64_t(len)));
+    if (chunk < len)
+      chunk = int64_t(uint64_t(chunk) / a * a);
+    if (chunk <= 0)
+      return error("the DMA's max_length is below its alignment");
+    int64_t full = len / chunk, rest = len % chunk;
+    int64_t done = 0;
+    while (full > 0) {
+      int64_t n = d.dims >= 2 && uint64_t(chunk) <= d.maxStride
+                      ? std::min<int64_t>(full, int64_t(d.maxRows))
+                      : 1;
+      NPUCC_TRY(dmaOne(at(src, done, chunk * n), at(dst, done, chunk * n), chunk, n, chunk, chunk));
+      done += chunk * n;
+      full -= n;
+    }
+    if (rest)
+      NPUCC_TRY(dmaOne(at(src, done, rest), at(dst, done, rest), rest, 1, 0, 0));
+    return success();
+  }
+  // Strided rows.
+  bool twoD = d.dims >= 2 && uint64_t(len) <= d.maxLength && uint64_t(srcStride) <= d.maxStride &&
+              uint64_t(dstStride) <= d.maxStride;
+  for (int64_t r = 0; r < rows;) {
+    int64_t n = twoD ? std::min<int64_t>(rows - r, int64_t(d.maxRows)) : 1;
+    if (twoD || uint64_t(len) <= d.maxLength) {
+      NPUCC_TRY(dmaOne(at(src, r * srcStride, len), at(dst, r * dstStride, len), len, n, srcStride,
+                       dstStride));
+    } else {
+      NPUCC_TRY(copy(at(src, r * srcStride, len), at(dst, r * dstStride, len), len, 1, len, len));
+    }
+    r += n;
+  }
+  return success();
+}
+
+Status Emitter::loadInput(int64_t tile, int slot) {
+  const SpmPlace &buf = Spm[size_t(slot)];
+  if (L.op.kind == NPUCC_KIND_ELTWISE) {
+    int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, L.op.length - e0);
+    NPUCC_TRY(copy(at(Io.in, e0, n), spmRef(buf, 0, n), n, 1, n, n));
+    const SpmPlace &buf2 = Spm[size_t(B.inCount + slot)];
+    return copy(at(Io.in2, e0, n), spmRef(buf2, 0, n), n, 1, n, n);
+  }
+  int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
+  auto rows = L.inRows(r0, r1);
+  int64_t rowBytes = L.W * L.C, n = rows.second - rows.first;
+  return copy(at(Io.in, rows.first * rowBytes, n * rowBytes), spmRef(buf, 0, n * rowBytes),
+              n * rowBytes, 1, n * rowBytes, n * rowBytes);
+}
+
+Status Emitter::loadRecord(int64_t block, int slot) {
+  int64_t nb = std::min(Tl.block, L.OC - block * Tl.block);
+  RecordLayout rl = recordLayout(L, T, nb);
+  const SpmPlace &buf = Spm[size_t(B.inCount + B.in2Count + slot)];
+  uint64_t inner = Tl.resident ? RecordBlobOffset[size_t(block)] - RecordBlobOffset[0] : 0;
+  return copy(at(Io.blob, int64_t(Io.recordsOffset + RecordBlobOffset[size_t(block)]), int64_t(rl.size)),
+              spmRef(buf, int64_t(inner), int64_t(rl.size)), int64_t(rl.size), 1,
+              int64_t(rl.size), int64_t(rl.size));
+}
+
+Status Emitter::compute(int64_t tile) {
+  const target::NpuOp &op = L.op;
+  int inSlot = InSlotOf[size_t(tile)];
+  int outSlot = int(tile % std::max(1, B.outCount));
+  const SpmPlace &inBuf = Spm[size_t(inSlot)];
+  const SpmPlace &outBuf = Spm[size_t(B.inCount + B.in2Count + B.wCount + outSlot)];
+  lir::Instr &in = cmd(op.kindName);
+  if (op.kind == NPUCC_KIND_ELTWISE) {
+    int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, op.length - e0);
+    set(in, "in_addr", spmRef(inBuf, 0, n));
+    set(in, "in2_addr", spmRef(Spm[size_t(B.inCount + inSlot)], 0, n));
+    set(in, "out_addr", spmRef(outBuf, 0, n));
+    set(in, "length", n);
+    for (const auto &p : L.fixed)
+      set(in, p.first, p.second);
+    return success();
+  }
+  int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
+  int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
+  auto rows = L.inRows(r0, r1);
+  int64_t inH = rows.second - rows.first;
+  set(in, "in_addr", spmRef(inBuf, 0, inH * L.W * L.C));
+  if (L.hasWeights()) {
+    RecordLayout rl = recordLayout(L, T, nb);
+    int wSlot = Tl.resident ? 0 : int(blk % std::max(1, B.wCount));
+    const SpmPlace &wBuf = Spm[size_t(B.inCount + B.in2Count + wSlot)];
+    int64_t inner = Tl.resident ? int64_t(RecordBlobOffset[size_t(blk)] - RecordBlobOffset[0]) : 0;
+    set(in, "w_addr", spmRef(wBuf, inner + int64_t(rl.wOff), int64_t(rl.wBytes)));
+    set(in, "bias_addr", spmRef(wBuf, inner + int64_t(rl.biasOff), nb * 4));
+    if (op.perChannel) {
+      set(in, "rq_addr", spmRef(wBuf, inner + int64_t(rl.rqOff), nb * 8));
+      set(in, "per_channel", 1);
+    }
+  }
+  set(in, "out_addr", spmRef(outBuf, 0, (r1 - r0) * L.OW * nb));
+  if (op.kind == NPUCC_KIND_MATMUL) {
+    set(in, "m", r1 - r0);
+    set(in, "k", L.C);
+    set(in, "n", nb);
+  } else {
+    int64_t virt = r0 * op.strideH - op.padTop; // first input row, padding included
+    set(in, "in_h", inH);
+    set(in, "in_w", L.W);
+    set(in, "in_ch", L.C);
+    set(in, "out_h", r1 - r0);
+    set(in, "out_w", L.OW);
+    if (op.kind == NPUCC_KIND_CONV)
+      set(in, "out_ch", nb);
+    set(in, "k_h", op.kh);
+    set(in, "k_w", op.kw);
+    set(in, "stride_h", op.strideH);
+    set(in, "stride_w", op.strideW);
+    if (op.kind != NPUCC_KIND_POOL) {
+      set(in, "dil_h", op.dilH);
+      set(in, "dil_w", op.dilW);
+    }
+    set(in, "pad_top", rows.first - virt);
+    set(in, "pad_left", op.padLeft);
+    if (op.kind == NPUCC_KIND_DEPTHWISE && op.depthMult != 1)
+      set(in, "depth_mult", op.depthMult);
+  }
+  for (const auto &p : L.fixed)
+    set(in, p.first, p.second);
+  return success();
+}
+
+Status Emitter::store(int64_t tile) {
+  int outSlot = int(tile % std::max(1, B.outCount));
+  const SpmPlace &outBuf = Spm[size_t(B.inCount + B.in2Count + B.wCount + outSlot)];
+  if (L.op.kind == NPUCC_KIND_ELTWISE) {
+    int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, L.op.length - e0);
+    return copy(spmRef(outBuf, 0, n), at(Io.out, e0, n), n, 1, n, n);
+  }
+  int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
+  int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
+  int64_t pixels = (r1 - r0) * L.OW;
+  // [pixels][nb] in the scratchpad -> rows of OC bytes, columns from blk * block.
+  return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0),
+              nb, pixels, nb, L.OC);
+}
+
+Status Emitter::run() {
+  int64_t n = numTiles();
+  // Record offsets in the blob (the same layout buildRecords writes).
+  uint64_t off = 0;
+  for (int64_t b = 0; L.hasWeights() && b < blocks(); ++b) {
+    RecordLayout rl = recordLayout(L, T, std::min(Tl.block, L.OC - b * Tl.block));
+    RecordBlobOffset.push_back(off);
+    off += alignUp(rl.size, recordAlign(T));
+  }
+  InSlotOf.assign(size_t(n), 0);
+  int slot = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (newInput(i))
+      slot = (slot + 1) % std::max(1, B.inCount);
+    InSlotOf[size_t(i)] = slot;
+  }
+  if (L.hasWeights() && Tl.resident)
+    for (int64_t b = 0; b < blocks(); ++b)
+      NPUCC_TRY(loadRecord(b, 0));
+  auto prefetch = [&](int64_t i) -> Status {
+    if (L.hasWeights() && !Tl.resident && newBlock(i))
+      NPUCC_TRY(loadRecord(blockOf(i), int(blockOf(i) % std::max(1, B.wCount))));
+    if (newInput(i))
+      NPUCC_TRY(loadInput(i, InSlotOf[size_t(i)]));
+    return success();
+  };
+  NPUCC_TRY(prefetch(0));
+  for (int64_t i = 0; i < n; ++i) {
+    NPUCC_TRY(compute(i));
+    if (i >= 1)
+      NPUCC_TRY(store(i - 1));
+    if (i + 1 < n)
+      NPUCC_TRY(prefetch(i + 1));
+  }
+  return store(n - 1);
+}
+
+} // namespace
+
+uint64_t recordAlign(const target::TargetDesc &t) {
+  return std::max<uint64_t>(16, roleAlign(t, target::Operand::W));
+}
+
+std::pair<int64_t, int64_t> Layer::inRows(int64_t r0, int64_t r1) const {
+  if (op.kind == NPUCC_KIND_MATMUL)
+    return {r0, r1};
+  int64_t first = r0 * op.strideH - op.padTop;
+  int64_t last = (r1 - 1) * op.strideH - op.padTop + (op.kh - 1) * op.dilH + 1;
+  return {std::max<int64_t>(0, first), std::min(H, last)};
+}
+
+Layer makeLayer(const target::NpuOp &op) {
+  Layer l;
+  l.op = op;
+  if (op.kind == NPUCC_KIND_MATMUL) {
+    l.H = l.OH = op.m;
+    l.W = l.OW = 1;
+    l.C = op.k;
+    l.OC = op.n;
+  } else if (op.kind == NPUCC_KIND_ELTWISE) {
+    l.H = l.OH = 1;
+    l.W = l.OW = op.length;
+    l.C = l.OC = 1;
+  } else {
+    l.H = op.inH, l.W = op.inW, l.C = op.inC;
+    l.OH = op.outH, l.OW = op.outW;
+    l.OC = op.kind == NPUCC_KIND_POOL ? op.inC : op.outC;
+  }
+  return l;
+}
+
+std::string Tiling::text() const {
+  return "rows " + std::to_string(rows) + ", out-ch block " + std::to_string(block) +
+         (blocksOuter ? ", blocks outer" : "") + (resident ? ", weights resident" : ", weights streamed");
+}
+
+RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block) {
+  RecordLayout r;
+  if (!l.hasWeights())
+    return r;
+  const target::NpuOp &op = l.op;
+  if (op.kind == NPUCC_KIND_CONV)
+    r.wBytes = uint64_t(block * op.kh * op.kw * l.C);
+  else if (op.kind == NPUCC_KIND_DEPTHWISE)
+    r.wBytes = uint64_t(op.kh * op.kw * block);
+  else
+    r.wBytes = uint64_t(block * l.C);
+  r.biasOff = alignUp(r.wBytes, roleAlign(t, target::Operand::Bias));
+  r.size = r.biasOff + uint64_t(block) * 4;
+  if (op.perChannel) {
+    r.rqOff = alignUp(r.size, roleAlign(t, target::Operand::Rq));
+    r.size = r.rqOff + uint64_t(block) * 8;
+  }
+  return r;
+}
+
+Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling &tl) {
+  Buffers b;
+  using target::Operand;
+  auto role = [](Operand o) { return 1u << unsigned(o); };
+  if (l.op.kind == NPUCC_KIND_ELTWISE) {
+    int64_t chunks = ceilDiv(l.op.length, tl.rows);
+    int count = chunks > 1 ? 2 : 1;
+    b.inCount = b.in2Count = b.outCount = count;
+    b.inBytes = b.outBytes = uint64_t(tl.rows);
+    for (int i = 0; i < count; ++i)
+      b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
+    for (int i = 0; i < count; ++i)
+      b.requests.push_back({"second input tile", b.inBytes, role(Operand::In2), {}});
+    for (int i = 0; i < count; ++i)
+      b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
+    return b;
+  }
+  int64_t rowTiles = ceilDiv(l.OH, tl.rows), blocks = ceilDiv(l.OC, tl.block);
+  int64_t maxIn = 0;
+  for (int64_t r0 = 0; r0 < l.OH; r0 += tl.rows) {
+    auto rows = l.inRows(r0, std::min(l.OH, r0 + tl.rows));
+    maxIn = std::max(maxIn, rows.second - rows.first);
+  }
+  b.inBytes = uint64_t(maxIn * l.W * l.C);
+  b.inCount = (rowTiles > 1 || (tl.blocksOuter && blocks > 1)) ? 2 : 1;
+  for (int i = 0; i < b.inCount; ++i)
+    b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
+  if (l.hasWeights()) {
+    RecordLayout rl = recordLayout(l, t, tl.block);
+    std::vector<uint64_t> offs(target::NumOperands, 0);
+    offs[size_t(Operand::W)] = rl.wOff;
+    offs[size_t(Operand::Bias)] = rl.biasOff;
+    offs[size_t(Operand::Rq)] = rl.rqOff;
+    unsigned roles = role(Operand::W) | role(Operand::Bias) | (l.op.perChannel ? role(Operand::Rq) : 0);
+    if (tl.resident) {
+      uint64_t all = 0;
+      for (int64_t blk = 0; blk < blocks; ++blk)
+        all += alignUp(recordLayout(l, t, std::min(tl.block, l.OC - blk * tl.block)).size,
+                       recordAlign(t));
+      b.wCount = 1;
+      b.wBytes = all;
+    } else {
+      b.wCount = blocks > 1 ? 2 : 1;
+      b.wBytes = rl.size;
+    }
+    for (int i = 0; i < b.wCount; ++i)
+      b.requests.push_back({"weights record", b.wBytes, roles, offs});
+  }
+  b.outBytes = uint64_t(tl.rows * l.OW * tl.block);
+  b.outCount = rowTiles * blocks > 1 ? 2 : 1;
+  for (int i = 0; i < b.outCount; ++i)
+    b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
+  return b;
+}
+
+Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
+                     const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
+                     const std::string &comment, std::vector<lir::Instr> &out) {
+  Emitter e(l, t, tl, spm, io, nextToken, comment, out);
+  return e.run();
+}
+
+} // namespace npucc::lower::npu

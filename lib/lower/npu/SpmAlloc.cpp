@@ -1,0 +1,111 @@
+//===- SpmAlloc.cpp - Scratchpad placement: alignment and bank rules ------===//
+//
+// The buffers of one layer are placed in request order, first fit over the
+// scratchpads and their banks: a buffer starts at a multiple of the strictest
+// alignment of the operands it holds, stays inside one bank when it fits in a
+// bank (else spans whole banks from an empty one), and never starts an
+// operand in the bank of an operand that the scratchpad's separate_banks
+// rules keep apart (the simulator would fail the command, or slow it down).
+// Each layer starts from an empty scratchpad: layers run one after another.
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+
+#include <algorithm>
+
+namespace npucc::lower::npu {
+
+namespace {
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+struct Placed {
+  int spm;
+  uint64_t offset;
+  const SpmRequest *req;
+};
+
+/// The bank of each operand role that the buffer at `off` holds.
+uint64_t roleBank(const target::Scratchpad &s, uint64_t off, const SpmRequest &r, int role) {
+  uint64_t inner = size_t(role) < r.roleOffsets.size() ? r.roleOffsets[size_t(role)] : 0;
+  return (off + inner) / s.bankSize;
+}
+
+bool separated(const target::Scratchpad &s, int spm, uint64_t off, const SpmRequest &r,
+               const std::vector<Placed> &placed) {
+  for (const auto &rule : s.separateBanks)
+    for (int pass = 0; pass < 2; ++pass) {
+      int a = int(pass ? rule.second : rule.first), b = int(pass ? rule.first : rule.second);
+      if (!(r.roles & (1u << a)))
+        continue;
+      uint64_t bankA = roleBank(s, off, r, a);
+      for (const Placed &p : placed)
+        if (p.spm == spm && (p.req->roles & (1u << b)) && roleBank(s, p.offset, *p.req, b) == bankA)
+          return false;
+      // Two roles of this very buffer.
+      if ((r.roles & (1u << b)) && a != b && roleBank(s, off, r, b) == bankA)
+        return false;
+    }
+  return true;
+}
+
+} // namespace
+
+Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
+                                          const std::vector<SpmRequest> &reqs) {
+  // Next free byte of each bank of each scratchpad (offsets from its base).
+  std::vector<std::vector<uint64_t>> next;
+  for (const target::Scratchpad &s : t.scratchpads) {
+    std::vector<uint64_t> banks;
+    for (unsigned b = 0; b < s.banks; ++b)
+      banks.push_back(b * s.bankSize);
+    next.push_back(banks);
+  }
+  std::vector<Placed> placed;
+  std::vector<SpmPlace> out;
+  for (const SpmRequest &r : reqs) {
+    bool done = false;
+    for (size_t si = 0; si < t.scratchpads.size() && !done; ++si) {
+      const target::Scratchpad &s = t.scratchpads[si];
+      uint64_t align = 1;
+      for (int role = 0; role < target::NumOperands; ++role)
+        if (r.roles & (1u << role))
+          align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
+      for (unsigned b = 0; b < s.banks && !done; ++b) {
+        uint64_t bankEnd = uint64_t(b + 1) * s.bankSize;
+        uint64_t off = alignUp(next[si][b], align);
+        // Inside this bank, or spanning whole banks from an empty one.
+        uint64_t end = off + r.size;
+        if (end > bankEnd) {
+          if (next[si][b] != b * s.bankSize || end > s.size)
+            continue;
+          bool free = true;
+          for (unsigned k = b + 1; k < s.banks && uint64_t(k) * s.bankSize < end; ++k)
+            free = free && next[si][k] == k * s.bankSize;
+          if (!free)
+            continue;
+        }
+        if (!separated(s, int(si), off, r, placed))
+          continue;
+        for (unsigned k = b; k < s.banks && uint64_t(k) * s.bankSize < end; ++k)
+          next[si][k] = std::max(next[si][k], std::min<uint64_t>(end, uint64_t(k + 1) * s.bankSize));
+        placed.push_back({int(si), off, &r});
+        out.push_back({int(si), off});
+        done = true;
+      }
+    }
+    if (!done) {
+      uint64_t total = 0, cap = 0;
+      for (const SpmRequest &q : reqs)
+        total += q.size;
+      for (const target::Scratchpad &s : t.scratchpads)
+        cap += s.size;
+      return error("the " + r.what + " (" + std::to_string(r.size) + " bytes) does not fit: " +
+                   std::to_string(total) + " bytes of buffers (with double buffering) for " +
+                   std::to_string(cap) + " bytes of scratchpad");
+    }
+  }
+  return out;
+}
+
+} // namespace npucc::lower::npu

@@ -1,0 +1,198 @@
+//===- NpuPartition.cpp - Place ops on the NPU; NHWC layout for them ------===//
+//
+// For the NPU of PassContext::target (none: nothing to do):
+//  1. Placement. Each node the description accepts (target::placeNode, the
+//     one legality function per command kind) and for which a tiling fits
+//     (lower::npuTilingFits) gets the attribute npu="conv|depthwise|matmul|
+//     pool|eltwise". Nodes imported with fp32 requantization that go to the
+//     NPU lose requant="fp32" (the NPU rounds exactly; statistic
+//     npu-partition.rounding-exact).
+//  2. Layout. NPU convolutions and pooling read and write HWC: their 4-D
+//     activations become NHWC values (shape [N,H,W,C], attribute
+//     layout="NHWC" on the node). Element-wise int8 ops whose operands are
+//     all NHWC stay NHWC (same shapes, so the order of elements does not
+//     matter to them). Everything else, and the graph outputs, see NCHW.
+//     A Transpose is inserted only where a value crosses from one layout to
+//     the other, once per value (statistic npu-partition.transposes).
+// The graph stays executable by the reference interpreter, which evaluates
+// layout="NHWC" nodes by transposing around the NCHW definition.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/passes/Pass.h"
+
+#include "npucc/lower/NpuLowering.h"
+#include "npucc/target/Legality.h"
+
+#include <map>
+#include <set>
+
+namespace npucc::passes {
+
+namespace {
+
+using ir::Graph;
+using ir::Node;
+using ir::OpKind;
+using ir::Value;
+
+const std::vector<int64_t> ToNhwc = {0, 2, 3, 1}, ToNchw = {0, 3, 1, 2};
+
+ir::Shape permute(const ir::Shape &s, const std::vector<int64_t> &perm) {
+  ir::Shape r;
+  for (int64_t p : perm)
+    r.push_back(s[size_t(p)]);
+  return r;
+}
+
+bool is4d(const Value *v) { return v && !v->isConstant() && v->shape.size() == 4; }
+
+/// Element-wise int8 ops that may run on NHWC operands unchanged.
+bool layoutAgnostic(const Node &n) {
+  switch (n.kind) {
+  case OpKind::Relu:
+  case OpKind::Clip:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::HardSwish:
+  case OpKind::HardSigmoid:
+  case OpKind::LeakyRelu:
+    return n.output(0) && n.output(0)->dtype == ir::DType::I8;
+  case OpKind::Add:
+  case OpKind::Mul: {
+    const Value *a = n.input(0), *b = n.input(1);
+    return a && b && a->shape == b->shape && n.output(0) &&
+           n.output(0)->dtype == ir::DType::I8;
+  }
+  default:
+    return false;
+  }
+}
+
+class Partitioner {
+public:
+  Partitioner(Graph &g, PassContext &ctx) : G(g), Ctx(ctx) {}
+
+  void place() {
+    target::LegalityOptions lo;
+    lo.allowExactForFp32 = Ctx.npuExactForFp32;
+    for (const auto &n : G.nodes()) {
+      target::Placement p = target::placeNode(*n, *Ctx.target, lo);
+      if (!p.onNpu()) {
+        if (!p.candidate.empty())
+          Ctx.bump("npu-partition.cpu");
+        continue;
+      }
+      if (!lower::npuTilingFits(*p.op, *Ctx.target)) {
+        Ctx.bump("npu-partition.no-tiling");
+        continue;
+      }
+      n->attrs["npu"] = p.op->kindName;
+      if (p.op->roundingChanged) {
+        n->attrs.erase("requant");
+        Ctx.bump("npu-partition.rounding-exact");
+      }
+      Ctx.bump("npu-partition.npu");
+    }
+  }
+
+  void layout() {
+    std::vector<Node *> order;
+    for (const auto &n : G.nodes())
+      order.push_back(n.get());
+    for (Node *n : order) {
+      std::string npu = n->attrString("npu", "");
+      bool spatial = npu == "conv" || npu == "depthwise" || npu == "pool";
+      if (spatial) {
+        n->inputs[0] = nhwc(n->inputs[0], n);
+        makeNhwcOutput(n);
+        continue;
+      }
+      if (npu == "eltwise" || layoutAgnostic(*n)) {
+        bool all = true, any = false;
+        for (const Value *v : n->inputs)
+          if (is4d(v)) {
+            all = all && Native.count(v);
+            any = true;
+          }
+        if (any && all && is4d(n->output(0))) {
+          for (Value *&v : n->inputs)
+            if (is4d(v))
+              v = Native[v];
+          makeNhwcOutput(n);
+          continue;
+        }
+      }
+      for (Value *&v : n->inputs)
+        if (v && Native.count(v))
+          v = nchw(v, n);
+    }
+    for (Value *&v : G.outputs)
+      if (Native.count(v))
+        v = nchw(v, nullptr);
+  }
+
+private:
+  /// The node now produces the NHWC twin of its 4-D output; the original
+  /// (NCHW) value is produced by a Transpose only if something needs it.
+  void makeNhwcOutput(Node *n) {
+    Value *y = n->outputs[0];
+    Value *t = G.addValue(y->name + "_nhwc", y->dtype, permute(y->shape, ToNhwc));
+    t->quant = y->quant;
+    t->producer = n;
+    n->outputs[0] = t;
+    y->producer = nullptr;
+    n->attrs["layout"] = std::string("NHWC");
+    Native[y] = t;
+  }
+
+  /// The NHWC form of `v` for consumer `at` (inserting a Transpose before it).
+  Value *nhwc(Value *v, Node *at) {
+    if (Native.count(v))
+      return Native[v];
+    auto it = ToNhwcCache.find(v);
+    if (it != ToNhwcCache.end())
+      return it->second;
+    Value *t = G.addValue(v->name + "_nhwc", v->dtype, permute(v->shape, ToNhwc));
+    t->quant = v->quant;
+    insertTranspose(v, t, ToNhwc, at);
+    ToNhwcCache[v] = t;
+    return t;
+  }
+
+  /// The NCHW value `v` whose producer writes NHWC: materialize it once.
+  Value *nchw(Value *v, Node *at) {
+    if (!Materialized.count(v)) {
+      insertTranspose(Native[v], v, ToNchw, at);
+      Materialized.insert(v);
+    }
+    return v;
+  }
+
+  void insertTranspose(Value *from, Value *to, const std::vector<int64_t> &perm, Node *at) {
+    std::string name = G.uniqueName(to->name + "_transpose");
+    Node *t = at ? G.insertNodeBefore(at, OpKind::Transpose, name, {from}, {to})
+                 : G.addNode(OpKind::Transpose, name, {from}, {to});
+    t->attrs["perm"] = perm;
+    Ctx.bump("npu-partition.transposes");
+  }
+
+  Graph &G;
+  PassContext &Ctx;
+  std::map<const Value *, Value *> Native;      // NCHW value -> NHWC twin its producer writes
+  std::map<const Value *, Value *> ToNhwcCache; // NCHW value -> inserted NHWC copy
+  std::set<const Value *> Materialized;         // NCHW values given a Transpose back
+};
+
+} // namespace
+
+Status runNpuPartition(Graph &g, PassContext &ctx) {
+  if (!ctx.target)
+    return success();
+  Partitioner p(g, ctx);
+  p.place();
+  p.layout();
+  g.removeUnusedValues();
+  return success();
+}
+
+} // namespace npucc::passes

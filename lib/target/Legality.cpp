@@ -1,0 +1,440 @@
+//===- Legality.cpp - Which graph ops an NPU runs, and why not ------------===//
+//
+// One function per command kind checks a node against the description:
+// the operation's capability table (kernel heights and widths, strides,
+// dilations, padding per side, channel counts and multiples, spatial and
+// m/k/n limits, channel multipliers, requantization modes, fused clamp) and
+// what the command's register fields can carry (TargetDesc::paramRange).
+// Limits that tiling can satisfy (output rows, output-channel blocks, m rows,
+// eltwise chunks) are only checked for the smallest tile; the lowering then
+// picks the tiles. Every failed constraint becomes one reason string.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/target/Legality.h"
+
+#include "npucc/quant/Multiplier.h"
+#include "npucc/quant/Rounding.h"
+
+#include "../../runtime/hal/npucc_params.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace npucc::target {
+namespace {
+
+std::string listText(const std::vector<int> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// The NCHW shape of a node's 4-D activation (npu-partition gives NPU
+/// convolutions and pooling NHWC values, attribute layout="NHWC").
+ir::Shape nchwShape(const ir::Node &n, const ir::Value *v) {
+  ir::Shape s = v->shape;
+  if (s.size() == 4 && n.attrString("layout", "") == "NHWC" && !v->isConstant())
+    s = {s[0], s[3], s[1], s[2]};
+  return s;
+}
+
+/// Collects the failed constraints of one node.
+class Checker {
+public:
+  Checker(const TargetDesc &t, const std::string &kind, std::vector<std::string> &r)
+      : T(t), Kind(kind), Reasons(r), Limits(t.operation(kind)) {}
+
+  const OpLimits *limits() const { return Limits; }
+  bool ok() const { return Reasons.empty(); }
+  void fail(const std::string &why) { Reasons.push_back(why); }
+  void require(bool cond, const std::string &why) {
+    if (!cond)
+      fail(why);
+  }
+
+  /// The value fits what the command's fields (or fixed value) can carry.
+  void fits(const std::string &param, int64_t v) {
+    const CommandDesc *c = T.command(Kind);
+    if (!c)
+      return;
+    ParamRange r = T.paramRange(Kind, param);
+    if (!r.bound) {
+      if (v != r.lo)
+        fail(param + " " + std::to_string(v) + " but the " + Kind + " command fixes " + param +
+             " = " + std::to_string(r.lo));
+      return;
+    }
+    if (v < r.lo || v > r.hi)
+      fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field holds (" +
+           std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");
+    else if ((v - r.lo) % r.step)
+      fail(param + " " + std::to_string(v) + " is not a multiple of " + std::to_string(r.step) +
+           " as " + Kind + "'s field needs");
+  }
+  /// A maximum of 0 means "no limit".
+  void atMost(const std::string &what, int64_t v, unsigned max, const std::string &key) {
+    if (max && v > int64_t(max))
+      fail(what + " " + std::to_string(v) + " exceeds " + Kind + "." + key + " " +
+           std::to_string(max));
+  }
+  void multipleOf(const std::string &what, int64_t v, unsigned m, const std::string &key) {
+    if (m > 1 && v % int64_t(m))
+      fail(what + " " + std::to_string(v) + " is not a multiple of " + Kind + "." + key + " " +
+           std::to_string(m));
+  }
+
+private:
+  const TargetDesc &T;
+  std::string Kind;
+  std::vector<std::string> &Reasons;
+  const OpLimits *Limits;
+};
+
+/// Per-tensor int8 params of an activation, or a reason.
+std::optional<std::pair<double, int32_t>> activationQ(const ir::Value *v, const std::string &role,
+                                                      Checker &c) {
+  if (!v || v->dtype != ir::DType::I8 || !v->quant || v->quant->scale.empty()) {
+    c.fail(role + " '" + (v ? v->name : std::string("?")) + "' is " +
+           (v ? ir::dtypeName(v->dtype) : "absent") +
+           ", not int8 (quantize the model, e.g. --quantize int8, to run it on the NPU)");
+    return std::nullopt;
+  }
+  if (v->quant->perChannel()) {
+    c.fail(role + " '" + v->name + "' is quantized per channel");
+    return std::nullopt;
+  }
+  return std::make_pair(double(v->quant->scale[0]),
+                        v->quant->zeroPoint.empty() ? 0 : v->quant->zeroPoint[0]);
+}
+
+/// Requantization of a MAC-array op (conv, depthwise, matmul): weight and bias
+/// types, per-channel or per-tensor multipliers, rounding, fused clamp, zero
+/// points; fills op.perChannel / op.roundingChanged.
+void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int64_t channels,
+                  int axis, Checker &c, NpuOp &op, const LegalityOptions &opts) {
+  const OpLimits &l = *c.limits();
+  auto qx = activationQ(n.input(0), "input", c);
+  auto qy = activationQ(n.output(0), "output", c);
+  if (!w || !w->isConstant() || w->dtype != ir::DType::I8 || !w->quant) {
+    c.fail("weights are not a constant int8 tensor");
+    return;
+  }
+  const ir::QuantParams &q = *w->quant;
+  if (q.scale.size() != 1 && (int64_t(q.scale.size()) != channels || q.axis != axis)) {
+    c.fail("weights are not quantized per tensor or per output channel");
+    return;
+  }
+  for (int32_t z : q.zeroPoint)
+    if (z != 0) {
+      c.fail("weights have zero point " + std::to_string(z) + " (the NPU has no weight zero "
+             "point)");
+      break;
+    }
+  if (b && (!b->isConstant() || b->dtype != ir::DType::I32 || b->numElements() != channels))
+    c.fail("bias is not a constant int32 tensor of " + std::to_string(channels) + " elements");
+  bool differ = std::adjacent_find(q.scale.begin(), q.scale.end(),
+                                   std::not_equal_to<float>()) != q.scale.end();
+  op.perChannel = differ || !l.perTensorRequant;
+  if (op.perChannel && !l.perChannelRequant)
+    c.fail("per-channel requantization but the NPU's " + op.kindName + " has only per_tensor");
+  if (quant::roundingOf(n) == quant::Rounding::Fp32) {
+    if (opts.allowExactForFp32)
+      op.roundingChanged = true;
+    else
+      c.fail("requantization rounding fp32 (ONNX Runtime's float32 arithmetic, kept by "
+             "--requant fp32); the NPU rounds exactly");
+  }
+  bool clamp = n.hasAttr("act_min") || n.hasAttr("act_max");
+  if (clamp && !l.fusedClamp)
+    c.fail("fused clamp (act_min/act_max) but the NPU's " + op.kindName +
+           " has no fused activation");
+  if (!qx || !qy)
+    return;
+  c.fits("in_zp", qx->second);
+  c.fits("out_zp", qy->second);
+  if (!op.perChannel) {
+    quant::QuantMultiplier m =
+        quant::productMultiplier(float(qx->first), q.scale[0], float(qy->first),
+                                 quant::Rounding::Exact);
+    c.fits("requant_mult", m.mult);
+    c.fits("requant_shift", m.shift);
+  } else {
+    for (size_t i = 0; i < q.scale.size(); ++i) {
+      quant::QuantMultiplier m = quant::productMultiplier(
+          float(qx->first), q.scale[i], float(qy->first), quant::Rounding::Exact);
+      if (m.shift < -31 || m.shift > 31) {
+        c.fail("requantization shift " + std::to_string(m.shift) + " of channel " +
+               std::to_string(i) + " outside -31..31");
+        break;
+      }
+    }
+  }
+}
+
+/// Kernel, strides, dilations, padding per side, widths and the smallest row
+/// tile of a spatial op (conv, depthwise, pool).
+void checkSpatial(Checker &c, const NpuOp &op, bool dilations) {
+  const OpLimits &l = *c.limits();
+  const std::string &k = op.kindName;
+  if (!l.allowsKernel(int(op.kh), int(op.kw))) {
+    if (std::find(l.kernelHeights.begin(), l.kernelHeights.end(), op.kh) == l.kernelHeights.end())
+      c.fail("kernel " + std::to_string(op.kh) + "x" + std::to_string(op.kw) + " not in " + k +
+             ".kernel_heights " + listText(l.kernelHeights));
+    else
+      c.fail("kernel " + std::to_string(op.kh) + "x" + std::to_string(op.kw) + " not in " + k +
+             ".kernel_widths " + listText(l.kernelWidths));
+  }
+  for (int64_t s : {op.strideH, op.strideW})
+    if (!l.allowsStride(int(s))) {
+      c.fail("stride " + std::to_string(s) + " not in " + k + ".strides " + listText(l.strides));
+      break;
+    }
+  if (dilations)
+    for (int64_t d : {op.dilH, op.dilW})
+      if (!l.allowsDilation(int(d))) {
+        c.fail("dilation " + std::to_string(d) + " not in " + k + ".dilations " +
+               listText(l.dilations));
+        break;
+      }
+  static const char *const Side[] = {"top", "bottom", "left", "right"};
+  int64_t pads[] = {op.padTop, op.padBottom, op.padLeft, op.padRight};
+  for (int i = 0; i < 4; ++i)
+    if (pads[i] > int64_t(l.maxPad[size_t(i)]))
+      c.fail("padding " + std::string(Side[i]) + " " + std::to_string(pads[i]) + " exceeds " + k +
+             ".max_padding " + Side[i] + " " + std::to_string(l.maxPad[size_t(i)]));
+  c.atMost("input width", op.inW, l.maxInW, "max_in_w");
+  c.atMost("output width", op.outW, l.maxOutW, "max_out_w");
+  // The smallest row tile: one output row and the input rows it reads.
+  int64_t rows = (op.kh - 1) * op.dilH + 1;
+  c.atMost("input rows of one output row", rows, l.maxInH, "max_in_h");
+  c.fits("in_w", op.inW);
+  c.fits("out_w", op.outW);
+  c.fits("in_h", rows);
+  c.fits("out_h", 1);
+  c.fits("k_h", op.kh);
+  c.fits("k_w", op.kw);
+  c.fits("stride_h", op.strideH);
+  c.fits("stride_w", op.strideW);
+  if (dilations) {
+    c.fits("dil_h", op.dilH);
+    c.fits("dil_w", op.dilW);
+  }
+  c.fits("pad_top", op.padTop);
+  c.fits("pad_left", op.padLeft);
+}
+
+/// Geometry of a 2-D Conv / pooling node in NCHW; false (with a reason) if not 2-D batch 1.
+bool spatialGeometry(const ir::Node &n, const ir::Value *x, const ir::Value *y, NpuOp &op,
+                     Checker &c) {
+  if (!x || !y || x->shape.size() != 4 || y->shape.size() != 4) {
+    c.fail("not a 2-D (NCHW) operation");
+    return false;
+  }
+  ir::Shape xs = nchwShape(n, x), ys = nchwShape(n, y);
+  if (xs[0] != 1) {
+    c.fail("batch " + std::to_string(xs[0]) + " (the NPU runs batch 1)");
+    return false;
+  }
+  std::vector<int64_t> k = n.attrInts("kernel_shape");
+  std::vector<int64_t> s = n.attrInts("strides", {1, 1}), d = n.attrInts("dilations", {1, 1});
+  std::vector<int64_t> p = n.attrInts("pads", {0, 0, 0, 0});
+  if (k.size() != 2 || s.size() != 2 || d.size() != 2 || p.size() != 4) {
+    c.fail("not a 2-D (NCHW) operation");
+    return false;
+  }
+  op.inC = xs[1], op.inH = xs[2], op.inW = xs[3];
+  op.outC = ys[1], op.outH = ys[2], op.outW = ys[3];
+  op.kh = k[0], op.kw = k[1], op.strideH = s[0], op.strideW = s[1];
+  op.dilH = d[0], op.dilW = d[1];
+  op.padTop = p[0], op.padLeft = p[1], op.padBottom = p[2], op.padRight = p[3];
+  return true;
+}
+
+void convLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions &opts) {
+  const ir::Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
+  if (!spatialGeometry(n, x, y, op, c))
+    return;
+  if (!n.hasAttr("kernel_shape") && w && w->shape.size() == 4)
+    op.kh = w->shape[2], op.kw = w->shape[3];
+  const OpLimits &l = *c.limits();
+  bool dw = op.kind == NPUCC_KIND_DEPTHWISE;
+  checkRequant(n, w, n.input(2), op.outC, 0, c, op, opts);
+  checkSpatial(c, op, true);
+  c.multipleOf("input channels", op.inC, l.inChannelMultiple, "in_channel_multiple");
+  c.atMost("input channels", op.inC, l.maxInChannels, "max_in_channels");
+  c.fits("in_ch", op.inC);
+  if (dw) {
+    op.depthMult = op.outC / op.inC;
+    if (!l.allowsDepthMultiplier(int(op.depthMult)))
+      c.fail("channel multiplier " + std::to_string(op.depthMult) +
+             " not in depthwise.channel_multipliers " + listText(l.depthMultipliers));
+    c.fits("depth_mult", op.depthMult);
+    op.macs = uint64_t(op.outH * op.outW * op.outC * op.kh * op.kw);
+  } else {
+    // Output channels are tiled in blocks; each block must be a multiple.
+    c.multipleOf("output channels", op.outC, l.outChannelMultiple, "out_channel_multiple");
+    int64_t block = l.maxOutChannels ? std::min<int64_t>(op.outC, l.maxOutChannels) : op.outC;
+    c.fits("out_ch", std::min<int64_t>(block, std::max<int64_t>(l.outChannelMultiple, 1)));
+    op.macs = uint64_t(op.outH * op.outW * op.outC * op.kh * op.kw * op.inC);
+  }
+}
+
+void matmulLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions &opts) {
+  const ir::Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
+  const ir::Value *bias = n.kind == ir::OpKind::Gemm ? n.input(2) : nullptr;
+  if (!a || !b || !y || a->shape.size() < 2 || b->shape.size() != 2) {
+    c.fail("not a matrix product of an activation and a 2-D weight matrix");
+    return;
+  }
+  for (size_t i = 0; i + 2 < a->shape.size(); ++i)
+    if (a->shape[i] != 1) {
+      c.fail("batched matrix product (leading dimension " + std::to_string(a->shape[i]) + ")");
+      return;
+    }
+  bool transB = false;
+  if (n.kind == ir::OpKind::Gemm) {
+    if (n.attrInt("transA", 0) != 0)
+      c.fail("Gemm with transA");
+    if (n.attrFloat("alpha", 1.0f) != 1.0f || (bias && n.attrFloat("beta", 1.0f) != 1.0f))
+      c.fail("Gemm with alpha or beta other than 1");
+    transB = n.attrInt("transB", 0) != 0;
+  }
+  op.m = a->shape[a->shape.size() - 2];
+  op.k = a->shape.back();
+  op.n = transB ? b->shape[0] : b->shape[1];
+  const OpLimits &l = *c.limits();
+  checkRequant(n, b, bias, op.n, transB ? 0 : 1, c, op, opts);
+  c.atMost("k", op.k, l.maxK, "max_k");
+  c.atMost("k (input channels)", op.k, l.maxInChannels, "max_in_channels");
+  c.multipleOf("k", op.k, l.inChannelMultiple, "in_channel_multiple");
+  c.multipleOf("n", op.n, l.outChannelMultiple, "out_channel_multiple");
+  c.fits("k", op.k);
+  c.fits("m", 1);
+  c.fits("n", std::min<int64_t>(op.n, std::max<int64_t>(l.outChannelMultiple, 1)));
+  op.macs = uint64_t(op.m * op.k * op.n);
+}
+
+void poolLegal(const ir::Node &n, Checker &c, NpuOp &op) {
+  const ir::Value *x = n.input(0), *y = n.output(0);
+  if (n.kind != ir::OpKind::MaxPool) {
+    c.fail("average pooling: the int8 semantics requantize the sum by 1/count (ties to even), "
+           "the NPU divides with ties away from zero");
+    return;
+  }
+  if (n.outputs.size() > 1 && n.output(1))
+    c.fail("MaxPool with an Indices output");
+  if (n.attrInt("ceil_mode", 0) != 0)
+    c.fail("MaxPool with ceil_mode");
+  if (!spatialGeometry(n, x, y, op, c))
+    return;
+  auto qx = activationQ(x, "input", c);
+  auto qy = activationQ(y, "output", c);
+  if (qx && qy && *qx != *qy)
+    c.fail("input and output quantization differ");
+  op.poolKind = NPUCC_POOL_MAX;
+  const OpLimits &l = *c.limits();
+  if (!l.allowsKind("max"))
+    c.fail("max pooling not in pool.kinds");
+  checkSpatial(c, op, false);
+  c.multipleOf("channels", op.inC, l.inChannelMultiple, "in_channel_multiple");
+  c.atMost("channels", op.inC, l.maxInChannels, "max_in_channels");
+  c.fits("in_ch", op.inC);
+  c.fits("pool_kind", NPUCC_POOL_MAX);
+}
+
+void eltwiseLegal(const ir::Node &n, Checker &c, NpuOp &op) {
+  const ir::Value *a = n.input(0), *b = n.input(1), *y = n.output(0);
+  if (!a || !b || !y || a->shape != b->shape || a->shape != y->shape) {
+    c.fail("broadcasting Add (the NPU adds equal shapes)");
+    return;
+  }
+  if (b->isConstant() || a->isConstant())
+    c.fail("Add of a constant");
+  auto qa = activationQ(a, "input", c), qb = activationQ(b, "second input", c);
+  auto qy = activationQ(y, "output", c);
+  const OpLimits &l = *c.limits();
+  if (!l.allowsKind("add"))
+    c.fail("add not in eltwise.kinds");
+  if ((n.hasAttr("act_min") || n.hasAttr("act_max")) && !l.fusedClamp)
+    c.fail("fused clamp (act_min/act_max) but the NPU's eltwise has no fused activation");
+  op.length = y->numElements();
+  c.fits("length", 1);
+  if (!qa || !qb || !qy)
+    return;
+  quant::AddParams p = quant::addParams(qa->first, qb->first, qy->first);
+  c.fits("in_zp", qa->second);
+  c.fits("in2_zp", qb->second);
+  c.fits("out_zp", qy->second);
+  c.fits("left_shift", p.leftShift);
+  c.fits("in_mult", p.a.mult);
+  c.fits("in_shift", p.a.shift);
+  c.fits("in2_mult", p.b.mult);
+  c.fits("in2_shift", p.b.shift);
+  c.fits("requant_mult", p.out.mult);
+  c.fits("requant_shift", p.out.shift);
+}
+
+/// The command kind that could run `n`, or "" when no NPU command fits its kind.
+std::string candidateKind(const ir::Node &n) {
+  switch (n.kind) {
+  case ir::OpKind::Conv: {
+    const ir::Value *x = n.input(0), *y = n.output(0);
+    int64_t g = n.attrInt("group", 1);
+    if (g == 1)
+      return "conv";
+    if (x && y && x->shape.size() == 4 && y->shape.size() == 4 && g == nchwShape(n, x)[1] &&
+        nchwShape(n, y)[1] % g == 0)
+      return "depthwise";
+    return "";
+  }
+  case ir::OpKind::Gemm:
+  case ir::OpKind::MatMul:
+    return "matmul";
+  case ir::OpKind::MaxPool:
+  case ir::OpKind::AveragePool:
+    return "pool";
+  case ir::OpKind::Add:
+    return "eltwise";
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
+  Placement p;
+  p.candidate = candidateKind(n);
+  if (p.candidate.empty()) {
+    if (n.kind == ir::OpKind::Conv)
+      p.reasons.push_back("grouped convolution (group " + std::to_string(n.attrInt("group", 1)) +
+                          ") is neither a conv nor a depthwise convolution");
+    else
+      p.reasons.push_back(std::string("no NPU command runs ") + n.opName());
+    return p;
+  }
+  if (!t.supports(p.candidate)) {
+    p.reasons.push_back("the NPU has no " + p.candidate + " operation");
+    return p;
+  }
+  NpuOp op;
+  op.kindName = p.candidate;
+  op.kind = commandKindId(p.candidate);
+  Checker c(t, p.candidate, p.reasons);
+  if (n.output(0) && n.output(0)->dtype == ir::DType::I32 && !n.output(0)->quant)
+    c.fail("int32 accumulator output (ConvInteger / MatMulInteger): nothing to requantize");
+  else if (op.kind == NPUCC_KIND_CONV || op.kind == NPUCC_KIND_DEPTHWISE)
+    convLegal(n, c, op, o);
+  else if (op.kind == NPUCC_KIND_MATMUL)
+    matmulLegal(n, c, op, o);
+  else if (op.kind == NPUCC_KIND_POOL)
+    poolLegal(n, c, op);
+  else
+    eltwiseLegal(n, c, op);
+  if (c.ok())
+    p.op = op;
+  return p;
+}
+
+} // namespace npucc::target

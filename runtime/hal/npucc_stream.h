@@ -1,0 +1,62 @@
+/* npucc_stream.h - Runs the NPU command streams that npucc emits.
+ *
+ * A generated program drives the NPU through tables instead of code: one
+ * entry per command or wait, and per command only the semantic parameters
+ * that differ from the previous command of the same engine (DMA or compute),
+ * each relative to a base address when it is an address:
+ *
+ *   static const npucc_stream_param model_np[] = {{NPUCC_P_SRC_ADDR, 2, 1024}, ...};
+ *   static const npucc_stream_op model_ns[] = {{NPUCC_KIND_DMA, 3, 0}, ...,
+ *                                             {NPUCC_STREAM_WAIT, NPUCC_ENGINE_DMA, 0}};
+ *   npucc_stream_reset();                     once per run, before the first stream
+ *   rc = npucc_stream_run(NPUCC_TARGET, model_ns, 40, model_np, bases);
+ *
+ * bases[k] is the device address of the k-th buffer (arena, constants,
+ * inputs, outputs, scratchpads), from npucc_hal_device_addr(). The parameter
+ * state lives in RAM (2 x NPUCC_P_COUNT int64 values); no malloc, no printf.
+ */
+#ifndef NPUCC_STREAM_H
+#define NPUCC_STREAM_H
+
+#include <stdint.h>
+
+#include "npucc_desc.h"
+#include "npucc_hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An op whose kind is this waits for engine `arg` (NPUCC_ENGINE_*). */
+#define NPUCC_STREAM_WAIT 0xFFu
+
+/* Status polls per wait before NPUCC_ERR_TIMEOUT. */
+#ifndef NPUCC_STREAM_POLLS
+#define NPUCC_STREAM_POLLS 100000000u
+#endif
+
+typedef struct npucc_stream_op {
+  uint8_t kind;   /* NPUCC_KIND_*, or NPUCC_STREAM_WAIT */
+  uint8_t arg;    /* command: number of parameter entries; wait: the engine */
+  uint32_t first; /* command: index of its first parameter entry */
+} npucc_stream_op;
+
+typedef struct npucc_stream_param {
+  uint8_t param; /* NPUCC_P_* */
+  uint8_t base;  /* 0: value as is; else value + bases[base] */
+  int32_t value;
+} npucc_stream_param;
+
+/* Every parameter back to its default (start of a run). */
+void npucc_stream_reset(void);
+
+/* Issues the commands and waits of ops[0..n-1]; stops at the first error
+ * (the command layer's or the wait's return code). */
+int npucc_stream_run(const npucc_target_desc *d, const npucc_stream_op *ops, uint32_t n,
+                     const npucc_stream_param *params, const uint64_t *bases);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUCC_STREAM_H */
