@@ -84,26 +84,8 @@ if [ "$quant" -eq 0 ]; then
 fi
 
 # --shape flags for inputs whose declared dims are symbolic (one flag pair per line).
-shape_flags() {
-  "$PY" - "$1" <<'EOF'
-import os, sys, onnx
-from onnx import numpy_helper
-d = sys.argv[1]
-m = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
-init = {i.name for i in m.graph.initializer}
-ins = [i for i in m.graph.input if i.name not in init]
-for k, vi in enumerate(ins):
-    dims = vi.type.tensor_type.shape.dim
-    if all(x.dim_value for x in dims):
-        continue
-    p = os.path.join(d, "test_data_set_0", f"input_{k}.pb")
-    shape = numpy_helper.to_array(onnx.load_tensor(p)).shape
-    print("--shape")
-    print(vi.name + "=" + "x".join(str(s) for s in shape))
-EOF
-}
+shape_flags() { "$PY" "$here/shape_flags.py" "$1"; }
 
-# First error-looking line of a log; when it ends in ':' the next error line is appended.
 first_reason() {
   awk '{ l = tolower($0) }
        !found && l ~ /error|fail|mismatch/ { r = $0; found = 1; if (r !~ /:[ \t]*$/) exit; next }

@@ -237,7 +237,9 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       return error("--requant '" + opts.requant + "': expected auto, exact or fp32");
     quant::setRounding(*r.graph, *rd);
   }
+  std::unique_ptr<ir::Graph> beforeNpu; // for the CPU fallback
   if (r.npu) {
+    beforeNpu = r.graph->clone();
     // Place what the NPU can run (lib/target/Legality.cpp) and give it NHWC.
     ctx.target = &r.target;
     ctx.npuExactForFp32 = opts.requant != "fp32";
@@ -273,6 +275,22 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   auto prog = lower::lowerGraphToCpu(*r.graph, lo);
   if (!prog)
     return std::move(prog.error().inFile(opts.modelPath));
+  if (r.npu) {
+    // The NPU's DMA must reach the arena, the constants and the I/O buffers;
+    // when the description's windows are too small, the CPU kernels run it all.
+    std::string problem = lower::memoryWindowProblem(*prog, r.target);
+    if (!problem.empty()) {
+      r.warnings.push_back(problem + " of '" + r.target.name + "'; every op runs on the CPU kernels");
+      r.graph = std::move(beforeNpu);
+      r.npuLowering.reset();
+      r.stats.erase("npu-partition.npu");
+      r.stats.erase("npu-partition.rounding-exact");
+      lo = lower::CpuLowerOptions();
+      prog = lower::lowerGraphToCpu(*r.graph, lo);
+      if (!prog)
+        return std::move(prog.error().inFile(opts.modelPath));
+    }
+  }
   r.program = prog.take();
   if (opts.printLir && opts.irOut)
     lir::printProgram(*opts.irOut, r.program);

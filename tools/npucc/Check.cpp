@@ -16,6 +16,7 @@
 
 #include "npucc/codegen/EmbeddedRuntime.h"
 #include "npucc/driver/Compare.h"
+#include "npucc/driver/Report.h"
 #include "npucc/interp/Interpreter.h"
 
 #include <nlohmann/json.hpp>
@@ -357,6 +358,13 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   }
   cleanup();
 
+  if (cr->stats.count("npu-partition.rounding-exact"))
+    std::printf("note: %lld Conv/Gemm/MatMul imported with ONNX Runtime's float32 "
+                "requantization (QLinearConv/QLinearMatMul) run on the NPU with exact rounding: "
+                "a step apart per layer where the two roundings differ, and more after many "
+                "layers; --requant fp32 keeps them on the CPU kernels, bit-exact with ONNX "
+                "Runtime\n",
+                static_cast<long long>(cr->stats.at("npu-partition.rounding-exact")));
   if (quantized)
     std::printf("quantized program: dq outputs compare |round(got/s) - round(ref/s)| in steps of "
                 "their DequantizeLinear scale s, softmax(dq) outputs their logits in steps up to "
@@ -372,6 +380,18 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   j["quantized"] = quantized;
   j["interp_check"] = interpOn;
   j["arena_bytes"] = cr->program.arenaSize;
+  {
+    driver::CompileReport rep = driver::buildReport(*cr);
+    j["target"] = rep.target.empty() ? "cpu" : rep.target;
+    j["macs"] = rep.macs;
+    j["npu_macs"] = rep.npuMacs;
+    j["estimated_cycles"] = rep.cycles;
+    j["ideal_cycles"] = rep.idealCycles;
+    j["roofline_cycles"] = rep.rooflineCycles;
+    j["rounding_changed"] = cr->stats.count("npu-partition.rounding-exact")
+                                ? cr->stats.at("npu-partition.rounding-exact")
+                                : 0;
+  }
   for (const OutputReport &r : reports) {
     std::string interpText = "-";
     if (r.interpChecked)

@@ -81,6 +81,13 @@ private:
 /// engines, job-queue depth and DMA/compute concurrency.
 Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);
 
+/// Can the NPU's DMA reach the program's memory? The NPU constants go to the
+/// first read-only system window with room (else a writable one), the arena,
+/// inputs and outputs to the first writable window, as the simulator maps them
+/// and as firmware must place them. Returns "" when everything fits, else what
+/// does not fit with the numbers.
+std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc &t);
+
 /// Estimated NPU timeline of a program's body: the same cycle model as the
 /// simulator, CPU register accesses and status polls included; CPU kernels
 /// cost nothing (the simulator does not time them either).

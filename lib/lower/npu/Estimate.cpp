@@ -185,6 +185,53 @@ NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program
 } // namespace npucc::lower::npu
 
 namespace npucc::lower {
+
+std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc &t) {
+  if (!p.usesNpu())
+    return "";
+  auto align = [](uint64_t v) { return (v + 63) / 64 * 64; };
+  std::vector<uint64_t> used(t.system.size(), 0);
+  auto place = [&](uint64_t bytes, bool writable, const std::string &what) -> std::string {
+    for (int pass = writable ? 1 : 0; pass < 2; ++pass)
+      for (size_t i = 0; i < t.system.size(); ++i) {
+        const target::SystemRange &w = t.system[i];
+        if ((pass == 0) == w.writable || used[i] + align(bytes) > w.size)
+          continue;
+        used[i] += align(bytes);
+        return "";
+      }
+    uint64_t largest = 0;
+    std::string name;
+    for (size_t i = 0; i < t.system.size(); ++i)
+      if (t.system[i].writable || !writable)
+        if (t.system[i].size - used[i] > largest) {
+          largest = t.system[i].size - used[i];
+          name = t.system[i].name;
+        }
+    return what + " (" + std::to_string(bytes) + " bytes) does not fit the NPU's system memory" +
+           (name.empty() ? std::string(" (no window)")
+                         : ": the largest room left is " + std::to_string(largest) +
+                               " bytes in window '" + name + "'");
+  };
+  for (const lir::ConstBuffer &c : p.constants)
+    if (c.npu)
+      if (std::string e = place(c.data.byteSize(), false, "the NPU constant data"); !e.empty())
+        return e;
+  if (std::string e = place(uint64_t(p.arenaSize), true, "the activation arena"); !e.empty())
+    return e;
+  for (const lir::IOBuffer &b : p.inputs)
+    if (std::string e = place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true,
+                              "input '" + b.name + "'");
+        !e.empty())
+      return e;
+  for (const lir::IOBuffer &b : p.outputs)
+    if (std::string e = place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true,
+                              "output '" + b.name + "'");
+        !e.empty())
+      return e;
+  return "";
+}
+
 NpuEstimate estimateProgram(const lir::Program &p, const target::TargetDesc &t) {
   target::CTable table(t);
   return npu::estimateBody(p.body, &p, t, table);
