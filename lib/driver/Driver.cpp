@@ -246,6 +246,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
     if (!ps)
       return std::move(ps.error().inFile(opts.modelPath));
+    for (const std::string &w : ctx.warnings)
+      r.warnings.push_back(w);
     if (!ctx.stats.count("npu-partition.npu")) {
       bool integer = false;
       for (const auto &n : r.graph->nodes())

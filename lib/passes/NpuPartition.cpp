@@ -82,8 +82,12 @@ public:
           Ctx.bump("npu-partition.cpu");
         continue;
       }
-      if (!lower::npuTilingFits(*p.op, *Ctx.target)) {
+      std::string why;
+      if (!lower::npuTilingFits(*p.op, *Ctx.target, &why)) {
         Ctx.bump("npu-partition.no-tiling");
+        Ctx.warnings.push_back("node '" + n->name + "' (" + n->opName() +
+                               ") runs on the CPU kernels: no tiling fits the NPU '" +
+                               Ctx.target->name + "': " + why);
         continue;
       }
       n->attrs["npu"] = p.op->kindName;
