@@ -5,6 +5,7 @@
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
 #include "npucc/lower/CpuLowering.h"
+#include "npucc/lower/LirPass.h"
 #include "npucc/onnx/Exporter.h"
 #include "npucc/quant/Calibrate.h"
 #include "npucc/quant/Equalize.h"
@@ -222,6 +223,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   passes::PassContext ctx;
   ctx.printAfter = opts.printAfter;
   ctx.printOut = opts.irOut;
+  for (const lower::LirPassInfo &lp : lower::allLirPasses())
+    ctx.laterPassNames.push_back(lp.name);
   std::string pipeline = opts.pipeline.empty() ? passes::defaultPipeline() : opts.pipeline;
   Status s = passes::runPipeline(*r.graph, pipeline, ctx);
   if (!s)
@@ -294,6 +297,16 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     }
   }
   r.program = prog.take();
+  if (r.program.usesNpu()) {
+    // The loop-IR passes: waits for every dependency, then their check.
+    lower::LirPassContext lctx;
+    lctx.target = &r.target;
+    lctx.printAfter = opts.printAfter;
+    lctx.printOut = opts.irOut;
+    Status ls = lower::runLirPipeline(r.program, "npu-waits,verify-waits", lctx);
+    if (!ls)
+      return std::move(ls.error().inFile(opts.modelPath));
+  }
   if (opts.printLir && opts.irOut)
     lir::printProgram(*opts.irOut, r.program);
 

@@ -1,7 +1,8 @@
 //===- Parser.cpp - Read the loop-IR text written by printProgram ---------===//
 //
 // Line-oriented: each line is one header item or one instruction (see
-// Program.h). Errors are "buffer:line:col: message". Constant data is not in
+// Program.h); blank lines and lines that hold only a `#` or `//` comment
+// are skipped. Errors are "buffer:line:col: message". Constant data is not in
 // the text, so constants are zero-filled.
 //
 //===----------------------------------------------------------------------===//
@@ -38,6 +39,11 @@ public:
   bool peek(char c) {
     skipWs();
     return Pos < S.size() && S[Pos] == c;
+  }
+  /// A line that holds only a `// comment`.
+  bool commentLine() {
+    skipWs();
+    return S.compare(Pos, 2, "//") == 0;
   }
   bool accept(char c) {
     if (!peek(c))
@@ -467,7 +473,7 @@ struct ProgramParser {
   }
 
   Status line(LineParser &lp) {
-    if (lp.atEnd() || lp.peek('#'))
+    if (lp.atEnd() || lp.peek('#') || lp.commentLine())
       return success();
     if (lp.acceptWord("program")) {
       auto n = lp.quoted();

@@ -158,24 +158,30 @@ void printProgram(std::ostream &os, const Program &p) {
        << hexText(p.scratchpads[i].base) << " size " << p.scratchpads[i].size << "\n";
   if (!p.scratchpads.empty())
     os << "spm peak " << p.spmPeak << "\n";
-  for (const Instr &in : p.body) {
-    if (in.opcode == "npu") {
-      os << "npu " << in.callee << " #" << in.token << " (";
-      for (size_t i = 0; i < in.params.size(); ++i)
-        os << (i ? ", " : "") << in.params[i].first << "=" << argText(p, in.params[i].second);
-      os << ")";
-    } else if (in.opcode == "wait") {
-      os << "wait";
-      for (int t : in.tokens)
-        os << " #" << t;
-    } else {
-      printCall(os, p, in);
-    }
-    if (!in.comment.empty())
-      os << "  // " << oneLine(in.comment);
-    os << "\n";
-  }
+  for (const Instr &in : p.body)
+    os << printInstr(p, in) << "\n";
 }
+
+std::string printInstr(const Program &p, const Instr &in) {
+  std::ostringstream os;
+  if (in.opcode == "npu") {
+    os << "npu " << in.callee << " #" << in.token << " (";
+    for (size_t i = 0; i < in.params.size(); ++i)
+      os << (i ? ", " : "") << in.params[i].first << "=" << argText(p, in.params[i].second);
+    os << ")";
+  } else if (in.opcode == "wait") {
+    os << "wait";
+    for (int t : in.tokens)
+      os << " #" << t;
+  } else {
+    printCall(os, p, in);
+  }
+  if (!in.comment.empty())
+    os << "  // " << oneLine(in.comment);
+  return os.str();
+}
+
+std::string printBuffer(const Program &p, const BufferRef &b) { return bufferText(p, b); }
 
 std::string printProgram(const Program &p) {
   std::ostringstream os;

@@ -87,7 +87,8 @@ Status runPipeline(ir::Graph &g, const std::string &pipeline, PassContext &ctx) 
   for (const std::string &name : ctx.printAfter) {
     if (name == "all")
       printAll = true;
-    else if (!findPass(name))
+    else if (!findPass(name) && std::find(ctx.laterPassNames.begin(), ctx.laterPassNames.end(),
+                                          name) == ctx.laterPassNames.end())
       return unknownPass(name, " in --print-after");
   }
   for (const PassInfo *p : passes) {

@@ -3,7 +3,7 @@
 #
 # Usage: test/lit/run_lit.sh NPUCC_BINARY [FILE_OR_DIR...]
 #
-# Runs every test/lit/**/*.ir and *.test file (or the given files/folders):
+# Runs every test/lit/**/*.ir, *.lir and *.test file (or the given files/folders):
 # each `// RUN: <command>` line (or `# RUN:`; a trailing `\` continues it on the
 # next RUN line) is run with `bash -o pipefail` after substituting
 #   %npucc      the npucc binary (first argument)
@@ -50,7 +50,7 @@ files=()
 for arg in "$@"; do
   if [ -d "$arg" ]; then
     while IFS= read -r f; do files+=("$f"); done \
-      < <(find "$arg" -type f \( -name '*.ir' -o -name '*.test' \) | LC_ALL=C sort)
+      < <(find "$arg" -type f \( -name '*.ir' -o -name '*.lir' -o -name '*.test' \) | LC_ALL=C sort)
   else
     files+=("$arg")
   fi

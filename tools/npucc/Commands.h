@@ -66,6 +66,8 @@ struct OptFlags {
   bool noElide = false;
 };
 int runOpt(const CommonCompileFlags &common, const OptFlags &flags);
+/// `npucc opt FILE.lir`: loop-IR passes on textual loop IR.
+int runOptLir(const CommonCompileFlags &common, const OptFlags &flags);
 
 /// `--emit-runtime DIR`: the no-OS NPU runtime of a target (+ simulator with `sim`).
 int runEmitRuntime(const std::string &target, const std::string &dir, bool sim);

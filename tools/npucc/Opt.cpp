@@ -1,9 +1,15 @@
 //===- Opt.cpp - `npucc opt`: passes on textual IR, IR out ----------------===//
+//
+// Graph IR (.ir) or an ONNX model: the graph passes of --passes (npu-partition
+// with the NPU of --target); loop IR (.lir): OptLir.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
 
 #include "npucc/ir/Parser.h"
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
+#include "npucc/target/Target.h"
 
 #include <fstream>
 #include <iostream>
@@ -12,6 +18,16 @@
 namespace npucc::tool {
 
 int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
+  if (flags.input.size() > 4 && flags.input.compare(flags.input.size() - 4, 4, ".lir") == 0)
+    return runOptLir(common, flags);
+  // The NPU of --target, for npu-partition (none with --target cpu).
+  std::optional<target::TargetDesc> t;
+  if (common.target != "cpu") {
+    auto r = target::loadTarget(common.target);
+    if (!r)
+      return reportError(r.error());
+    t = r.take();
+  }
   std::unique_ptr<ir::Graph> g;
   bool isOnnx = flags.input.size() > 5 &&
                 flags.input.compare(flags.input.size() - 5, 5, ".onnx") == 0;
@@ -37,6 +53,7 @@ int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
   if (Status s = ir::verifyGraph(*g); !s)
     return reportError(s.error().inFile(flags.input));
   passes::PassContext ctx;
+  ctx.target = t ? &*t : nullptr;
   ctx.printAfter = common.printAfter;
   ctx.printOut = &std::cout;
   if (!common.passes.empty())

@@ -3,7 +3,7 @@
 //   npucc MODEL.onnx -o OUT/ [--prefix P] [--shape N=1x3x8x8] [--emit-test [--data DIR]]
 //   npucc check MODEL_DIR [compile flags] [--tolerance REL] [--json FILE]
 //               [--tolerance-steps N] [--interp-check auto|on|off]
-//   npucc opt INPUT.ir|MODEL.onnx [--passes=a,b] [--print-after=p|all]
+//   npucc opt INPUT.ir|MODEL.onnx|PROGRAM.lir [--passes=a,b] [--print-after=p|all]
 //   npucc --list-ops | --list-passes | --target list | --version | --help
 //   npucc [--target T] --emit-runtime DIR [--with-sim]
 //   (every compiling command takes --target NAME|FILE.json, default npu-default)
@@ -12,6 +12,7 @@
 #include "Commands.h"
 
 #include "npucc/ir/Op.h"
+#include "npucc/lower/LirPass.h"
 #include "npucc/target/Target.h"
 
 #include <CLI/CLI.hpp>
@@ -83,6 +84,10 @@ void listPasses() {
   for (const passes::PassInfo &p : passes::allPasses())
     std::printf("%-20s %s\n", p.name, p.summary);
   std::printf("\ndefault pipeline: %s\n", passes::defaultPipeline());
+  std::printf("\nloop-IR passes (npucc opt FILE.lir --passes=...):\n");
+  for (const lower::LirPassInfo &p : lower::allLirPasses())
+    std::printf("%-20s %s\n", p.name, p.summary);
+  std::printf("\nafter lowering for an NPU: npu-waits,verify-waits\n");
 }
 
 /// `npucc --target list`: each built-in target with a one-line summary.
@@ -116,7 +121,7 @@ int main(int argc, char **argv) {
                  "List supported ONNX ops and opset ranges (--list-ops=md for Markdown)")
       ->expected(0, 1)
       ->default_str("text");
-  app.add_flag("--list-passes", listPassesFlag, "List the graph passes");
+  app.add_flag("--list-passes", listPassesFlag, "List the graph and loop-IR passes");
   std::string runtimeDir;
   bool runtimeSim = false;
   app.add_option("--emit-runtime", runtimeDir,
@@ -169,8 +174,10 @@ int main(int argc, char **argv) {
 
   tool::OptFlags opt;
   CLI::App *optCmd =
-      app.add_subcommand("opt", "Run graph passes on textual IR or an ONNX model; print the IR");
-  optCmd->add_option("input", opt.input, "Textual IR (.ir) or ONNX model")->required();
+      app.add_subcommand("opt", "Run graph passes on textual IR or an ONNX model, or loop-IR "
+                                "passes on loop IR (.lir); print the result");
+  optCmd->add_option("input", opt.input, "Textual IR (.ir), ONNX model or loop IR (.lir)")
+      ->required();
   optCmd->add_flag("--no-elide", opt.noElide, "Print all constant data");
   addCommonFlags(*optCmd, common);
 

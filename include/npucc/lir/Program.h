@@ -136,6 +136,10 @@ struct Program {
 /// `null` is an absent buffer operand (BufferRef::null()).
 void printProgram(std::ostream &os, const Program &p);
 std::string printProgram(const Program &p);
+/// One body instruction as printProgram prints it (no newline).
+std::string printInstr(const Program &p, const Instr &in);
+/// A buffer operand as printProgram prints it (`%spm0[64:128]`, `@w0`).
+std::string printBuffer(const Program &p, const BufferRef &b);
 
 /// Parses printProgram's text. Constant data is not in the text: constants
 /// come back zero-filled with the printed dtype and shape.

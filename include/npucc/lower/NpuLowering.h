@@ -13,7 +13,8 @@
 //      tile's loads overlapping the current command; weights of a block are
 //      packed at compile time into one record (OHWI weights, bias, per-channel
 //      requantization table) in the NPU constant blob.
-//   3. Waits (insertNpuWaits): each NPU command gets a token; a wait is
+//   3. Waits (insertNpuWaits, the npu-waits loop-IR pass the driver runs
+//      after lowering): each NPU command gets a token; a wait is
 //      inserted only for a dependency: a scratchpad or memory range another
 //      engine's unfinished command reads or writes, the engine itself being
 //      busy (one command at a time, or a full job queue), or the CPU touching
@@ -64,8 +65,8 @@ public:
 
   /// Emits the NPU commands of node `n` (its operands through ctx.buffer()).
   Status lower(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr> &out);
-  /// Adds the NPU constant blob and target information to the program, then
-  /// inserts the waits. Called once after all nodes.
+  /// Adds the NPU constant blob and target information to the program.
+  /// Called once after all nodes; the waits are npu-waits' (LirPasses.def).
   Status finish(lir::Program &p);
   /// The plan of a lowered node (null if the node was not lowered here).
   const NpuLayerPlan *plan(const std::string &nodeName) const;

@@ -32,6 +32,9 @@ struct PassContext {
   /// npu-partition: nodes imported with fp32 requantization may run on the
   /// NPU with exact rounding (false with an explicit --requant fp32).
   bool npuExactForFp32 = true;
+  /// Names also accepted in printAfter: passes of a later stage (the loop-IR
+  /// passes) that print there.
+  std::vector<std::string> laterPassNames;
   /// Lines a pass wants the user to see (the driver prints them as warnings).
   std::vector<std::string> warnings;
   void bump(const std::string &stat, int64_t n = 1) { stats[stat] += n; }

@@ -6,7 +6,8 @@
 // interpreter and the CPU kernels compute them (lib/qmath), the cheapest
 // tiling (Tiling.cpp), the weight records appended to the NPU constant
 // blob, and the scheduled commands. finish() completes the program: the
-// blob's bytes, the target's scratchpads and the waits.
+// blob's bytes and the target's scratchpads; the waits come from the
+// npu-waits loop-IR pass (LirPasses.def) the driver runs next.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -189,7 +190,7 @@ Status NpuLowering::finish(lir::Program &p) {
     p.scratchpads.push_back({s.name, s.base, s.size});
   for (const auto &kv : I.Plans)
     p.spmPeak = std::max<int64_t>(p.spmPeak, int64_t(kv.second.scratchpadBytes));
-  return npu::insertNpuWaits(p, I.T);
+  return success();
 }
 
 } // namespace npucc::lower

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
+#include "npucc/lower/LirPass.h"
 
 #include <algorithm>
 #include <set>
@@ -108,5 +109,12 @@ Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t) {
 namespace npucc::lower {
 Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t) {
   return npu::insertNpuWaits(p, t);
+}
+
+/// The `npu-waits` loop-IR pass (LirPasses.def).
+Status runNpuWaitsPass(lir::Program &p, LirPassContext &ctx) {
+  if (!ctx.target)
+    return error("npu-waits needs the NPU description (--target)");
+  return npu::insertNpuWaits(p, *ctx.target);
 }
 } // namespace npucc::lower

@@ -1,0 +1,54 @@
+//===- OptLir.cpp - `npucc opt FILE.lir`: loop-IR passes on text -----------===//
+//
+// Parses a loop-IR program (the text of --print-lir / --print-after), runs
+// the loop-IR passes of --passes (LirPasses.def) with the NPU description of
+// --target, and prints the program. The program's `target "NAME"` line must
+// name that description: waits and checks depend on its engines and queue.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "npucc/lower/LirPass.h"
+#include "npucc/target/Target.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace npucc::tool {
+
+int runOptLir(const CommonCompileFlags &common, const OptFlags &flags) {
+  std::ifstream in(flags.input, std::ios::binary);
+  if (!in)
+    return reportError(error("cannot open '" + flags.input + "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto prog = lir::parseProgram(ss.str(), flags.input);
+  if (!prog)
+    return reportError(prog.error());
+  std::optional<target::TargetDesc> t;
+  if (common.target != "cpu") {
+    auto r = target::loadTarget(common.target);
+    if (!r)
+      return reportError(r.error());
+    t = r.take();
+  }
+  if (!prog->target.empty() && (!t || t->name != prog->target))
+    return reportError(error("the loop IR was scheduled for the NPU '" + prog->target +
+                             "' but --target is '" + (t ? t->name : common.target) +
+                             "'; pass --target " + prog->target + " (or its JSON file)")
+                           .inFile(flags.input));
+  lower::LirPassContext ctx;
+  ctx.target = t ? &*t : nullptr;
+  ctx.printAfter = common.printAfter;
+  ctx.printOut = &std::cout;
+  for (const std::string &name : common.printAfter)
+    if (name != "all" && !lower::findLirPass(name))
+      return reportError(error("unknown loop-IR pass '" + name + "' in --print-after"));
+  if (Status s = lower::runLirPipeline(*prog, common.passes, ctx); !s)
+    return reportError(s.error().inFile(flags.input));
+  lir::printProgram(std::cout, *prog);
+  return 0;
+}
+
+} // namespace npucc::tool
