@@ -5,15 +5,18 @@
 // mode, fused clamp, weight zero point, grouped conv, batch, average pooling,
 // stride), and for what it accepts the command kind, geometry and MACs.
 // Then the npu-partition pass run with PassContext::target set directly
-// (`npucc opt` does not pass --target to the pass; see the report): npu=
-// attributes, NHWC values and Transposes only at NPU/CPU boundaries.
+// (test/lit/npu/partition-opt.ir runs it through `npucc opt --target`): npu=
+// attributes, NHWC values and Transposes only at NPU/CPU boundaries, results
+// unchanged; and the placements on a pre-quantized shared model.
 //
 //===----------------------------------------------------------------------===//
+#include "npucc/driver/Driver.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Parser.h"
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
 #include "npucc/passes/Pass.h"
+#include "npucc/lower/NpuLowering.h"
 #include "npucc/target/Legality.h"
 #include "npucc/target/Target.h"
 
@@ -24,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
@@ -467,6 +471,61 @@ TEST(NpuPartition, TheDescriptionDecides) {
   EXPECT_EQ(transposes, 4) << r.text;
   EXPECT_EQ(r.ctx.stats["npu-partition.npu"], 3); // conv1, conv2, add
   EXPECT_EQ(r.ctx.stats["npu-partition.cpu"], 1); // the pool: a candidate kind refused
+}
+
+// --- A pre-quantized shared model ---------------------------------------------------------
+
+TEST(NpuPartition, KeywordSpottingModelOnNpuDefault) {
+  // MLPerf Tiny KWS (DS-CNN), QDQ: a 10x4 first conv the NPU cannot run, four
+  // depthwise + pointwise pairs it can, an AveragePool it refuses, the dense layer.
+  std::string model = std::string(NPUCC_SOURCE_DIR) + "/../shared/models/mlpt_kws_qdq/model.onnx";
+  if (!std::filesystem::exists(model))
+    GTEST_SKIP() << model << " not present";
+  driver::CompileOptions o;
+  o.modelPath = model;
+  o.target = "npu-default";
+  auto r = driver::compileModel(o);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  std::map<std::string, int> kinds;
+  const ir::Node *first = nullptr, *avg = nullptr;
+  for (const auto &n : r->graph->nodes()) {
+    std::string k = n->attrString("npu", "");
+    if (!k.empty())
+      ++kinds[k];
+    if (n->name == "StatefulPartitionedCall/functional_1/conv2d/BiasAdd")
+      first = n.get();
+    if (n->kind == ir::OpKind::AveragePool)
+      avg = n.get();
+    if (k.empty())
+      continue;
+    // Every NPU node was lowered with a plan that fits the description.
+    const lower::NpuLayerPlan *plan = r->npuLowering->plan(n->name);
+    ASSERT_TRUE(plan) << n->name;
+    target::Placement p = target::placeNode(*n, r->target);
+    ASSERT_TRUE(p.onNpu()) << n->name;
+    EXPECT_EQ(plan->macs, p.op->macs) << n->name;
+    EXPECT_GT(plan->tiles, 0) << n->name;
+    EXPECT_LE(plan->scratchpadBytes, r->target.scratchpads[0].size) << n->name;
+    EXPECT_GE(plan->cycles, plan->computeCycles) << n->name;
+    EXPECT_GE(plan->cycles, plan->idealCycles) << n->name << " beats its per-layer ideal";
+  }
+  EXPECT_EQ(kinds["conv"], 4);
+  EXPECT_EQ(kinds["depthwise"], 4);
+  EXPECT_EQ(kinds["matmul"], 1);
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(first->hasAttr("npu"));
+  std::vector<std::string> want = {"kernel 10x4 not in conv.kernel_heights [1, 2, 3, 5, 7]",
+                                   "padding top 4 exceeds conv.max_padding top 3",
+                                   "padding bottom 5 exceeds conv.max_padding bottom 3"};
+  EXPECT_EQ(target::placeNode(*first, r->target).reasons, want);
+  ASSERT_TRUE(avg);
+  EXPECT_FALSE(avg->hasAttr("npu"));
+  // The whole program's NPU MACs are those of the NPU layers.
+  uint64_t macs = 0;
+  for (const auto &n : r->graph->nodes())
+    if (const lower::NpuLayerPlan *plan = r->npuLowering->plan(n->name))
+      macs += plan->macs;
+  EXPECT_EQ(lower::estimateProgram(r->program, r->target).macs, macs);
 }
 
 } // namespace
