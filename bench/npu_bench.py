@@ -10,6 +10,7 @@
                                                      adds the derived figures, prints one JSON line
   npu_bench.py mpc TARGET.json                       MACs per cycle (mac_array rows x cols)
   npu_bench.py table ROWS.jsonl                      Markdown table of all rows
+  npu_bench.py rederive ROWS.jsonl                   recompute the derived figures of saved rows
   npu_bench.py layers REPORT.json [CHECK.json|-] [MACS_PER_CYCLE]
                                                      per-layer breakdown of one compile
 
@@ -140,6 +141,18 @@ def macs_per_cycle(path):
     return int(rows.group(1)) * int(cols.group(1)) if rows and cols else 0
 
 
+def compile_warnings(r):
+    try:
+        lines = [l.strip() for l in open(r.get("compile_log"), errors="replace")]
+    except (OSError, TypeError):
+        return ""
+    seen = []
+    for l in lines:
+        if "warning:" in l and l not in seen:
+            seen.append(l)
+    return " / ".join(seen[:4])
+
+
 def failure_message(r):
     """The lines of the compile or check log that say what failed."""
     st = r.get("status")
@@ -157,7 +170,8 @@ def failure_message(r):
     for i, l in enumerate(lines):
         if "error" in l.lower():
             bad += lines[i:i + 2]  # "error: ... failed on X:" is followed by the reason
-        elif "FAIL" in l or ("hazard" in l.lower() and "hazards 0" not in l):
+        elif ("FAIL" in l or l.startswith("note:") or
+              ("hazard" in l.lower() and "hazards 0" not in l)):
             bad.append(l)
     seen = []
     for l in bad:
@@ -249,8 +263,11 @@ def table(rows):
         sc = "-"
         if r.get("stream_bytes") is not None:
             sc = "%s / %s" % (fmt_int(r.get("stream_bytes")), fmt_int(r.get("code_bytes_estimate")))
+        status = r.get("status", "?")
+        if r.get("report") and r.get("npu_layers") == 0 and status in ("PASS", "FAIL", "COMPILED"):
+            status += " (no NPU layer)"
         out.append("| " + " | ".join([
-            r.get("model", "?"), r.get("target", "?"), r.get("status", "?"), frac,
+            r.get("model", "?"), r.get("target", "?"), status, frac,
             fmt_int(r.get("sim_cycles")), fmt_int(r.get("estimate")),
             fmt(r.get("est_err_pct"), "+.2f"), ideal, roof, dram,
             fmt_int(r.get("arena_bytes")), fmt_int(r.get("scratchpad_peak_bytes")), sc,
@@ -287,6 +304,15 @@ def summary(rows):
                if r.get("status") not in ("PASS", "COMPILED")]
         line += " not passing: %s" % (", ".join(bad) or "none")
         out.append(line)
+    notes = []
+    for r in rows:
+        for key, what in (("message", "failure"), ("warnings", "compiler warning")):
+            if r.get(key):
+                notes.append("- %s on %s, %s: %s" % (r.get("model"), r.get("target"), what, r[key]))
+    if notes:
+        out.append("")
+        out.append("Failures and warnings (from the logs):")
+        out.extend(notes)
     return "\n".join(out)
 
 
@@ -382,7 +408,24 @@ def main(argv):
                 except ValueError:
                     r[k] = v
         r["message"] = failure_message(r)
+        r["warnings"] = compile_warnings(r)
         print(json.dumps(derive(r), sort_keys=True))
+        return 0
+    if cmd == "rederive":
+        # recompute the derived figures of saved rows (after a change of this helper)
+        keep = ("model", "target", "status", "compile_s", "check_s", "onnx_macs", "report",
+                "check_json", "compile_log", "check_log")
+        out = []
+        with open(argv[2]) as f:
+            for line in f:
+                if line.strip():
+                    old = json.loads(line)
+                    r = {k: old[k] for k in keep if k in old}
+                    r["message"] = failure_message(r)
+                    r["warnings"] = compile_warnings(r)
+                    out.append(json.dumps(derive(r), sort_keys=True))
+        with open(argv[2], "w") as f:
+            f.write("\n".join(out) + "\n")
         return 0
     if cmd == "mpc":
         print(macs_per_cycle(argv[2]))

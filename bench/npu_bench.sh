@@ -180,6 +180,7 @@ for m in "${model_list[@]}"; do
   for t in "${target_list[@]}"; do
     tn="$(target_name "$t")"
     w="$out/$m/$tn"
+    rm -rf "$w/c" "$w/check.json" "$w/check.log" "$w/layers.md"  # nothing stale from an earlier run
     mkdir -p "$w"
     echo "== $m on $tn" >&2
     t0="$(now)"
