@@ -115,9 +115,14 @@ Status NpuStream::add(const lir::Instr &in, size_t index) {
       if (std::find(engines.begin(), engines.end(), it->second) == engines.end())
         engines.push_back(it->second);
     }
+    // One op per wait instruction: the runtime waits for all its engines at
+    // once (npucc_hal_wait_engines), which is a single fence on a fence NPU.
     std::sort(engines.begin(), engines.end());
+    std::string mask;
     for (int e : engines)
-      Ops.push_back({"NPUCC_STREAM_WAIT", e ? "NPUCC_ENGINE_COMPUTE" : "NPUCC_ENGINE_DMA", 0});
+      mask += std::string(mask.empty() ? "" : " | ") + (e ? "NPUCC_WAIT_COMPUTE" : "NPUCC_WAIT_DMA");
+    if (!mask.empty())
+      Ops.push_back({"NPUCC_STREAM_WAIT", mask, 0});
     return success();
   }
   int engine = in.callee == "dma" ? 0 : 1;

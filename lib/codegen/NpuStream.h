@@ -2,7 +2,8 @@
 //
 // The C emitter's half for NPU programs: consecutive `npu` / `wait`
 // instructions become one call of npucc_stream_run() over two const tables
-// (runtime/hal/npucc_stream.h): an op per command or wait, and per command
+// (runtime/hal/npucc_stream.h): an op per command or wait (a wait op holds
+// the bits of every engine its tokens ran on), and per command
 // only the semantic parameters that change from the previous command of the
 // same engine. Addresses are offsets from base addresses that the run
 // function takes from npucc_hal_device_addr() (arena, NPU constants, inputs,

@@ -303,7 +303,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     lctx.target = &r.target;
     lctx.printAfter = opts.printAfter;
     lctx.printOut = opts.irOut;
-    Status ls = lower::runLirPipeline(r.program, "npu-waits,verify-waits", lctx);
+    Status ls = lower::runLirPipeline(r.program, "npu-prefetch,npu-waits,verify-waits", lctx);
     if (!ls)
       return std::move(ls.error().inFile(opts.modelPath));
   }

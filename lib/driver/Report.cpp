@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace npucc::driver {
 
@@ -23,6 +24,77 @@ std::string fit(const std::string &s, size_t n) {
 
 /// Layers the report lists: every node but the free view ops.
 bool listed(const ir::Node &n) { return !(n.info().flags & ir::OPF_VIEW); }
+
+int64_t elements(const ir::Value *v) {
+  if (!v)
+    return 0;
+  int64_t e = 1;
+  for (int64_t d : v->shape)
+    e *= std::max<int64_t>(d, 0);
+  return e;
+}
+
+/// Multiply-accumulates of a node wherever it runs, from its shapes alone:
+/// Conv (either layout) = output elements x weight elements per output
+/// channel; ConvTranspose = input elements x weights per input channel;
+/// Gemm / MatMul = output elements x the reduced dimension.
+uint64_t graphMacs(const ir::Node &n) {
+  const ir::Value *w = n.input(1);
+  switch (n.kind) {
+  case ir::OpKind::Conv:
+  case ir::OpKind::ConvTranspose: {
+    if (!w || w->shape.empty() || w->shape[0] <= 0)
+      return 0;
+    int64_t perChannel = elements(w) / w->shape[0];
+    return uint64_t((n.kind == ir::OpKind::Conv ? elements(n.output(0)) : elements(n.input(0))) *
+                    perChannel);
+  }
+  case ir::OpKind::Gemm:
+  case ir::OpKind::MatMul: {
+    const ir::Value *a = n.input(0);
+    if (!a || a->shape.empty())
+      return 0;
+    int64_t k = n.kind == ir::OpKind::Gemm && n.attrInt("transA", 0) ? a->shape[0] : a->shape.back();
+    return uint64_t(elements(n.output(0)) * k);
+  }
+  default:
+    return 0;
+  }
+}
+
+/// The activation bytes the NPU must move at least once: values an NPU node
+/// reads that no NPU node produced (graph inputs, CPU results) and values an
+/// NPU node produces that a CPU node or the graph's outputs read.
+std::pair<uint64_t, uint64_t> npuBoundaryBytes(const ir::Graph &g) {
+  auto onNpu = [](const ir::Node *n) { return n && !n->attrString("npu", "").empty(); };
+  std::set<const ir::Value *> in, out;
+  std::set<const ir::Value *> graphOut(g.outputs.begin(), g.outputs.end());
+  for (const auto &np : g.nodes()) {
+    if (!onNpu(np.get()))
+      continue;
+    for (size_t i = 0; i < np->inputs.size(); ++i) {
+      const ir::Value *v = np->input(i);
+      if (v && !v->isConstant() && !onNpu(v->producer))
+        in.insert(v);
+    }
+    for (size_t i = 0; i < np->outputs.size(); ++i) {
+      const ir::Value *v = np->output(i);
+      if (!v)
+        continue;
+      bool cpuUse = graphOut.count(v) > 0;
+      for (const ir::Node *u : g.users(v))
+        cpuUse = cpuUse || !onNpu(u);
+      if (cpuUse)
+        out.insert(v);
+    }
+  }
+  uint64_t a = 0, b = 0;
+  for (const ir::Value *v : in)
+    a += ir::Tensor::byteSizeOf(v->dtype, v->shape);
+  for (const ir::Value *v : out)
+    b += ir::Tensor::byteSizeOf(v->dtype, v->shape);
+  return {a, b};
+}
 
 } // namespace
 
@@ -57,16 +129,18 @@ CompileReport buildReport(const CompileResult &r) {
     if (n.output(0))
       row.outShape = n.output(0)->shape;
     std::string kind = n.attrString("npu", "");
+    row.macs = graphMacs(n);
     if (r.npu) {
       target::Placement p = target::placeNode(n, r.target);
-      if (p.op)
-        row.macs = p.op->macs;
+      if (p.op && !row.macs)
+        row.macs = p.op->macs; // depthwise, pooling: as the NPU counts them
       if (!kind.empty() && r.npuLowering) {
         row.npu = true;
         row.placement = "npu:" + kind;
         if (const lower::NpuLayerPlan *plan = r.npuLowering->plan(n.name))
           row.plan = *plan;
-        row.macs = row.plan.macs;
+        if (row.plan.macs)
+          row.macs = row.plan.macs;
       } else {
         row.placement = "cpu";
         row.reasons = p.reasons;
@@ -90,22 +164,21 @@ CompileReport buildReport(const CompileResult &r) {
     lower::NpuEstimate e = lower::estimateProgram(r.program, r.target);
     rep.cycles = e.cycles;
     rep.dramBytes = e.sysRead + e.sysWrite;
-    uint64_t io = 0;
-    for (const lir::IOBuffer &b : r.program.inputs)
-      io += ir::Tensor::byteSizeOf(b.dtype, b.shape);
-    for (const lir::IOBuffer &b : r.program.outputs)
-      io += ir::Tensor::byteSizeOf(b.dtype, b.shape);
-    uint64_t blob = 0;
-    for (const lir::ConstBuffer &c : r.program.constants)
+    // Weights once (the NPU constant blob) and the NPU part's inputs and
+    // outputs once.
+    auto io = npuBoundaryBytes(*r.graph);
+    uint64_t blob = 0, constBytes = 0;
+    for (const lir::ConstBuffer &c : r.program.constants) {
+      constBytes += c.data.byteSize();
       if (c.npu)
         blob += c.data.byteSize();
-    rep.minDramBytes = blob + io;
+    }
+    rep.minDramBytes = blob + io.first + io.second;
     uint64_t macsPerCycle = uint64_t(r.target.compute.macRows) * r.target.compute.macCols;
     rep.macsPerCycle = macsPerCycle;
-    uint64_t rate = std::max<uint64_t>(
-        1, std::min(r.target.dma.readBytesPerCycle, r.target.dma.writeBytesPerCycle));
-    rep.rooflineCycles = std::max((rep.npuMacs + macsPerCycle - 1) / macsPerCycle,
-                                  (rep.minDramBytes + rate - 1) / rate);
+    rep.rooflineCycles =
+        std::max((rep.npuMacs + macsPerCycle - 1) / macsPerCycle,
+                 lower::minDmaCycles(r.target, blob, io.first, io.second, constBytes));
     rep.clockHz = double(r.target.timing.clockHz);
   }
   return rep;

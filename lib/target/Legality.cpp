@@ -180,10 +180,10 @@ void checkSpatial(Checker &c, const NpuOp &op, bool dilations) {
   if (!l.allowsKernel(int(op.kh), int(op.kw))) {
     if (std::find(l.kernelHeights.begin(), l.kernelHeights.end(), op.kh) == l.kernelHeights.end())
       c.fail("kernel " + std::to_string(op.kh) + "x" + std::to_string(op.kw) + " not in " + k +
-             ".kernel_heights " + listText(l.kernelHeights));
+             "." + l.kernelHeightsKey + " " + listText(l.kernelHeights));
     else
       c.fail("kernel " + std::to_string(op.kh) + "x" + std::to_string(op.kw) + " not in " + k +
-             ".kernel_widths " + listText(l.kernelWidths));
+             "." + l.kernelWidthsKey + " " + listText(l.kernelWidths));
   }
   for (int64_t s : {op.strideH, op.strideW})
     if (!l.allowsStride(int(s))) {

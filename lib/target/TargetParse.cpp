@@ -235,6 +235,10 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     std::vector<int> both = intList(lo, "kernel_sizes", {});
     l.kernelHeights = intList(lo, "kernel_heights", both);
     l.kernelWidths = intList(lo, "kernel_widths", both);
+    if (!lo.has("kernel_heights"))
+      l.kernelHeightsKey = "kernel_sizes";
+    if (!lo.has("kernel_widths"))
+      l.kernelWidthsKey = "kernel_sizes";
     if (l.kernelHeights.empty() || l.kernelWidths.empty())
       fail(lo.at("kernel_sizes"), "operation '" + name +
                                       "' needs kernel_sizes (or kernel_heights and kernel_widths)");

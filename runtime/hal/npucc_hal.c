@@ -206,16 +206,27 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
   return NPUCC_ERR_TIMEOUT;
 }
 
-int npucc_hal_wait_all(uint32_t max_polls) {
+int npucc_hal_wait_engines(unsigned mask, uint32_t max_polls) {
   int e;
+  mask &= (1u << NPUCC_ENGINE_COUNT) - 1u;
+  if (mask == 0)
+    return NPUCC_OK;
+  /* One fence observes every engine: a second one would only cost time. */
   if (g_desc != NULL && g_desc->completion == NPUCC_COMPLETION_FENCE)
     return npucc_hal_wait(NPUCC_ENGINE_FENCE, max_polls);
-  for (e = 0; e < NPUCC_ENGINE_FENCE; ++e) {
-    int rc = npucc_hal_wait(e, max_polls);
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    int rc;
+    if (!(mask & (1u << e)))
+      continue;
+    rc = npucc_hal_wait(e, max_polls);
     if (rc != NPUCC_OK)
       return rc;
   }
   return NPUCC_OK;
+}
+
+int npucc_hal_wait_all(uint32_t max_polls) {
+  return npucc_hal_wait_engines(NPUCC_WAIT_DMA | NPUCC_WAIT_COMPUTE, max_polls);
 }
 
 /* Job-queue NPUs: wait until the engine's queue has a free slot. */

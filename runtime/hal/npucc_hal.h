@@ -64,7 +64,15 @@ uint32_t npucc_hal_read_status(int reg);
  * code: npucc_hal_last_error; an error field that can be cleared is cleared
  * once reported), or NPUCC_ERR_TIMEOUT after max_polls status reads. */
 int npucc_hal_wait(int engine, uint32_t max_polls);
-/* Waits for every engine. */
+/* Engine bits for npucc_hal_wait_engines (and the command stream's waits). */
+#define NPUCC_WAIT_DMA (1u << NPUCC_ENGINE_DMA)
+#define NPUCC_WAIT_COMPUTE (1u << NPUCC_ENGINE_COMPUTE)
+/* Waits for every engine whose bit is set in `mask` (bit e: NPUCC_ENGINE_e):
+ * with completion mode "fence", one fence wait (a fence covers every engine;
+ * none if the mask is empty); else npucc_hal_wait on each engine of the
+ * mask, DMA first, stopping at the first error. */
+int npucc_hal_wait_engines(unsigned mask, uint32_t max_polls);
+/* Waits for every engine: npucc_hal_wait_engines(NPUCC_WAIT_DMA | NPUCC_WAIT_COMPUTE). */
 int npucc_hal_wait_all(uint32_t max_polls);
 /* The last error a wait reported: its code (0 = none) and, if engine is not
  * null, the engine whose error field showed it (-1 when that field is shared

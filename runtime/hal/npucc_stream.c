@@ -18,7 +18,7 @@ int npucc_stream_run(const npucc_target_desc *d, const npucc_stream_op *ops, uin
     int64_t *st;
     int rc;
     if (op->kind == NPUCC_STREAM_WAIT) {
-      rc = npucc_hal_wait(op->arg, NPUCC_STREAM_POLLS);
+      rc = npucc_hal_wait_engines(op->arg, NPUCC_STREAM_POLLS);
       if (rc != NPUCC_OK)
         return rc;
       continue;

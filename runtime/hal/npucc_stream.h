@@ -7,7 +7,7 @@
  *
  *   static const npucc_stream_param model_np[] = {{NPUCC_P_SRC_ADDR, 2, 1024}, ...};
  *   static const npucc_stream_op model_ns[] = {{NPUCC_KIND_DMA, 3, 0}, ...,
- *                                             {NPUCC_STREAM_WAIT, NPUCC_ENGINE_DMA, 0}};
+ *                                             {NPUCC_STREAM_WAIT, NPUCC_WAIT_DMA, 0}};
  *   npucc_stream_reset();                     once per run, before the first stream
  *   rc = npucc_stream_run(NPUCC_TARGET, model_ns, 40, model_np, bases);
  *
@@ -27,7 +27,9 @@
 extern "C" {
 #endif
 
-/* An op whose kind is this waits for engine `arg` (NPUCC_ENGINE_*). */
+/* An op whose kind is this waits for the engines whose bits are set in `arg`
+ * (NPUCC_WAIT_DMA | NPUCC_WAIT_COMPUTE): one npucc_hal_wait_engines call, so
+ * one fence on an NPU with fence completion, whatever the engines. */
 #define NPUCC_STREAM_WAIT 0xFFu
 
 /* Status polls per wait before NPUCC_ERR_TIMEOUT. */
@@ -37,7 +39,7 @@ extern "C" {
 
 typedef struct npucc_stream_op {
   uint8_t kind;   /* NPUCC_KIND_*, or NPUCC_STREAM_WAIT */
-  uint8_t arg;    /* command: number of parameter entries; wait: the engine */
+  uint8_t arg;    /* command: number of parameter entries; wait: engine bits */
   uint32_t first; /* command: index of its first parameter entry */
 } npucc_stream_op;
 

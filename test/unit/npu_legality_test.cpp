@@ -99,9 +99,9 @@ TEST(NpuLegality, KernelNotInTheKernelListOfNpuSmall) {
                       "c", t);
   EXPECT_FALSE(p.onNpu());
   EXPECT_EQ(p.candidate, "conv");
-  // npu-small gives "kernel_sizes": [1, 3]; the loader sets both dimensions from
+  // npu-small gives "kernel_sizes": [1, 3] (the reason names that key); both dimensions come from
   // it. The kernel list comes first; the 4-bit KERNEL fields cannot hold 7 either.
-  std::vector<std::string> want = {"kernel 7x7 not in conv.kernel_heights [1, 3]",
+  std::vector<std::string> want = {"kernel 7x7 not in conv.kernel_sizes [1, 3]",
                                    "k_h 7 outside what conv's field holds (1..4)",
                                    "k_w 7 outside what conv's field holds (1..4)"};
   EXPECT_EQ(p.reasons, want);
@@ -193,7 +193,7 @@ TEST(NpuLegality, EveryFailedConstraintIsListed) {
   Placement p = place(convGraph("1,16,16,16", "16,16,7,7", "q(0.05, 0)", "16",
                                 "kernel_shape=[7, 7], pads=[3, 0, 3, 0]", "1,16,16,10"),
                       "c", load("npu-small"));
-  std::vector<std::string> want = {"kernel 7x7 not in conv.kernel_heights [1, 3]",
+  std::vector<std::string> want = {"kernel 7x7 not in conv.kernel_sizes [1, 3]",
                                    "padding top 3 exceeds conv.max_padding top 1",
                                    "padding bottom 3 exceeds conv.max_padding bottom 1",
                                    "k_h 7 outside what conv's field holds (1..4)",
@@ -514,7 +514,7 @@ TEST(NpuPartition, KeywordSpottingModelOnNpuDefault) {
   EXPECT_EQ(kinds["matmul"], 1);
   ASSERT_TRUE(first);
   EXPECT_FALSE(first->hasAttr("npu"));
-  std::vector<std::string> want = {"kernel 10x4 not in conv.kernel_heights [1, 2, 3, 5, 7]",
+  std::vector<std::string> want = {"kernel 10x4 not in conv.kernel_sizes [1, 2, 3, 5, 7]",
                                    "padding top 4 exceeds conv.max_padding top 3",
                                    "padding bottom 5 exceeds conv.max_padding bottom 3"};
   EXPECT_EQ(target::placeNode(*first, r->target).reasons, want);

@@ -216,6 +216,54 @@ TEST(NpuTiling, TooSmallScratchpadIsRefusedWithTheBytes) {
   EXPECT_TRUE(lower::npuTilingFits(op, described(), &why)) << why;
 }
 
+TEST(NpuTiling, RefusalNamesTheSmallestTilingsNeed) {
+  // The reason is the shortfall of the candidate needing the least: one
+  // output row, the smallest channel block (the MAC rows), weights streamed.
+  target::NpuOp op = conv(32, 32, 32, 64, 3);
+  TargetDesc t = described([](Json &j) { spm0(j)["size"] = 2048; });
+  std::string why;
+  ASSERT_FALSE(lower::npuTilingFits(op, t, &why));
+  size_t at = why.find(" bytes of buffers");
+  ASSERT_NE(at, std::string::npos) << why;
+  size_t start = why.rfind(' ', at - 1) + 1;
+  uint64_t reported = std::stoull(why.substr(start, at - start));
+  Tiling smallest;
+  smallest.rows = 1;
+  smallest.block = t.compute.macRows;
+  smallest.resident = false;
+  uint64_t need = 0;
+  for (const SpmRequest &r : tilingBuffers(makeLayer(op), t, smallest).requests)
+    need += r.size;
+  EXPECT_EQ(reported, need) << why;
+  EXPECT_LT(need, 20000u); // far below the whole-layer tiling's 116992
+}
+
+TEST(NpuTiling, BanksWithoutSeparationRulesDoNotSplitBuffers) {
+  // 16 KiB in 4 banks, no separate_banks: a 28 KiB weights record cannot be
+  // resident, but streamed blocks fit when buffers may cross bank borders;
+  // they could not if each had to start in an empty bank.
+  target::NpuOp op = conv(8, 8, 32, 96, 3);
+  TargetDesc t = described([](Json &j) {
+    spm0(j)["size"] = 16384;
+    spm0(j)["banks"] = 4;
+    spm0(j).erase("separate_banks");
+    spm0(j).erase("bank_conflict");
+    spm0(j).erase("conflict_slowdown");
+  });
+  std::string why;
+  EXPECT_TRUE(lower::npuTilingFits(op, t, &why)) << why;
+  TargetDesc one = described([](Json &j) {
+    spm0(j)["size"] = 16384;
+    spm0(j)["banks"] = 1;
+    spm0(j).erase("separate_banks");
+    spm0(j).erase("bank_conflict");
+    spm0(j).erase("conflict_slowdown");
+  });
+  auto a = plan(op, t), b = plan(op, one);
+  EXPECT_EQ(a.choice.tiling.text(), b.choice.tiling.text());
+  EXPECT_EQ(a.choice.estimate.cycles, b.choice.estimate.cycles);
+}
+
 TEST(NpuTiling, PartitionKeepsAnUntileableConvOnTheCpu) {
   const char *ir = R"(graph @main(%x: i8[1,32,32,32] q(0.5, 0)) -> (%y) {
   const @w: i8[64,32,3,3] q(0.05, 0) = dense<elided>

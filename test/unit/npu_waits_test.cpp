@@ -6,7 +6,8 @@
 // full, where the CPU touches memory an NPU command uses, and at the end;
 // none where nothing depends. Then whole scheduled layers replayed command by
 // command through the HAL on the host simulator of each test NPU: the waits
-// suffice (no hazard) and estimateProgram predicts the simulator's cycles.
+// suffice (no hazard) and estimateProgram predicts the simulator's cycles
+// exactly, on every NPU.
 //
 //===----------------------------------------------------------------------===//
 #include "../../lib/lower/npu/NpuInternal.h"
@@ -257,7 +258,8 @@ TEST(NpuWaits, FenceCompletionSettlesBothEngines) {
 
 /// Runs a body through the HAL on the simulator the way the generated
 /// command stream does (npucc_stream.c: every command from the parameter
-/// defaults, one HAL wait per engine of a wait's tokens, WFI between polls).
+/// defaults, one npucc_hal_wait_engines call per wait over the engines of its
+/// tokens, WFI between polls).
 struct SimRun {
   bool ok = false;
   std::string error;
@@ -283,12 +285,11 @@ SimRun runOnSim(const lir::Program &p, const TargetDesc &t, std::vector<uint8_t>
   int rc = NPUCC_OK;
   for (const lir::Instr &in : p.body) {
     if (in.opcode == "wait") {
-      std::set<int> engines;
+      unsigned mask = 0;
       for (int tok : in.tokens)
-        engines.insert(engineOf[tok]);
-      for (int e : engines)
-        if (rc == NPUCC_OK)
-          rc = npucc_hal_wait(e, 100000000u);
+        mask |= 1u << engineOf[tok];
+      if (rc == NPUCC_OK)
+        rc = npucc_hal_wait_engines(mask, 100000000u);
       continue;
     }
     if (in.opcode != "npu" || rc != NPUCC_OK)
@@ -379,59 +380,43 @@ target::NpuOp conv3x3(int64_t h, int64_t w, int64_t c, int64_t oc, bool perChann
 
 class NpuWaitsOnSim : public ::testing::TestWithParam<std::string> {};
 
-/// Does estimateProgram model this NPU's waits exactly? It charges one status
-/// read per poll and one fence per wait. The HAL reads the error registers
-/// besides the completion one on every poll, acknowledges a clear-on-read
-/// DONE after a busy-bit wait with one more read, and the command stream
-/// waits once per engine (one fence each on a fence NPU): a few cycles per
-/// wait the estimate misses (reported as a bug; npu-third, npu-fourth and
-/// npu-queue are affected). Elsewhere the estimate must be exact.
-bool estimateExact(const TargetDesc &t) {
-  if (t.completion == "fence")
-    return false;
-  for (int e = 0; e < 2; ++e) {
-    const target::EngineStatus &s = t.engines[e];
-    if (!s.busy.valid() || (s.error.valid() && s.error.field.reg != s.busy.field.reg) ||
-        (s.done.sticky && s.done.clearOnRead))
-      return false;
-  }
-  return true;
-}
-
-/// HAL waits the command stream makes for a body: one per engine of each
-/// wait instruction (each issues a fence on a fence NPU).
-uint64_t halWaits(const lir::Program &p) {
-  std::map<int, int> engineOf;
+/// Fences the command stream issues for a body on a fence NPU: one per wait
+/// instruction, whatever engines its tokens ran on (npucc_hal_wait_engines).
+uint64_t fences(const lir::Program &p, const TargetDesc &t) {
+  if (t.completion != "fence")
+    return 0;
   uint64_t n = 0;
-  for (const lir::Instr &in : p.body) {
-    if (in.opcode == "npu")
-      engineOf[in.token] = in.callee == "dma" ? 0 : 1;
-    if (in.opcode == "wait") {
-      std::set<int> engines;
-      for (int tok : in.tokens)
-        engines.insert(engineOf[tok]);
-      n += engines.size();
-    }
-  }
+  for (const lir::Instr &in : p.body)
+    n += in.opcode == "wait" && !in.tokens.empty();
   return n;
 }
 
-/// The simulator's end of run against the estimate: equal where the model is
-/// exact, else not below it and at most 2% plus four status polls per HAL
-/// wait above it (the issue's aim is 5%).
-void expectCycles(uint64_t sim, uint64_t estimate, const lir::Program &p, const TargetDesc &t) {
-  if (estimateExact(t)) {
-    EXPECT_EQ(sim, estimate) << t.name;
-  } else {
-    EXPECT_GE(sim, estimate) << t.name;
-    EXPECT_LE(sim, estimate + estimate / 50 + halWaits(p) * 4 * t.timing.pollCycles) << t.name;
-  }
-}
-
-TEST(NpuWaitsEstimate, ExactOnTheBuiltIns) {
-  // The tolerance of expectCycles applies to the test-only NPUs only.
-  EXPECT_TRUE(estimateExact(load("npu-default")));
-  EXPECT_TRUE(estimateExact(load("npu-small")));
+TEST(NpuWaitsEstimate, OneFencePerWaitOnAFenceNpu) {
+  // A wait on a conv and a DMA on npu-third: one fence covers both engines,
+  // in the simulator as in the estimate.
+  TargetDesc t = load(test::testTarget("npu-third.json"));
+  ASSERT_EQ(t.completion, "fence");
+  // Input, weights and bias into scratchpad 0; the conv; an independent load
+  // into scratchpad 1. The final wait covers the conv and that DMA.
+  Body b;
+  b.dma(arena(0, 256), spm(0, 256))
+      .dma(buf(lir::Region::Const, 0, 0, 256), spm(1024, 256))
+      .dma(buf(lir::Region::Const, 0, 256, 64), spm(2048, 64))
+      .conv(0, 1024, 2048, 4096)
+      .dma(arena(512, 64), spm(0, 64, 1));
+  lir::ConstBuffer blob;
+  blob.name = "npu_const";
+  blob.data = ir::Tensor(ir::DType::U8, {320});
+  b.p.constants.push_back(std::move(blob));
+  ASSERT_TRUE(lower::insertNpuWaits(b.p, t).ok());
+  EXPECT_EQ(withWaits(b, t), "dma#0 | wait #0 | dma#1 | wait #1 | dma#2 | wait #2 | conv#3 | "
+                             "dma#4 | wait #3 #4");
+  std::vector<uint8_t> arenaMem(1024, 5), constMem(320, 1);
+  lower::NpuEstimate e = lower::estimateProgram(b.p, t);
+  SimRun r = runOnSim(b.p, t, arenaMem, constMem);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.totals.commands, 5u + 4u); // five commands, one fence per wait
+  EXPECT_EQ(r.totals.end_cycles, e.cycles);
 }
 
 TEST_P(NpuWaitsOnSim, ScheduledConvRunsWithoutHazardAndAsEstimated) {
@@ -453,7 +438,7 @@ TEST_P(NpuWaitsOnSim, ScheduledConvRunsWithoutHazardAndAsEstimated) {
   EXPECT_EQ(r.totals.compute_busy_cycles, e.computeBusy);
   EXPECT_EQ(r.totals.sys_bytes_read, e.sysRead);
   EXPECT_EQ(r.totals.sys_bytes_written, e.sysWrite);
-  expectCycles(r.totals.end_cycles, e.cycles, p, t);
+  EXPECT_EQ(r.totals.end_cycles, e.cycles) << t.name;
 }
 
 TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
@@ -491,11 +476,11 @@ TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
   lower::NpuEstimate e = lower::estimateProgram(b.p, t);
   SimRun r = runOnSim(b.p, t, arenaMem, constMem);
   EXPECT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.totals.commands, e.commands + (t.completion == "fence" ? halWaits(b.p) : 0));
+  EXPECT_EQ(r.totals.commands, e.commands + fences(b.p, t));
   EXPECT_EQ(r.totals.dma_busy_cycles, e.dmaBusy);
   EXPECT_EQ(r.totals.compute_busy_cycles, e.computeBusy);
   EXPECT_EQ(r.totals.macs, uint64_t(4 * 4 * 16 * 16));
-  expectCycles(r.totals.end_cycles, e.cycles, b.p, t);
+  EXPECT_EQ(r.totals.end_cycles, e.cycles) << t.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, NpuWaitsOnSim, ::testing::ValuesIn(test::allTargets()),

@@ -37,7 +37,9 @@ struct CompileReport {
   uint64_t macs = 0, npuMacs = 0;
   uint64_t cycles = 0;         // estimated NPU timeline of the whole program
   uint64_t idealCycles = 0;    // sum of the per-layer ideals
-  uint64_t rooflineCycles = 0; // max(MACs / MACs per cycle, min DRAM bytes / DMA rate)
+  uint64_t rooflineCycles = 0; // max(NPU MACs / MACs per cycle, minDmaCycles of the minimum)
+  /// dramBytes: what the NPU's DMA moves; minDramBytes: weights once and the NPU
+  /// part's inputs and outputs (values crossing from / to the CPU) once.
   uint64_t dramBytes = 0, minDramBytes = 0;
   uint64_t arenaBytes = 0, scratchpadPeakBytes = 0, weightBytes = 0;
   uint64_t npuCommands = 0, streamBytes = 0, codeBytesEstimate = 0;

@@ -49,7 +49,17 @@ struct NpuLayerPlan {
   uint64_t dramRead = 0, dramWrite = 0; // system-memory bytes moved by the DMA
   uint64_t scratchpadBytes = 0;         // scratchpad in use by the layer
   uint64_t idealCycles = 0; // one command, unlimited scratchpad (per-layer ideal)
+  uint64_t idealComputeCycles = 0;               // that one command's compute
+  uint64_t weightBytes = 0, inBytes = 0, outBytes = 0; // what it must move at least once
 };
+
+/// The fewest DMA cycles that move weights (from the constants' window) and
+/// activations (read from and written to the arena's window) once each, at
+/// the rate npucc_timing.h gives a transfer: the slowest of the DMA's read
+/// and write rates and the window's own rate. `constBytes` is the size of
+/// the program's constants (which window holds them).
+uint64_t minDmaCycles(const target::TargetDesc &t, uint64_t weightBytes, uint64_t inBytes,
+                      uint64_t outBytes, uint64_t constBytes);
 
 /// Is there a tiling of `op` that fits the NPU? `why` gets the reason if not
 /// (e.g. "needs 300000 bytes of scratchpad for one row, has 262144").

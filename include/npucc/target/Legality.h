@@ -4,7 +4,7 @@
 // a TargetDesc can run it, as which command kind, with the command's
 // geometry and requantization; otherwise it lists every constraint of the
 // description that failed, in the user's terms:
-//   kernel 7x7 not in conv.kernel_heights [1, 3, 5]
+//   kernel 7x7 not in conv.kernel_sizes [1, 3, 5]
 //   per-channel requantization but the NPU's conv has only per_tensor
 // There is one legality function per command kind (conv, depthwise, matmul,
 // pool, eltwise); the partition pass, `npucc --explain` and the lowering all

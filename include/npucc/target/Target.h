@@ -82,6 +82,9 @@ struct OpTiming {
 /// Limits of one compute operation ("conv", "depthwise", "matmul", "pool", "eltwise").
 struct OpLimits {
   std::vector<int> kernelHeights, kernelWidths; // allowed k_h / k_w values
+  /// The JSON keys they came from ("kernel_sizes" when given as one list),
+  /// for messages that name the description's own words.
+  std::string kernelHeightsKey = "kernel_heights", kernelWidthsKey = "kernel_widths";
   std::vector<int> strides;
   std::vector<int> dilations;
   std::vector<int> depthMultipliers = {1}; // depthwise channel multipliers

@@ -1,13 +1,17 @@
 //===- Estimate.cpp - The NPU timeline of a body, as the simulator runs it --===//
 //
 // The compiler's cost model is the simulator's: command cycles come from
-// npucc_timing.h through CTable; the CPU spends reg_access_cycles per
-// register the command layer writes (npucc_npu_encode on the same table) and
-// poll_cycles per status read; a wait polls (the generated program sleeps
-// until the next completion between polls, as npucc_sim_wfi_hook does) and
-// clears a write-1-to-clear DONE; with fence completion every wait issues a
-// fence. Addresses map to the windows the simulator's automatic mapping
-// uses (regionBase), so slow windows and bank rules are timed as run.
+// npucc_timing.h through CTable; the CPU's side follows the HAL register
+// access by register access (npucc_hal.c on the same table): reg_access_cycles
+// per register write (the command's registers from npucc_npu_encode, a
+// write-1-to-clear acknowledge), poll_cycles per status-register read
+// (free job slots, a clear-on-read acknowledge, and per poll the completion
+// register plus every other register holding an error field); between polls
+// the generated program sleeps until the next completion, as
+// npucc_sim_wfi_hook does. A loop-IR wait is one npucc_hal_wait_engines
+// call: one fence with fence completion, else one wait per engine. Addresses
+// map to the windows the simulator's automatic mapping uses (regionBase), so
+// slow windows and bank rules are timed as run.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -34,19 +38,54 @@ uint64_t regionBase(const target::TargetDesc &t, lir::Region r, uint64_t constBy
 
 namespace {
 
+uint64_t slower(uint64_t rate, unsigned windowRate) {
+  return windowRate && windowRate < rate ? windowRate : rate;
+}
+
+const target::SystemRange *windowAt(const target::TargetDesc &t, uint64_t base) {
+  for (const target::SystemRange &w : t.system)
+    if (w.base == base)
+      return &w;
+  return nullptr;
+}
+
+} // namespace
+
+} // namespace npucc::lower::npu
+
+namespace npucc::lower {
+
+uint64_t minDmaCycles(const target::TargetDesc &t, uint64_t weightBytes, uint64_t inBytes,
+                      uint64_t outBytes, uint64_t constBytes) {
+  uint64_t dma = std::max<uint64_t>(1, std::min(t.dma.readBytesPerCycle, t.dma.writeBytesPerCycle));
+  const target::SystemRange *cw = npu::windowAt(t, npu::regionBase(t, lir::Region::Const, constBytes));
+  const target::SystemRange *aw = npu::windowAt(t, npu::regionBase(t, lir::Region::Arena, 0));
+  auto cycles = [](uint64_t bytes, uint64_t rate) { return (bytes + rate - 1) / rate; };
+  return cycles(weightBytes, npu::slower(dma, cw ? cw->readBytesPerCycle : 0)) +
+         cycles(inBytes, npu::slower(dma, aw ? aw->readBytesPerCycle : 0)) +
+         cycles(outBytes, npu::slower(dma, aw ? aw->writeBytesPerCycle : 0));
+}
+
+} // namespace npucc::lower
+
+namespace npucc::lower::npu {
+
+namespace {
+
 struct Timeline {
   const target::TargetDesc &T;
   const target::CTable &Table;
+  const npucc_target_desc *D; // the runtime's table: what the HAL reads
   const lir::Program *Prog;
   uint64_t ConstBytes = 0;
   uint64_t Cpu = 0;
-  uint64_t End[3] = {0, 0, 0};
+  uint64_t End[NPUCC_ENGINE_COUNT] = {0, 0, 0}; // end of each engine's last command
   std::vector<uint64_t> Queue[2]; // completion times of queued commands
   std::map<int, int> EngineOf;    // token -> engine
   NpuEstimate E;
 
   Timeline(const target::TargetDesc &t, const target::CTable &tab, const lir::Program *p)
-      : T(t), Table(tab), Prog(p) {
+      : T(t), Table(tab), D(tab.get()), Prog(p) {
     if (p)
       for (const lir::ConstBuffer &c : p->constants)
         ConstBytes += c.data.byteSize();
@@ -72,32 +111,62 @@ struct Timeline {
     return p;
   }
 
+  // The CPU's register accesses, as the simulator charges them: every HAL
+  // read is of a register holding status bits (poll_cycles), every write
+  // costs reg_access_cycles.
+  void statusRead() { Cpu += D->poll_cycles; }
+  void regWrite(uint64_t n = 1) { Cpu += n * D->reg_access_cycles; }
+
+  /// The wait hook between polls (npucc_sim_wfi_hook): sleep until the next
+  /// completion of any busy engine.
+  void wfi() {
+    uint64_t next = 0;
+    for (uint64_t e : End)
+      if (e > Cpu && (next == 0 || e < next))
+        next = e;
+    if (next > Cpu)
+      Cpu = next;
+  }
+
+  /// Commands of engine e (DMA or compute) still in its job queue.
+  size_t queued(int e) const {
+    size_t n = 0;
+    for (uint64_t t : Queue[e])
+      n += t > Cpu;
+    return n;
+  }
+
+  /// npucc_npu_issue up to the last register write: a free job slot, the
+  /// stale sticky DONE acknowledged, then the command's registers.
+  void issue(int kind, int e, const int64_t *p) {
+    npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+    int n = 0;
+    if (npucc_npu_encode(D, kind, p, w, &n, nullptr) != NPUCC_OK)
+      n = 0;
+    const npucc_engine_status &st = D->engines[e];
+    if (D->queue_depth && st.free_slots.f.reg >= 0)
+      for (;;) { // acquire_slot: read the free slots, sleep while there are none
+        statusRead();
+        if (e == NPUCC_ENGINE_FENCE || queued(e) < D->queue_depth)
+          break; // fences are never queued
+        wfi();
+      }
+    if (st.done.flags & NPUCC_SB_STICKY) {
+      if (st.done.flags & NPUCC_SB_CLEAR_W1C)
+        regWrite();
+      else if (st.done.flags & NPUCC_SB_CLEAR_READ)
+        statusRead();
+    }
+    regWrite(uint64_t(n));
+  }
+
   void command(const lir::Instr &in) {
     int kind = target::commandKindId(in.callee);
     std::vector<int64_t> p = params(in);
-    npucc_reg_write w[NPUCC_MAX_CMD_REGS];
-    int n = 0;
-    if (npucc_npu_encode(Table.get(), kind, p.data(), w, &n, nullptr) != NPUCC_OK)
-      n = 0;
     int e = kind == NPUCC_KIND_DMA ? 0 : 1;
-    if (T.queue.depth) {
-      // Free-slot polls until the oldest queued command completes.
-      auto &q = Queue[e];
-      q.erase(std::remove_if(q.begin(), q.end(), [&](uint64_t t) { return t <= Cpu; }), q.end());
-      Cpu += T.timing.pollCycles;
-      if (q.size() >= T.queue.depth) {
-        Cpu = std::max(Cpu, *std::min_element(q.begin(), q.end())) + T.timing.pollCycles;
-        q.erase(std::min_element(q.begin(), q.end()));
-      }
-    }
-    const target::StatusBit &done = T.engines[e].done;
-    if (done.sticky && done.clearOnWrite1)
-      Cpu += T.timing.regAccessCycles; // the stale DONE acknowledged at issue
-    else if (done.sticky && done.clearOnRead)
-      Cpu += T.timing.pollCycles;
-    Cpu += uint64_t(n) * T.timing.regAccessCycles;
+    issue(kind, e, p.data());
     uint64_t start = Cpu;
-    if (T.queue.depth) {
+    if (D->queue_depth) {
       start = std::max(start, End[e]);
       if (!T.concurrentDmaCompute)
         start = std::max(start, End[1 - e]);
@@ -105,8 +174,11 @@ struct Timeline {
     uint64_t macs = 0;
     uint64_t c = Table.commandCycles(kind, p, &macs);
     End[e] = start + c;
-    if (T.queue.depth)
-      Queue[e].push_back(End[e]);
+    if (D->queue_depth) {
+      auto &q = Queue[e];
+      q.erase(std::remove_if(q.begin(), q.end(), [&](uint64_t t) { return t <= Cpu; }), q.end());
+      q.push_back(End[e]);
+    }
     EngineOf[in.token] = e;
     (e == 0 ? E.dmaBusy : E.computeBusy) += c;
     E.macs += macs;
@@ -125,45 +197,60 @@ struct Timeline {
     }
   }
 
-  /// One status poll loop until `until`, sleeping to the next completion.
-  void poll(uint64_t until) {
-    for (;;) {
-      Cpu += T.timing.pollCycles;
-      if (until <= Cpu)
-        return;
-      uint64_t next = until;
-      for (uint64_t e : End)
-        if (e > Cpu && e < next)
-          next = e;
-      Cpu = next;
+  /// npucc_hal_wait(engine): with fence completion a fence command first,
+  /// then polls until the engine is idle. Each poll reads the completion
+  /// register (busy bit, else done bit), then every other register holding
+  /// an error field, each once; between polls the CPU sleeps. A sticky DONE
+  /// is acknowledged afterwards (a write, or the clearing read unless the
+  /// polled register was that one).
+  void halWait(int engine) {
+    if (D->completion == NPUCC_COMPLETION_FENCE) {
+      std::vector<int64_t> p = target::CTable::defaultParams();
+      issue(NPUCC_KIND_FENCE, NPUCC_ENGINE_FENCE, p.data());
+      End[NPUCC_ENGINE_FENCE] =
+          std::max({Cpu, End[0], End[1]}) + uint64_t(D->command_overhead_cycles);
+      engine = NPUCC_ENGINE_FENCE;
     }
+    const npucc_engine_status &st = D->engines[engine];
+    npucc_status_bit use = st.busy.f.reg >= 0 ? st.busy : st.done;
+    if (use.f.reg < 0)
+      return; // NPUCC_ERR_UNSUPPORTED: the HAL reads nothing
+    std::set<int> errRegs;
+    for (const npucc_engine_status &o : D->engines)
+      if (o.error.f.reg >= 0 && o.error.f.reg != use.f.reg)
+        errRegs.insert(o.error.f.reg);
+    for (;;) {
+      statusRead(); // the completion register
+      bool done = End[engine] <= Cpu;
+      for (size_t k = 0; k < errRegs.size(); ++k)
+        statusRead();
+      if (done)
+        break;
+      wfi();
+    }
+    if (st.done.flags & NPUCC_SB_CLEAR_W1C)
+      regWrite();
+    else if ((st.done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st.done.f.reg)
+      statusRead();
   }
 
+  /// A loop-IR wait, as the command stream runs it (npucc_hal_wait_engines):
+  /// one fence on a fence NPU, else one HAL wait per engine, DMA first.
   void wait(const lir::Instr &in) {
-    if (T.completion == "fence") {
-      // A fence command, then its busy/done bit.
-      std::vector<int64_t> p = target::CTable::defaultParams();
-      npucc_reg_write w[NPUCC_MAX_CMD_REGS];
-      int n = 0;
-      if (npucc_npu_encode(Table.get(), NPUCC_KIND_FENCE, p.data(), w, &n, nullptr) != NPUCC_OK)
-        n = 0;
-      Cpu += uint64_t(n) * T.timing.regAccessCycles;
-      uint64_t end = std::max({Cpu, End[0], End[1]}) + T.timing.commandOverheadCycles;
-      End[2] = end;
-      poll(end);
-      return;
-    }
     std::set<int> engines;
     for (int tok : in.tokens) {
       auto it = EngineOf.find(tok);
       if (it != EngineOf.end())
         engines.insert(it->second);
     }
-    for (int e : engines) {
-      poll(End[e]);
-      if (T.engines[e].done.clearOnWrite1)
-        Cpu += T.timing.regAccessCycles;
+    if (engines.empty())
+      return;
+    if (D->completion == NPUCC_COMPLETION_FENCE) {
+      halWait(NPUCC_ENGINE_FENCE);
+      return;
     }
+    for (int e : engines)
+      halWait(e);
   }
 };
 

@@ -9,6 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
 namespace npucc::lower::npu {
 
 const lir::Arg *paramArg(const lir::Instr &in, const std::string &name) {
@@ -94,6 +99,65 @@ std::vector<Access> cpuFootprint(const lir::Instr &in) {
 
 bool overlaps(const Access &a, const Access &b) {
   return a.region == b.region && a.index == b.index && a.lo < b.hi && b.lo < a.hi;
+}
+
+} // namespace npucc::lower::npu
+
+namespace npucc::lower::npu {
+
+int64_t scratchpadPeak(const std::vector<lir::Instr> &body) {
+  // Each scratchpad range the commands of one layer (one comment) touch is
+  // in use from its first to its last command; the peak is the largest union
+  // of ranges in use at one point.
+  struct Live {
+    int spm;
+    int64_t lo, hi;
+    size_t first, last;
+  };
+  std::map<std::tuple<std::string, int, int64_t, int64_t>, Live> ranges;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i].opcode != "npu")
+      continue;
+    for (const Access &a : npuFootprint(body[i])) {
+      if (a.region != lir::Region::Spm)
+        continue;
+      auto key = std::make_tuple(body[i].comment, a.index, a.lo, a.hi);
+      auto it = ranges.find(key);
+      if (it == ranges.end())
+        ranges.emplace(key, Live{a.index, a.lo, a.hi, i, i});
+      else
+        it->second.last = i;
+    }
+  }
+  std::vector<const Live *> all;
+  for (const auto &kv : ranges)
+    all.push_back(&kv.second);
+  std::set<size_t> points;
+  for (const Live *l : all)
+    points.insert(l->first);
+  int64_t peak = 0;
+  for (size_t i : points) {
+    // Union of the ranges live at instruction i, per scratchpad.
+    std::vector<std::tuple<int, int64_t, int64_t>> live;
+    for (const Live *l : all)
+      if (l->first <= i && i <= l->last)
+        live.emplace_back(l->spm, l->lo, l->hi);
+    std::sort(live.begin(), live.end());
+    int64_t total = 0, curHi = -1;
+    int curSpm = -1;
+    for (const auto &[spm, lo, hi] : live) {
+      if (spm != curSpm) {
+        curSpm = spm;
+        curHi = -1;
+      }
+      int64_t from = std::max(lo, curHi);
+      if (hi > from)
+        total += hi - from;
+      curHi = std::max(curHi, hi);
+    }
+    peak = std::max(peak, total);
+  }
+  return peak;
 }
 
 } // namespace npucc::lower::npu

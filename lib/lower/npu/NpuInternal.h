@@ -43,6 +43,9 @@ std::vector<Access> npuFootprint(const lir::Instr &in);
 /// buffer operand, conservatively both.
 std::vector<Access> cpuFootprint(const lir::Instr &in);
 bool overlaps(const Access &a, const Access &b);
+/// Most scratchpad bytes in use at once: each range a command touches is in
+/// use from its first to its last command; the largest union at one point.
+int64_t scratchpadPeak(const std::vector<lir::Instr> &body);
 
 // --- Scratchpad allocation --------------------------------------------------------------
 
@@ -60,6 +63,12 @@ struct SpmPlace {
 /// Places all requests (in order) or returns the reason they do not fit.
 Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
                                           const std::vector<SpmRequest> &reqs);
+/// The same buffers mirrored to the top of their scratchpads (offset from
+/// the end instead of the start, aligned down), so that consecutive layers
+/// use opposite ends; nothing when the mirror breaks a rule.
+std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
+                                               const std::vector<SpmRequest> &reqs,
+                                               const std::vector<SpmPlace> &places);
 
 // --- Layer geometry and tilings -------------------------------------------------------------
 

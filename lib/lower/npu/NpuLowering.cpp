@@ -28,6 +28,7 @@ struct NpuLowering::Impl {
   std::vector<uint8_t> Blob;
   std::map<std::string, NpuLayerPlan> Plans;
   int NextToken = 0;
+  int Layers = 0; // NPU layers lowered so far (odd ones use the scratchpad's top end)
   explicit Impl(const target::TargetDesc &t) : T(t) {}
 };
 
@@ -92,10 +93,11 @@ std::vector<std::pair<std::string, int64_t>> layerParams(const ir::Node &n,
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-/// The per-layer ideal: one command over the whole layer with unlimited
-/// scratchpad; its compute cycles, plus the minimum DMA (weights, input and
-/// output once) when DMA and compute cannot overlap, the larger when they can.
-uint64_t idealCycles(const Layer &l, const target::TargetDesc &t, const target::CTable &table) {
+/// The per-layer ideal's parts: one command over the whole layer with
+/// unlimited scratchpad, its compute cycles and the bytes it moves once
+/// (finish() turns them into cycles once the constants' window is known).
+void idealParts(const Layer &l, const target::TargetDesc &t, const target::CTable &table,
+                NpuLayerPlan &plan) {
   const target::NpuOp &op = l.op;
   std::vector<int64_t> p = target::CTable::defaultParams();
   auto set = [&](int id, int64_t v) { p[size_t(id)] = v; };
@@ -103,16 +105,15 @@ uint64_t idealCycles(const Layer &l, const target::TargetDesc &t, const target::
   set(NPUCC_P_OUT_H, l.OH), set(NPUCC_P_OUT_W, l.OW), set(NPUCC_P_OUT_CH, l.OC);
   set(NPUCC_P_K_H, op.kh), set(NPUCC_P_K_W, op.kw), set(NPUCC_P_DEPTH_MULT, op.depthMult);
   set(NPUCC_P_M, op.m), set(NPUCC_P_K, op.k), set(NPUCC_P_N, op.n), set(NPUCC_P_LENGTH, op.length);
-  uint64_t compute = table.commandCycles(op.kind, p);
-  uint64_t bytes = 0;
-  if (op.kind == NPUCC_KIND_ELTWISE)
-    bytes = uint64_t(op.length) * 3;
-  else
-    bytes = uint64_t(l.H * l.W * l.C + l.OH * l.OW * l.OC) +
-            (l.hasWeights() ? recordLayout(l, t, l.OC).size : 0);
-  uint64_t rate = std::max<uint64_t>(1, std::min(t.dma.readBytesPerCycle, t.dma.writeBytesPerCycle));
-  uint64_t dma = (bytes + rate - 1) / rate;
-  return t.concurrentDmaCompute ? std::max(compute, dma) : compute + dma;
+  plan.idealComputeCycles = table.commandCycles(op.kind, p);
+  if (op.kind == NPUCC_KIND_ELTWISE) {
+    plan.inBytes = uint64_t(op.length) * 2;
+    plan.outBytes = uint64_t(op.length);
+  } else {
+    plan.inBytes = uint64_t(l.H * l.W * l.C);
+    plan.outBytes = uint64_t(l.OH * l.OW * l.OC);
+    plan.weightBytes = l.hasWeights() ? recordLayout(l, t, l.OC).size : 0;
+  }
 }
 
 } // namespace
@@ -152,7 +153,13 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
   io.blob.index = I.BlobIndex;
   io.blob.dtype = ir::DType::U8;
   std::string comment = n.name + " (" + n.opName() + " on the NPU: " + l.op.kindName + ")";
-  NPUCC_TRY(scheduleLayer(l, I.T, choice->tiling, choice->spm, io, I.NextToken, comment, out));
+  // Alternate ends of the scratchpad from layer to layer, so that the next
+  // layer's first loads can overlap this one's last command (npu-prefetch).
+  std::vector<SpmPlace> spm = choice->spm;
+  if (I.Layers++ % 2 == 1)
+    if (auto m = mirrorSpm(I.T, tilingBuffers(l, I.T, choice->tiling).requests, spm))
+      spm = *m;
+  NPUCC_TRY(scheduleLayer(l, I.T, choice->tiling, spm, io, I.NextToken, comment, out));
 
   target::CTable table(I.T);
   NpuLayerPlan &plan = I.Plans[n.name];
@@ -166,7 +173,7 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
   plan.dramRead = e.sysRead;
   plan.dramWrite = e.sysWrite;
   plan.scratchpadBytes = choice->spmBytes;
-  plan.idealCycles = idealCycles(l, I.T, table);
+  idealParts(l, I.T, table, plan);
   for (const lir::Instr &in : out)
     plan.tiles += in.opcode == "npu" && in.callee != "dma";
   return success();
@@ -188,8 +195,16 @@ Status NpuLowering::finish(lir::Program &p) {
   p.scratchpads.clear();
   for (const target::Scratchpad &s : I.T.scratchpads)
     p.scratchpads.push_back({s.name, s.base, s.size});
-  for (const auto &kv : I.Plans)
-    p.spmPeak = std::max<int64_t>(p.spmPeak, int64_t(kv.second.scratchpadBytes));
+  p.spmPeak = scratchpadPeak(p.body);
+  uint64_t constBytes = 0;
+  for (const lir::ConstBuffer &c : p.constants)
+    constBytes += c.data.byteSize();
+  for (auto &kv : I.Plans) {
+    NpuLayerPlan &pl = kv.second;
+    uint64_t dma = minDmaCycles(I.T, pl.weightBytes, pl.inBytes, pl.outBytes, constBytes);
+    pl.idealCycles = I.T.concurrentDmaCompute ? std::max(pl.idealComputeCycles, dma)
+                                              : pl.idealComputeCycles + dma;
+  }
   return success();
 }
 

@@ -6,6 +6,8 @@
 // bank (else spans whole banks from an empty one), and never starts an
 // operand in the bank of an operand that the scratchpad's separate_banks
 // rules keep apart (the simulator would fail the command, or slow it down).
+// Banks only matter through separate_banks (the simulator checks nothing
+// else about them), so a scratchpad without such rules is one bank here.
 // Each layer starts from an empty scratchpad: layers run one after another.
 //
 //===----------------------------------------------------------------------===//
@@ -55,10 +57,15 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
                                           const std::vector<SpmRequest> &reqs) {
   // Next free byte of each bank of each scratchpad (offsets from its base).
   std::vector<std::vector<uint64_t>> next;
+  std::vector<unsigned> bankCount;
+  std::vector<uint64_t> bankBytes;
   for (const target::Scratchpad &s : t.scratchpads) {
+    bool ruled = !s.separateBanks.empty();
+    bankCount.push_back(ruled ? s.banks : 1);
+    bankBytes.push_back(ruled ? s.bankSize : s.size);
     std::vector<uint64_t> banks;
-    for (unsigned b = 0; b < s.banks; ++b)
-      banks.push_back(b * s.bankSize);
+    for (unsigned b = 0; b < bankCount.back(); ++b)
+      banks.push_back(b * bankBytes.back());
     next.push_back(banks);
   }
   std::vector<Placed> placed;
@@ -71,24 +78,26 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
       for (int role = 0; role < target::NumOperands; ++role)
         if (r.roles & (1u << role))
           align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
-      for (unsigned b = 0; b < s.banks && !done; ++b) {
-        uint64_t bankEnd = uint64_t(b + 1) * s.bankSize;
+      const unsigned nb = bankCount[si];
+      const uint64_t bs = bankBytes[si];
+      for (unsigned b = 0; b < nb && !done; ++b) {
+        uint64_t bankEnd = uint64_t(b + 1) * bs;
         uint64_t off = alignUp(next[si][b], align);
         // Inside this bank, or spanning whole banks from an empty one.
         uint64_t end = off + r.size;
         if (end > bankEnd) {
-          if (next[si][b] != b * s.bankSize || end > s.size)
+          if (next[si][b] != b * bs || end > s.size)
             continue;
           bool free = true;
-          for (unsigned k = b + 1; k < s.banks && uint64_t(k) * s.bankSize < end; ++k)
-            free = free && next[si][k] == k * s.bankSize;
+          for (unsigned k = b + 1; k < nb && uint64_t(k) * bs < end; ++k)
+            free = free && next[si][k] == k * bs;
           if (!free)
             continue;
         }
         if (!separated(s, int(si), off, r, placed))
           continue;
-        for (unsigned k = b; k < s.banks && uint64_t(k) * s.bankSize < end; ++k)
-          next[si][k] = std::max(next[si][k], std::min<uint64_t>(end, uint64_t(k + 1) * s.bankSize));
+        for (unsigned k = b; k < nb && uint64_t(k) * bs < end; ++k)
+          next[si][k] = std::max(next[si][k], std::min<uint64_t>(end, uint64_t(k + 1) * bs));
         placed.push_back({int(si), off, &r});
         out.push_back({int(si), off});
         done = true;
@@ -104,6 +113,31 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
                    std::to_string(total) + " bytes of buffers (with double buffering) for " +
                    std::to_string(cap) + " bytes of scratchpad");
     }
+  }
+  return out;
+}
+
+std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
+                                               const std::vector<SpmRequest> &reqs,
+                                               const std::vector<SpmPlace> &places) {
+  std::vector<SpmPlace> out;
+  std::vector<Placed> placed;
+  for (size_t i = 0; i < reqs.size() && i < places.size(); ++i) {
+    const SpmRequest &r = reqs[i];
+    const target::Scratchpad &s = t.scratchpads[size_t(places[i].spm)];
+    uint64_t align = 1;
+    for (int role = 0; role < target::NumOperands; ++role)
+      if (r.roles & (1u << role))
+        align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
+    uint64_t top = s.size - places[i].offset - r.size;
+    uint64_t off = align > 1 ? top / align * align : top;
+    for (const Placed &q : placed)
+      if (q.spm == places[i].spm && off < q.offset + q.req->size && q.offset < off + r.size)
+        return std::nullopt;
+    if (!s.separateBanks.empty() && !separated(s, places[i].spm, off, r, placed))
+      return std::nullopt;
+    placed.push_back({places[i].spm, off, &r});
+    out.push_back({places[i].spm, off});
   }
   return out;
 }

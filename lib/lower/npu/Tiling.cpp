@@ -6,8 +6,13 @@
 // resident or streamed. A candidate is feasible when every command of its
 // tiles stays within the operation's limits and the fields' ranges, its
 // buffers fit the scratchpads (allocateSpm) and its DMA transfers are legal.
-// Each feasible candidate is scheduled, given its waits and timed with the
-// simulator's cycle model; the fewest cycles win (then the least scratchpad).
+// Feasible candidates are scheduled, given their waits and timed with the
+// simulator's cycle model; the fewest cycles win (then the fewest
+// system-memory bytes, then the least scratchpad).
+// Along the rows axis of one (block, order, residency) group the search
+// stops after two candidates slower than the group's best. npuTilingFits
+// (the partition's question) stops at the first feasible candidate; when
+// none is, the reason is the shortfall of the one needing the least scratchpad.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -15,6 +20,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 namespace npucc::lower::npu {
 
@@ -109,66 +115,137 @@ lir::BufferRef placeholder(lir::Region r) {
 
 } // namespace
 
+namespace {
+
+/// The candidates, grouped: one group per (block, loop order, residency),
+/// each with its row counts, largest first.
+std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::TargetDesc &t) {
+  std::vector<std::vector<Tiling>> groups;
+  if (l.op.kind == NPUCC_KIND_ELTWISE) {
+    groups.emplace_back();
+    for (int64_t c : chunkOptions(l))
+      groups.back().push_back({c, 1, false, true});
+    return groups;
+  }
+  for (int64_t b : blockOptions(l, t))
+    for (bool outer : {false, true})
+      for (bool resident : {true, false}) {
+        bool multi = ceilDiv(l.OC, b) > 1;
+        if ((outer && !multi) || (!resident && !multi) || (!resident && !l.hasWeights()))
+          continue;
+        std::vector<Tiling> g;
+        for (int64_t r : rowOptions(l.OH))
+          if (!(outer && ceilDiv(l.OH, r) == 1))
+            g.push_back({r, b, outer, resident});
+        if (!g.empty())
+          groups.push_back(std::move(g));
+      }
+  return groups;
+}
+
+/// Why a candidate is infeasible ("" if feasible), with the scratchpad
+/// bytes its buffers need (0 when it failed on a limit).
+struct Feasibility {
+  std::string problem;
+  uint64_t need = 0;
+  Buffers buffers;
+  std::vector<SpmPlace> spm;
+};
+Feasibility checkCandidate(const Layer &l, const target::TargetDesc &t, const Tiling &tl) {
+  Feasibility f;
+  std::string p = tileProblem(l, t, tl);
+  if (!p.empty()) {
+    f.problem = "no tile meets the limits (" + p + ")";
+    return f;
+  }
+  f.buffers = tilingBuffers(l, t, tl);
+  for (const SpmRequest &r : f.buffers.requests)
+    f.need += r.size;
+  auto spm = allocateSpm(t, f.buffers.requests);
+  if (!spm) {
+    f.problem = spm.error().message;
+    return f;
+  }
+  f.spm = spm.take();
+  return f;
+}
+
+/// The problem to report when nothing is feasible: the scratchpad shortfall
+/// of the candidate that needs the least, else the first limit problem.
+struct WorstCase {
+  std::string problem;
+  uint64_t need = 0;
+  void note(const Feasibility &f) {
+    if (f.problem.empty())
+      return;
+    bool spmProblem = f.need > 0;
+    bool haveSpm = need > 0;
+    if (problem.empty() || (spmProblem && (!haveSpm || f.need < need))) {
+      problem = f.problem;
+      need = spmProblem ? f.need : 0;
+    }
+  }
+};
+
+} // namespace
+
 Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
   target::CTable table(t);
-  std::vector<Tiling> cands;
-  if (l.op.kind == NPUCC_KIND_ELTWISE) {
-    for (int64_t c : chunkOptions(l))
-      cands.push_back({c, 1, false, true});
-  } else {
-    for (int64_t b : blockOptions(l, t))
-      for (int64_t r : rowOptions(l.OH))
-        for (bool outer : {false, true})
-          for (bool resident : {true, false}) {
-            bool multi = ceilDiv(l.OC, b) > 1;
-            if ((outer && (!multi || ceilDiv(l.OH, r) == 1)) || (!resident && !multi) ||
-                (!resident && !l.hasWeights()))
-              continue;
-            cands.push_back({r, b, outer, resident});
-          }
-  }
   LayerIo io;
   io.in = placeholder(lir::Region::Arena);
   io.in2 = placeholder(lir::Region::Arena);
   io.out = placeholder(lir::Region::Arena);
   io.blob = placeholder(lir::Region::Const);
+  std::vector<Choice> all;
   std::optional<Choice> best;
-  std::string firstProblem;
-  for (const Tiling &tl : cands) {
-    std::string p = tileProblem(l, t, tl);
-    if (!p.empty()) {
-      if (firstProblem.empty())
-        firstProblem = "no tile meets the limits (" + p + ")";
-      continue;
+  WorstCase worst;
+  for (const std::vector<Tiling> &group : candidateGroups(l, t)) {
+    // Along the rows axis the cost falls, then rises (fewer, larger tiles
+    // against less exposed prologue): stop after two candidates worse than
+    // the best of the group.
+    std::optional<uint64_t> groupBest;
+    int worse = 0;
+    for (const Tiling &tl : group) {
+      if (worse >= 2)
+        break;
+      Feasibility f = checkCandidate(l, t, tl);
+      if (!f.problem.empty()) {
+        worst.note(f);
+        continue;
+      }
+      lir::Program prog;
+      int tok = 0;
+      Status s = scheduleLayer(l, t, tl, f.spm, io, tok, "", prog.body);
+      if (!s) {
+        worst.note({s.error().message, 0, {}, {}});
+        continue;
+      }
+      NPUCC_TRY(insertNpuWaits(prog, t));
+      Choice c;
+      c.tiling = tl;
+      c.spm = std::move(f.spm);
+      c.spmBytes = f.need;
+      c.estimate = estimateBody(prog.body, nullptr, t, table);
+      if (!groupBest || c.estimate.cycles < *groupBest) {
+        groupBest = c.estimate.cycles;
+        worse = 0;
+      } else {
+        ++worse;
+      }
+      all.push_back(std::move(c));
     }
-    Buffers b = tilingBuffers(l, t, tl);
-    auto spm = allocateSpm(t, b.requests);
-    if (!spm) {
-      if (firstProblem.empty() || firstProblem.rfind("no tile", 0) == 0)
-        firstProblem = spm.error().message;
-      continue;
-    }
-    lir::Program prog;
-    int tok = 0;
-    Status s = scheduleLayer(l, t, tl, *spm, io, tok, "", prog.body);
-    if (!s) {
-      if (firstProblem.empty())
-        firstProblem = s.error().message;
-      continue;
-    }
-    NPUCC_TRY(insertNpuWaits(prog, t));
-    Choice c;
-    c.tiling = tl;
-    c.spm = spm.take();
-    for (const SpmRequest &r : b.requests)
-      c.spmBytes += r.size;
-    c.estimate = estimateBody(prog.body, nullptr, t, table);
-    if (!best || c.estimate.cycles < best->estimate.cycles ||
-        (c.estimate.cycles == best->estimate.cycles && c.spmBytes < best->spmBytes))
-      best = std::move(c);
   }
+  // The fewest cycles, then the fewest system-memory bytes (weights kept
+  // resident rather than reloaded per tile), then the least scratchpad.
+  auto key = [](const Choice &c) {
+    return std::make_tuple(c.estimate.cycles, c.estimate.sysRead + c.estimate.sysWrite,
+                           c.spmBytes);
+  };
+  for (Choice &c : all)
+    if (!best || key(c) < key(*best))
+      best = std::move(c);
   if (!best)
-    return error(firstProblem.empty() ? "no tiling" : firstProblem);
+    return error(worst.problem.empty() ? "no tiling" : worst.problem);
   return std::move(*best);
 }
 
@@ -177,10 +254,31 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
 namespace npucc::lower {
 
 bool npuTilingFits(const target::NpuOp &op, const target::TargetDesc &t, std::string *why) {
-  auto c = npu::chooseTiling(npu::makeLayer(op), t);
-  if (!c && why)
-    *why = c.error().message;
-  return bool(c);
+  // Feasibility only: the first candidate that fits and schedules.
+  npu::Layer l = npu::makeLayer(op);
+  npu::WorstCase worst;
+  npu::LayerIo io;
+  io.in = npu::placeholder(lir::Region::Arena);
+  io.in2 = npu::placeholder(lir::Region::Arena);
+  io.out = npu::placeholder(lir::Region::Arena);
+  io.blob = npu::placeholder(lir::Region::Const);
+  for (const auto &group : npu::candidateGroups(l, t))
+    for (const npu::Tiling &tl : group) {
+      npu::Feasibility f = npu::checkCandidate(l, t, tl);
+      if (f.problem.empty()) {
+        std::vector<lir::Instr> body;
+        int tok = 0;
+        Status s = npu::scheduleLayer(l, t, tl, f.spm, io, tok, "", body);
+        if (s)
+          return true;
+        f.problem = s.error().message;
+        f.need = 0;
+      }
+      worst.note(f);
+    }
+  if (why)
+    *why = worst.problem.empty() ? "no tiling" : worst.problem;
+  return false;
 }
 
 } // namespace npucc::lower

@@ -1,0 +1,113 @@
+//===- Prefetch.cpp - The `npu-prefetch` loop-IR pass ----------------------===//
+//
+// Each layer's schedule starts by loading its first weights and input tile
+// and cannot compute before they arrive: exposed DMA at every layer
+// boundary. This pass moves such a load (a DMA into the scratchpad) of one
+// layer above the end of the layer before it, so it runs while that layer's
+// last command computes (Vela's weight prefetch across layers), when
+//   - nothing it passes touches what it reads or writes (scratchpad or
+//     memory ranges; NpuLowering alternates the layers' scratchpad halves so
+//     that consecutive layers' buffers usually do not overlap),
+//   - it passes at most one compute command (the pass runs before
+//     npu-waits, so there are no waits to pass),
+//   - and the program's estimated cycles (waits inserted, Estimate.cpp's
+//     model) go down: of the positions allowed, the fastest; else the load
+//     stays where it was.
+// A layer is the run of instructions with one comment (the node). The
+// program's `spm peak` is recomputed (two layers' buffers now overlap in time).
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+#include "npucc/lower/LirPass.h"
+
+namespace npucc::lower {
+
+namespace {
+
+bool conflicts(const std::vector<npu::Access> &a, const std::vector<npu::Access> &b) {
+  for (const npu::Access &x : a)
+    for (const npu::Access &y : b)
+      if ((x.write || y.write) && npu::overlaps(x, y))
+        return true;
+  return false;
+}
+
+bool isSpmLoad(const lir::Instr &in) {
+  if (in.opcode != "npu" || in.callee != "dma")
+    return false;
+  const lir::Arg *d = npu::paramArg(in, "dst_addr");
+  const lir::BufferRef *b = d ? std::get_if<lir::BufferRef>(d) : nullptr;
+  return b && b->region == lir::Region::Spm;
+}
+
+uint64_t cyclesOf(const lir::Program &p, const std::vector<lir::Instr> &body,
+                  const target::TargetDesc &t, const target::CTable &table) {
+  lir::Program tmp;
+  tmp.body = body;
+  (void)npu::insertNpuWaits(tmp, t);
+  return npu::estimateBody(tmp.body, &p, t, table).cycles;
+}
+
+} // namespace
+
+Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
+  if (!ctx.target)
+    return error("npu-prefetch needs the NPU description (--target)");
+  const target::TargetDesc &t = *ctx.target;
+  target::CTable table(t);
+  std::vector<lir::Instr> &body = p.body;
+  for (const lir::Instr &in : body)
+    if (in.opcode == "wait")
+      return error("npu-prefetch runs before npu-waits (the program has waits)");
+  uint64_t current = cyclesOf(p, body, t, table);
+  for (size_t i = 1; i < body.size(); ++i) {
+    if (!isSpmLoad(body[i]))
+      continue;
+    // Only the loads before the first compute command of their layer.
+    bool leading = true;
+    size_t k = i;
+    while (k > 0 && body[k - 1].comment == body[i].comment) {
+      --k;
+      if (body[k].opcode == "npu" && body[k].callee != "dma")
+        leading = false;
+    }
+    if (!leading || k == 0)
+      continue;
+    std::vector<npu::Access> fp = npu::npuFootprint(body[i]);
+    // How far up it may go: not past a conflict, and past at most one
+    // compute command (the last of the layer before).
+    size_t bound = i;
+    while (bound > 0) {
+      const lir::Instr &x = body[bound - 1];
+      std::vector<npu::Access> fx =
+          x.opcode == "npu" ? npu::npuFootprint(x) : npu::cpuFootprint(x);
+      if (conflicts(fp, fx))
+        break;
+      --bound;
+      if (x.opcode == "npu" && x.callee != "dma")
+        break;
+    }
+    // The best position above its layer, if it beats staying.
+    size_t bestPos = i;
+    uint64_t bestCycles = current;
+    for (size_t j = bound; j < k; ++j) {
+      std::vector<lir::Instr> trial = body;
+      lir::Instr moved = trial[i];
+      trial.erase(trial.begin() + long(i));
+      trial.insert(trial.begin() + long(j), moved);
+      uint64_t c = cyclesOf(p, trial, t, table);
+      if (c < bestCycles)
+        bestCycles = c, bestPos = j;
+    }
+    if (bestPos != i) {
+      lir::Instr moved = body[i];
+      body.erase(body.begin() + long(i));
+      body.insert(body.begin() + long(bestPos), moved);
+      current = bestCycles;
+    }
+  }
+  p.spmPeak = npu::scratchpadPeak(body);
+  return success();
+}
+
+} // namespace npucc::lower
