@@ -10,6 +10,22 @@ int64_t numElements(const Shape &s) {
   return n;
 }
 
+std::optional<int64_t> checkedByteSize(DType t, const Shape &s) {
+  int64_t bytes = static_cast<int64_t>(dtypeSize(t));
+  for (int64_t d : s)
+    if (d < 0)
+      return std::nullopt;
+  for (int64_t d : s)
+    if (d == 0)
+      return 0;
+  for (int64_t d : s) {
+    if (d > kMaxTensorBytes / bytes)
+      return std::nullopt;
+    bytes *= d;
+  }
+  return bytes;
+}
+
 std::string shapeStr(const Shape &s) {
   std::string r;
   for (size_t i = 0; i < s.size(); ++i)

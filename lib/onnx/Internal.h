@@ -32,6 +32,16 @@ Result<ir::Tensor> tensorFromProto(const ::onnx::TensorProto &tp, const std::str
                                    const std::string &what);
 void tensorToProto(const ir::Tensor &t, const std::string &name, ::onnx::TensorProto &tp);
 
+//===--- Validate ---------------------------------------------------------===//
+
+/// The tensor's data has the size its type and dims need and fits
+/// ir::kMaxTensorBytes; nothing is allocated. External data is sized later.
+Status checkTensorData(const ::onnx::TensorProto &tp, const std::string &what);
+/// What libonnx's converter and shape inference assume (Validate.cpp):
+/// tensor data sizes, graph outputs defined, graph I/O types and sizes.
+/// `names` are the node names (nameNodes).
+Status validateModel(const ::onnx::ModelProto &m, const std::vector<std::string> &names);
+
 //===--- ShapeHelper ------------------------------------------------------===//
 
 struct OutType {

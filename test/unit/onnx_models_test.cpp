@@ -199,6 +199,20 @@ TEST(OnnxModels, BadInputFixtures) {
            Case{"dropout_training.onnx", "node 'drop0' (Dropout): error: training_mode is true"},
            Case{"reshape_runtime_shape.onnx",
                 "node 'reshape0' (Reshape): error: Reshape operand 1 ('s') is a runtime value"},
+           // Issue 11: crashed libonnx (a, b), exhausted memory (c, d), or were accepted.
+           Case{"output_unproduced.onnx", "graph output 'z' is not produced by any node"},
+           Case{"constant_short_raw.onnx", "node 'shape_const' (Constant): error: attribute "
+                                           "'value' has 5 bytes of raw data"},
+           Case{"init_short_data.onnx", "initializer 'w' has 8 bytes of raw data"},
+           Case{"init_huge.onnx", "larger than npucc's limit of 2 GiB for one tensor"},
+           Case{"input_dim_2p32.onnx", "graph input 'x' has shape [4294967296], larger"},
+           Case{"constant_of_shape_huge.onnx",
+                "node 'fill0' (ConstantOfShape): error: output 'y' would have shape [65536x65536]"},
+           Case{"output_type0.onnx", "graph output 'y' has element type 0 (undefined)"},
+           Case{"no_outputs.onnx", "the graph has no outputs"},
+           Case{"gemm_transb5.onnx", "node 'gemm0' (Gemm): error: transB=5: expected 0 or 1"},
+           Case{"gemm_alpha_inf.onnx", "node 'gemm0' (Gemm): error: alpha is not a finite"},
+           Case{"ext_location_dir.onnx", "location 'canon' is not a regular file"},
        }) {
     std::string path = kBad + "/" + c.file;
     auto r = importModel(path);

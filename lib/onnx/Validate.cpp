@@ -1,0 +1,169 @@
+//===- Validate.cpp - Checks of a ModelProto before libonnx sees it -------===//
+//
+// libonnx's version converter and shape inference trust their input: a graph
+// output that no node produces or a tensor whose data is shorter than its
+// dims crash them. validateModel runs before either and checks, without
+// allocating anything in proportion to the dims: every tensor (initializers,
+// tensor attributes such as Constant's value) has as much data as its type
+// and dims need and fits kMaxTensorBytes; graph outputs are produced by a
+// node or are graph inputs or initializers; graph inputs and outputs have a
+// defined element type and static dims within kMaxTensorBytes.
+//
+//===----------------------------------------------------------------------===//
+#include "Internal.h"
+
+#include <set>
+
+using ::onnx::TensorProto;
+
+namespace npucc::onnx::detail {
+
+namespace {
+
+/// Bytes per element of an ONNX element type, 0 for string/undefined/unknown.
+int64_t onnxElemSize(int t) {
+  switch (t) {
+  case TensorProto::UINT8:
+  case TensorProto::INT8:
+  case TensorProto::BOOL:
+    return 1;
+  case TensorProto::UINT16:
+  case TensorProto::INT16:
+  case TensorProto::FLOAT16:
+  case TensorProto::BFLOAT16:
+    return 2;
+  case TensorProto::FLOAT:
+  case TensorProto::INT32:
+  case TensorProto::UINT32:
+    return 4;
+  case TensorProto::INT64:
+  case TensorProto::DOUBLE:
+  case TensorProto::UINT64:
+  case TensorProto::COMPLEX64:
+    return 8;
+  case TensorProto::COMPLEX128:
+    return 16;
+  default:
+    return 0;
+  }
+}
+
+std::string limitText() { return std::to_string(ir::kMaxTensorBytes >> 30) + " GiB"; }
+
+/// Element count of `dims` (dims checked non-negative and within the limit
+/// for `elemSize`-byte elements).
+Result<int64_t> elementCount(const ir::Shape &dims, int64_t elemSize, const std::string &what) {
+  for (int64_t d : dims)
+    if (d < 0)
+      return error(what + " has a negative dimension (" + std::to_string(d) + ")");
+  // U8 stands for any one-byte type; the limit is then applied per element size.
+  auto bytes = ir::checkedByteSize(ir::DType::U8, dims);
+  if (!bytes || *bytes > ir::kMaxTensorBytes / std::max<int64_t>(elemSize, 1))
+    return error(what + " has shape [" + ir::shapeStr(dims) + "], larger than npucc's limit of " +
+                 limitText() + " for one tensor");
+  return *bytes;
+}
+
+/// Number of elements of data the tensor holds in its typed field.
+int64_t typedFieldCount(const TensorProto &tp) {
+  switch (tp.data_type()) {
+  case TensorProto::FLOAT:
+    return tp.float_data_size();
+  case TensorProto::COMPLEX64:
+    return tp.float_data_size() / 2;
+  case TensorProto::DOUBLE:
+    return tp.double_data_size();
+  case TensorProto::COMPLEX128:
+    return tp.double_data_size() / 2;
+  case TensorProto::INT64:
+    return tp.int64_data_size();
+  case TensorProto::UINT32:
+  case TensorProto::UINT64:
+    return tp.uint64_data_size();
+  case TensorProto::STRING:
+    return tp.string_data_size();
+  default:
+    return tp.int32_data_size();
+  }
+}
+
+} // namespace
+
+Status checkTensorData(const TensorProto &tp, const std::string &what) {
+  ir::Shape dims(tp.dims().begin(), tp.dims().end());
+  int64_t elemSize = onnxElemSize(tp.data_type());
+  auto n = elementCount(dims, elemSize, what);
+  if (!n)
+    return n.error();
+  if (tp.data_location() == TensorProto::EXTERNAL)
+    return success(); // sized against its file when read (tensorFromProto)
+  if (tp.has_raw_data()) {
+    if (elemSize == 0)
+      return error(what + " has raw data of element type " + onnxTypeName(tp.data_type()));
+    if (static_cast<int64_t>(tp.raw_data().size()) != *n * elemSize)
+      return error(what + " has " + std::to_string(tp.raw_data().size()) +
+                   " bytes of raw data, its type and shape [" + ir::shapeStr(dims) + "] need " +
+                   std::to_string(*n * elemSize));
+    return success();
+  }
+  int64_t have = typedFieldCount(tp);
+  if (have != *n)
+    return error(what + " has " + std::to_string(have) + " elements of data, its shape [" +
+                 ir::shapeStr(dims) + "] needs " + std::to_string(*n));
+  return success();
+}
+
+Status validateModel(const ::onnx::ModelProto &m, const std::vector<std::string> &names) {
+  const ::onnx::GraphProto &g = m.graph();
+  if (g.output_size() == 0)
+    return error("the graph has no outputs: there is nothing to compute");
+  std::set<std::string> defined;
+  for (const TensorProto &t : g.initializer()) {
+    NPUCC_TRY(checkTensorData(t, "initializer '" + t.name() + "'"));
+    defined.insert(t.name());
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto &n = g.node(i);
+    for (const auto &a : n.attribute()) {
+      std::string what = "attribute '" + a.name() + "'";
+      if (a.has_t())
+        if (Status s = checkTensorData(a.t(), what); !s)
+          return std::move(s.error().atNode(names[i], n.op_type()));
+      for (const TensorProto &t : a.tensors())
+        if (Status s = checkTensorData(t, what); !s)
+          return std::move(s.error().atNode(names[i], n.op_type()));
+    }
+    for (const std::string &o : n.output())
+      defined.insert(o);
+  }
+  auto checkIo = [&](const ::onnx::ValueInfoProto &vi, const std::string &kind) -> Status {
+    std::string what = kind + " '" + vi.name() + "'";
+    if (!vi.type().has_tensor_type())
+      return success(); // reported where it matters (bindInputs)
+    const auto &tt = vi.type().tensor_type();
+    if (tt.elem_type() == TensorProto::UNDEFINED)
+      return error(what + " has element type 0 (undefined)");
+    ir::Shape dims;
+    for (const auto &d : tt.shape().dim())
+      if (d.has_dim_value() && d.dim_value() >= 0) // negative: dynamic (bindInputs)
+        dims.push_back(d.dim_value());
+    auto c = elementCount(dims, std::max<int64_t>(onnxElemSize(tt.elem_type()), 1), what);
+    return c ? success() : Status(c.error());
+  };
+  for (const auto &vi : g.input()) {
+    NPUCC_TRY(checkIo(vi, "graph input"));
+    defined.insert(vi.name());
+  }
+  for (const auto &vi : g.output()) {
+    NPUCC_TRY(checkIo(vi, "graph output"));
+    if (vi.name().empty())
+      return error("a graph output has an empty name");
+    if (!defined.count(vi.name()))
+      return error("graph output '" + vi.name() +
+                   "' is not produced by any node and is neither a graph input nor an "
+                   "initializer");
+  }
+  return success();
+}
+
+} // namespace npucc::onnx::detail
