@@ -8,6 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 npucc="${NPUCC_BUILD_DIR:-$root/build}/tools/npucc/npucc"
 model="${1:-$root/models/tinycnn}"
 echo "== npucc $(basename "$model"): compile to $root/out/$(basename "$model")"
+mkdir -p "$root/out"
 "$npucc" "$model/model.onnx" -o "$root/out/$(basename "$model")"
 echo "== build the generated C, run it on the golden inputs, compare"
 "$npucc" check "$model" --tolerance 1e-4

@@ -12,6 +12,7 @@
 #include "Internal.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Verifier.h"
+#include "npucc/support/FileRead.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -19,7 +20,6 @@
 #include <onnx/version_converter/convert.h>
 
 #include <filesystem>
-#include <fstream>
 
 namespace fs = std::filesystem;
 using namespace npucc::ir;
@@ -123,11 +123,38 @@ std::string dimsText(const ::onnx::TensorShapeProto &s) {
   return r + "]";
 }
 
-/// Binds dynamic dims of graph inputs (in place) from --shape bindings.
+/// The shape an input without --shape gets: from `dataShapes` (npucc check),
+/// or 1 for a dynamic leading (batch) dim when every other dim is static.
+/// Empty when neither applies; `how` says which did.
+Shape implicitBinding(const ::onnx::TypeProto_Tensor &tt, size_t index, const ImportOptions &o,
+                      std::string &how) {
+  if (index < o.dataShapes.size()) {
+    how = "from the first data set";
+    return o.dataShapes[index];
+  }
+  int rank = tt.shape().dim_size();
+  if (!tt.has_shape() || rank < 2)
+    return {};
+  Shape s;
+  for (int i = 0; i < rank; ++i) {
+    const auto &d = tt.shape().dim(i);
+    bool dyn = !d.has_dim_value() || d.dim_value() < 0;
+    if (dyn != (i == 0))
+      return {};
+    s.push_back(dyn ? 1 : d.dim_value());
+  }
+  how = "by default: a leading dynamic dimension is taken as a batch of 1; pass --shape " +
+        std::string("for another size");
+  return s;
+}
+
+/// Binds dynamic dims of graph inputs (in place) from --shape bindings, the
+/// data set's shapes (npucc check) or the batch-of-1 default.
 Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const ImportOptions &o) {
   std::set<std::string> inputNames;
   Diagnostic unbound;
   std::string example; // a --shape suggestion (dynamic dims set to 1)
+  size_t index = 0;
   for (auto &vi : *m.mutable_graph()->mutable_input()) {
     if (inits.count(vi.name()))
       continue;
@@ -142,7 +169,11 @@ Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const Impor
     for (const auto &d : tt->shape().dim())
       dynamic |= !d.has_dim_value() || d.dim_value() < 0;
     std::string dims = tt->has_shape() ? dimsText(tt->shape()) : "(unknown rank)";
-    if (bind == o.shapes.end()) {
+    std::string how;
+    Shape implicit = bind == o.shapes.end() && dynamic ? implicitBinding(*tt, index, o, how)
+                                                       : Shape{};
+    ++index;
+    if (bind == o.shapes.end() && implicit.empty()) {
       if (dynamic)
         unbound.note("input '" + vi.name() + "' " + dims);
       if (dynamic && example.empty() && tt->has_shape()) {
@@ -153,17 +184,22 @@ Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const Impor
       }
       continue;
     }
-    const Shape &s = bind->second;
+    const Shape &s = bind != o.shapes.end() ? bind->second : implicit;
+    std::string source = bind != o.shapes.end() ? "--shape " + vi.name() + "=" + shapeStr(s)
+                                                 : "the first data set's shape " + shapeStr(s);
     if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(s.size()))
-      return error("--shape " + vi.name() + "=" + shapeStr(s) + " has rank " +
-                   std::to_string(s.size()) + " but input '" + vi.name() + "' is " + dims +
-                   " (rank " + std::to_string(tt->shape().dim_size()) + ")");
+      return error(source + " has rank " + std::to_string(s.size()) + " but input '" +
+                   vi.name() + "' is " + dims + " (rank " +
+                   std::to_string(tt->shape().dim_size()) + ")");
     for (size_t i = 0; tt->has_shape() && i < s.size(); ++i) {
       const auto &d = tt->shape().dim(static_cast<int>(i));
       if (d.has_dim_value() && d.dim_value() >= 0 && d.dim_value() != s[i])
-        return error("--shape " + vi.name() + "=" + shapeStr(s) + " conflicts with input '" +
-                     vi.name() + "' " + dims + " at axis " + std::to_string(i));
+        return error(source + " conflicts with input '" + vi.name() + "' " + dims +
+                     " at axis " + std::to_string(i));
     }
+    if (!how.empty() && o.notes)
+      o.notes->push_back("input '" + vi.name() + "' " + dims + " bound to " + shapeStr(s) + " " +
+                         how);
     auto *shp = tt->mutable_shape();
     shp->clear_dim();
     for (int64_t v : s)
@@ -421,22 +457,19 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
 } // namespace
 
 Result<std::unique_ptr<Graph>> importModel(const std::string &path, const ImportOptions &opts) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    return error("cannot open model: no such file").inFile(path);
-  if (fs::is_directory(path, ec))
-    return error("cannot open model: is a directory").inFile(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return error("cannot open model: permission denied or unreadable").inFile(path);
+  auto bytes = readFileLimited(path, kMaxModelFileBytes, "model");
+  if (!bytes)
+    return std::move(bytes.error());
   ModelProto m;
   try {
-    if (!m.ParseFromIstream(&in))
+    if (!m.ParseFromString(*bytes))
       return error("not a valid ONNX model (failed to parse protobuf)").inFile(path);
     auto r = importProto(m, path, opts);
     if (!r)
       return std::move(r.error().inFile(path));
     return r;
+  } catch (const std::bad_alloc &) {
+    return error("import failed: out of memory").inFile(path);
   } catch (const std::exception &e) {
     return error(std::string("import failed: ") + firstLine(e.what())).inFile(path);
   }

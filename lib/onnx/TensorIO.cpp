@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 #include "npucc/onnx/Importer.h"
+#include "npucc/support/FileRead.h"
 
 #include <cstring>
 #include <filesystem>
@@ -252,11 +253,11 @@ void tensorToProto(const ir::Tensor &t, const std::string &name, TensorProto &tp
 } // namespace detail
 
 Result<ir::Tensor> readTensorProto(const std::string &path, std::string *name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return error("cannot open tensor file").inFile(path);
+  auto bytes = readFileLimited(path, kMaxModelFileBytes, "tensor file");
+  if (!bytes)
+    return std::move(bytes.error());
   TensorProto tp;
-  if (!tp.ParseFromIstream(&in))
+  if (!tp.ParseFromString(*bytes))
     return error("not a valid onnx.TensorProto (failed to parse protobuf)").inFile(path);
   if (name)
     *name = tp.name();

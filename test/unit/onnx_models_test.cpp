@@ -189,7 +189,7 @@ TEST(OnnxModels, BadInputFixtures) {
            Case{"garbage.onnx", "error: not a valid ONNX model (failed to parse protobuf)"},
            Case{"empty.onnx", "error: not a valid ONNX model"},
            Case{"unsupported_ops.onnx", "error: 3 unsupported operations"},
-           Case{"dynamic_unbound.onnx", "note: input 'x' [N,3,4,4]"},
+           Case{"dynamic_unbound.onnx", "note: input 'x' [N,C,4,4]"},
            Case{"bad_add_shapes.onnx", "node 'add0' (Add): error: shape inference failed"},
            Case{"ext_escape_rel.onnx",
                 "initializer 'w_ext': external data location '../secret.bin' escapes"},

@@ -4,14 +4,16 @@
 #include "npucc/ir/Parser.h"
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
+#include "npucc/support/FileRead.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace npucc::tool {
 
 int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
+  // --target is loaded and validated as by every compiling command (docs/target.md).
+  if (auto t = driver::loadTarget(common.target); !t)
+    return reportError(t.error());
   std::unique_ptr<ir::Graph> g;
   bool isOnnx = flags.input.size() > 5 &&
                 flags.input.compare(flags.input.size() - 5, 5, ".onnx") == 0;
@@ -19,17 +21,19 @@ int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
     auto opts = makeCompileOptions(flags.input, common);
     if (!opts)
       return reportError(opts.error());
+    std::vector<std::string> notes;
+    opts->import.notes = &notes;
     auto r = onnx::importModel(flags.input, opts->import);
     if (!r)
       return reportError(r.error());
+    for (const std::string &n : notes)
+      std::cerr << "npucc: note: " << n << "\n";
     g = r.take();
   } else {
-    std::ifstream in(flags.input, std::ios::binary);
-    if (!in)
-      return reportError(error("cannot open '" + flags.input + "'"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto r = ir::parseGraph(ss.str(), flags.input);
+    auto text = readFileLimited(flags.input, kMaxTextFileBytes, "textual IR");
+    if (!text)
+      return reportError(text.error());
+    auto r = ir::parseGraph(*text, flags.input);
     if (!r)
       return reportError(r.error());
     g = r.take();

@@ -63,9 +63,9 @@ def main():
                [h.make_tensor("k", T.INT64, [1], [2])], extra_opsets=[("com.microsoft", 1)]),
          "unsupported_ops.onnx")
 
-    # Dynamic batch dim, no --shape given.
+    # Dynamic dims besides the leading (batch) one, no --shape given.
     save(model([h.make_node("Relu", ["x"], ["y"], name="relu0")],
-               [vi("x", ["N", 3, 4, 4])], [vi("y", ["N", 3, 4, 4])]), "dynamic_unbound.onnx")
+               [vi("x", ["N", "C", 4, 4])], [vi("y", ["N", "C", 4, 4])]), "dynamic_unbound.onnx")
 
     # Add of [2,3] and [4,5]: inconsistent shapes.
     save(model([h.make_node("Add", ["a", "b"], ["y"], name="add0")],
