@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -134,7 +135,7 @@ private:
   std::vector<std::unique_ptr<Value>> Values;
   mutable std::vector<std::unique_ptr<Node>> Nodes;
   mutable size_t NumErased = 0;
-  std::map<std::string, Value *> ByName;
+  std::unordered_map<std::string, Value *> ByName; // lookups only (no iteration)
 };
 
 /// Diagnostic anchored at a node of a graph.
