@@ -159,7 +159,9 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
   }
   // DequantizeLinear of constant integer weights is kept so that fold-qdq
   // can use the integers (constant-fold folds it later in float pipelines).
-  if (allConst && !ins.empty() && k != OpKind::DequantizeLinear && interp::canEvaluate(*n)) {
+  if (allConst && !ins.empty() && k != OpKind::DequantizeLinear && interp::canEvaluate(*n) &&
+      foldedBytes + interp::resultBytes(*n) <= interp::kMaxFoldedBytes) {
+    foldedBytes += interp::resultBytes(*n);
     auto r = interp::evaluateNode(*n, args);
     bool fits = r && r->size() == outs.size();
     for (size_t i = 0; fits && i < outs.size(); ++i)

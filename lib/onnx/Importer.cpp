@@ -339,6 +339,7 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
     return error("the model imports no opset of the default ONNX domain");
   NPUCC_TRY(validateModel(m, names)); // before libonnx: it trusts what it is given
   NPUCC_TRY(inlineExternalData(m, dir));
+  pinKernelShapes(m);
 
   // onnx's checker, converter and shape inference do not know contrib
   // domains (com.microsoft QLinearAdd, ...): such models rely on ShapeHelper.
@@ -460,9 +461,14 @@ Result<std::unique_ptr<Graph>> importModel(const std::string &path, const Import
   auto bytes = readFileLimited(path, kMaxModelFileBytes, "model");
   if (!bytes)
     return std::move(bytes.error());
+  return importModelBytes(*bytes, path, opts);
+}
+
+Result<std::unique_ptr<Graph>> importModelBytes(const std::string &bytes, const std::string &path,
+                                                const ImportOptions &opts) {
   ModelProto m;
   try {
-    if (!m.ParseFromString(*bytes))
+    if (!m.ParseFromString(bytes))
       return error("not a valid ONNX model (failed to parse protobuf)").inFile(path);
     auto r = importProto(m, path, opts);
     if (!r)

@@ -8,10 +8,16 @@
 // and dims need and fits kMaxTensorBytes; graph outputs are produced by a
 // node or are graph inputs or initializers; graph inputs and outputs have a
 // defined element type and static dims within kMaxTensorBytes.
+// pinKernelShapes then writes the kernel_shape that Conv-like nodes would
+// take from their weight's dims as an attribute, so that shape inference
+// checks it against the input's rank instead of indexing past the shorter of
+// the two (libonnx's convPoolShapeInference, found by fuzz_onnx_import).
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 using ::onnx::TensorProto;
@@ -164,6 +170,52 @@ Status validateModel(const ::onnx::ModelProto &m, const std::vector<std::string>
                    "initializer");
   }
   return success();
+}
+
+void pinKernelShapes(::onnx::ModelProto &m) {
+  // Dims known before shape inference (-1: unknown dim).
+  std::map<std::string, std::vector<int64_t>> known;
+  ::onnx::GraphProto *g = m.mutable_graph();
+  for (const TensorProto &t : g->initializer())
+    known[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const auto &vi : g->input()) {
+    if (!vi.type().tensor_type().has_shape() || known.count(vi.name()))
+      continue;
+    std::vector<int64_t> &d = known[vi.name()];
+    for (const auto &dim : vi.type().tensor_type().shape().dim())
+      d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  }
+  for (::onnx::NodeProto &n : *g->mutable_node()) {
+    const std::string &op = n.op_type();
+    if (op == "Constant" && n.output_size() == 1) {
+      for (const auto &a : n.attribute())
+        if (a.name() == "value" && a.has_t())
+          known[n.output(0)].assign(a.t().dims().begin(), a.t().dims().end());
+      continue;
+    }
+    if ((op == "DequantizeLinear" || op == "Identity" || op == "Cast") && n.input_size() > 0 &&
+        n.output_size() > 0 && known.count(n.input(0))) {
+      known[n.output(0)] = known[n.input(0)];
+      continue;
+    }
+    int w = op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" ? 1
+            : op == "QLinearConv"                                           ? 3
+                                                                            : -1;
+    if (w < 0 || n.input_size() <= w || !known.count(n.input(w)) || !n.domain().empty())
+      continue;
+    bool has = false;
+    for (const auto &a : n.attribute())
+      has |= a.name() == "kernel_shape";
+    const std::vector<int64_t> &dims = known[n.input(w)];
+    std::vector<int64_t> kernel(dims.size() > 2 ? dims.begin() + 2 : dims.end(), dims.end());
+    if (has || std::any_of(kernel.begin(), kernel.end(), [](int64_t d) { return d < 0; }))
+      continue;
+    auto *a = n.add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t d : kernel)
+      a->add_ints(d);
+  }
 }
 
 } // namespace npucc::onnx::detail

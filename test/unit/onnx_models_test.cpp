@@ -208,6 +208,10 @@ TEST(OnnxModels, BadInputFixtures) {
            Case{"input_dim_2p32.onnx", "graph input 'x' has shape [4294967296], larger"},
            Case{"constant_of_shape_huge.onnx",
                 "node 'fill0' (ConstantOfShape): error: output 'y' would have shape [65536x65536]"},
+           Case{"conv_rank_mismatch.onnx", // found by fuzz_onnx_import (libonnx SIGSEGV)
+                "node 'conv0' (Conv): error: shape inference failed: Attribute kernel_shape"},
+           Case{"pad_overflow.onnx", "pad 4611686018427387904 is out of range"},
+           Case{"fold_budget.onnx", "node 'pad0' (Pad): error: Pad operand 1 ('p') is a runtime"},
            Case{"output_type0.onnx", "graph output 'y' has element type 0 (undefined)"},
            Case{"no_outputs.onnx", "the graph has no outputs"},
            Case{"gemm_transb5.onnx", "node 'gemm0' (Gemm): error: transB=5: expected 0 or 1"},

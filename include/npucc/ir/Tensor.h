@@ -30,6 +30,14 @@ constexpr int64_t kMaxTensorBytes = int64_t(1) << 31;
 /// or the size exceeds kMaxTensorBytes (computed without overflow).
 std::optional<int64_t> checkedByteSize(DType t, const Shape &s);
 
+/// A non-zero Slice step bounded to [-max(dim, 1), max(dim, 1)]: it selects
+/// the same elements, and the count arithmetic cannot overflow (a step near
+/// 2^63 was found by fuzz_onnx_import).
+inline int64_t boundedSliceStep(int64_t step, int64_t dim) {
+  int64_t m = dim > 1 ? dim : 1;
+  return step > m ? m : step < -m ? -m : step;
+}
+
 class Tensor {
 public:
   Tensor() = default;

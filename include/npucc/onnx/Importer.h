@@ -39,6 +39,12 @@ struct ImportOptions {
 Result<std::unique_ptr<ir::Graph>> importModel(const std::string &path,
                                                const ImportOptions &opts = {});
 
+/// Imports a serialized model held in memory; `path` names it in diagnostics
+/// and its folder is where external data is looked up (the fuzzers use this).
+Result<std::unique_ptr<ir::Graph>> importModelBytes(const std::string &bytes,
+                                                    const std::string &path,
+                                                    const ImportOptions &opts = {});
+
 /// Reads a serialized onnx.TensorProto (.pb) file.
 Result<ir::Tensor> readTensorProto(const std::string &path, std::string *name = nullptr);
 /// Writes one.

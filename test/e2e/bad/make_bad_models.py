@@ -148,6 +148,31 @@ def hardening_cases():
                         ("gemm_alpha_inf.onnx", {"alpha": float("inf")})):
         save(model([h.make_node("Gemm", ["x", "w"], ["y"], name="gemm0", **attrs)],
                    [vi("x", [1, 2])], [vi("y", [1, 2])], [gw]), name)
+    # Found by fuzz_onnx_import: Conv of a rank-3 input with a rank-4 weight and auto_pad
+    # crashed libonnx's convPoolShapeInference (reads past the shorter of the two ranks).
+    cw = h.make_tensor("w", T.FLOAT, [3, 2, 2, 2], np.linspace(-1, 1, 24).astype(np.float32))
+    save(model([h.make_node("Conv", ["x", "w"], ["c"], name="conv0", auto_pad="SAME_LOWER"),
+                h.make_node("Relu", ["c"], ["y"], name="relu0")],
+               [vi("x", [1, 5, 5])], [vi("y", [1, 3, 5, 5])], [cw]), "conv_rank_mismatch.onnx")
+    # Found by fuzz_onnx_import: Pad amounts near 2^62 overflowed the output shape (UB).
+    save(model([h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
+               [vi("y", ["a", "b"])], [h.make_tensor("p", T.INT64, [4], [0, 1 << 62, 0, 1 << 62])]),
+         "pad_overflow.onnx")
+    # Found by fuzz_onnx_import: a ConstantOfShape of 160,000,000 int64 (1.28 GB) feeding Pad's
+    # pads was folded whatever its size (10 GB peak through a chain of such folds); folding
+    # now stops at 1 GiB of results, so the pads stay a runtime value.
+    cos = h.make_tensor("v", T.INT64, [1], [0])
+    save(model([h.make_node("ConstantOfShape", ["n"], ["p"], name="fill0", value=cos),
+                h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
+               [vi("y", ["a", "b"])], [h.make_tensor("n", T.INT64, [1], [160000000])]),
+         "fold_budget.onnx")
+    # Found by fuzz_onnx_import: a Slice step near 2^62 overflowed the lowering's strides
+    # (UB); steps are bounded by the dimension (same elements). Not an error: compiles.
+    save(model([h.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="slice0")],
+               [vi("x", [4, 8])], [vi("y", [1, 8])],
+               [h.make_tensor(n, T.INT64, [1], [v]) for n, v in
+                (("s", 0), ("e", 4), ("a", 0), ("st", 3677752045701431295))]),
+         os.path.join("..", "..", "fuzz", "regressions", "onnx_import", "slice_huge_step.onnx"))
     # External data whose location is a folder (canon/, next to this script).
     w = h.make_tensor("w_ext", T.FLOAT, [4], [0, 0, 0, 0])
     w.ClearField("float_data")
