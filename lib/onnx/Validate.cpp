@@ -5,7 +5,8 @@
 // dims crash them. validateModel runs before either and checks, without
 // allocating anything in proportion to the dims: every tensor (initializers,
 // tensor attributes such as Constant's value) has as much data as its type
-// and dims need and fits kMaxTensorBytes; graph outputs are produced by a
+// and dims need and fits kMaxTensorBytes; convolution and pooling windows
+// have strides, dilations and kernel sizes >= 1; graph outputs are produced by a
 // node or are graph inputs or initializers; graph inputs and outputs have a
 // defined element type and static dims within kMaxTensorBytes.
 // pinKernelShapes then writes the kernel_shape that Conv-like nodes would
@@ -93,6 +94,27 @@ int64_t typedFieldCount(const TensorProto &tp) {
   }
 }
 
+/// Convolution and pooling windows: strides, dilations and kernel sizes of at
+/// least 1 (libonnx's convPoolShapeInference divides by strides: SIGFPE on a
+/// stride of 0, found by fuzz_onnx_import).
+Status checkWindowAttributes(const ::onnx::NodeProto &n, const std::string &name) {
+  static const std::set<std::string> windowed = {
+      "Conv",    "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
+      "AveragePool", "LpPool",    "MaxUnpool",   "QLinearAveragePool"};
+  if (!windowed.count(n.op_type()))
+    return success();
+  for (const auto &a : n.attribute()) {
+    if (a.name() != "strides" && a.name() != "dilations" && a.name() != "kernel_shape")
+      continue;
+    for (int64_t v : a.ints())
+      if (v < 1)
+        return error("attribute '" + a.name() + "' has " + std::to_string(v) +
+                     "; every value must be at least 1")
+            .atNode(name, n.op_type());
+  }
+  return success();
+}
+
 } // namespace
 
 Status checkTensorData(const TensorProto &tp, const std::string &what) {
@@ -130,6 +152,7 @@ Status validateModel(const ::onnx::ModelProto &m, const std::vector<std::string>
   }
   for (int i = 0; i < g.node_size(); ++i) {
     const ::onnx::NodeProto &n = g.node(i);
+    NPUCC_TRY(checkWindowAttributes(n, names[i]));
     for (const auto &a : n.attribute()) {
       std::string what = "attribute '" + a.name() + "'";
       if (a.has_t())

@@ -210,6 +210,8 @@ TEST(OnnxModels, BadInputFixtures) {
                 "node 'fill0' (ConstantOfShape): error: output 'y' would have shape [65536x65536]"},
            Case{"conv_rank_mismatch.onnx", // found by fuzz_onnx_import (libonnx SIGSEGV)
                 "node 'conv0' (Conv): error: shape inference failed: Attribute kernel_shape"},
+           Case{"conv_stride0.onnx", // found by fuzz_onnx_import (libonnx SIGFPE)
+                "node 'conv0' (Conv): error: attribute 'strides' has 0"},
            Case{"pad_overflow.onnx", "pad 4611686018427387904 is out of range"},
            Case{"fold_budget.onnx", "node 'pad0' (Pad): error: Pad operand 1 ('p') is a runtime"},
            Case{"output_type0.onnx", "graph output 'y' has element type 0 (undefined)"},

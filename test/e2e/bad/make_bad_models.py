@@ -154,6 +154,10 @@ def hardening_cases():
     save(model([h.make_node("Conv", ["x", "w"], ["c"], name="conv0", auto_pad="SAME_LOWER"),
                 h.make_node("Relu", ["c"], ["y"], name="relu0")],
                [vi("x", [1, 5, 5])], [vi("y", [1, 3, 5, 5])], [cw]), "conv_rank_mismatch.onnx")
+    # Found by fuzz_onnx_import: a Conv stride of 0 made libonnx's shape inference divide by
+    # zero (SIGFPE in plain npucc too).
+    save(model([h.make_node("Conv", ["x", "w"], ["y"], name="conv0", strides=[2, 0])],
+               [vi("x", [1, 2, 5, 5])], [vi("y", [1, 3, "a", "b"])], [cw]), "conv_stride0.onnx")
     # Found by fuzz_onnx_import: Pad amounts near 2^62 overflowed the output shape (UB).
     save(model([h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
                [vi("y", ["a", "b"])], [h.make_tensor("p", T.INT64, [4], [0, 1 << 62, 0, 1 << 62])]),
