@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of the npucc command line: bad input gives a clear one-line error, a
-# non-zero exit and leaves OUT/ untouched; output is byte-identical across runs; the arena
-# size printed equals the one the generated code declares.
+# non-zero exit and leaves OUT/ untouched (every model in test/e2e/bad/ with its .expect
+# pattern, under a 1 GB memory limit; endless files; check tolerances, shapes and --cflags;
+# --emit-test data; -o; opt --target; flag values: the classes of issue 11); output is
+# byte-identical across runs; the arena size printed equals the one the generated code
+# declares. Also run with the sanitized npucc (NPUCC_SANITIZED=1, docs/fuzzing.md).
 # Usage: cli_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"

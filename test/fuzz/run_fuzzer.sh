@@ -54,7 +54,7 @@ regressions="$src/test/fuzz/regressions/$name"
 [ -d "$regressions" ] && cp "$regressions"/* "$seeds/"
 echo "fuzz_$name: $(ls "$seeds" | wc -l) seed inputs, $runs runs, seed 1"
 start=$(date +%s)
-"$fuzzer" -seed=1 -runs="$runs" -max_total_time=600 -timeout=20 -rss_limit_mb=4096 \
+"$fuzzer" -seed=1 -runs="$runs" -max_total_time=600 -timeout=60 -rss_limit_mb=4096 \
   -malloc_limit_mb=3072 -max_len=262144 -print_final_stats=1 \
   -artifact_prefix="$build/fuzz-artifacts/${name}-" "$@" "$tmp/corpus" "$seeds" > "$tmp/log" 2>&1
 rc=$?

@@ -28,7 +28,7 @@ bool canEvaluate(const ir::Node &n);
 /// Most bytes of results that constant folding (the importer's and the
 /// constant-fold pass's) creates for one graph: beyond it nodes stay runtime
 /// nodes, so a chain of large folded tensors cannot exhaust memory.
-inline constexpr int64_t kMaxFoldedBytes = int64_t(1) << 30;
+inline constexpr int64_t kMaxFoldedBytes = int64_t(256) << 20;
 /// Bytes of the results of `n` (from its output Values' types).
 int64_t resultBytes(const ir::Node &n);
 

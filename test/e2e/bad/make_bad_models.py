@@ -164,7 +164,7 @@ def hardening_cases():
          "pad_overflow.onnx")
     # Found by fuzz_onnx_import: a ConstantOfShape of 160,000,000 int64 (1.28 GB) feeding Pad's
     # pads was folded whatever its size (10 GB peak through a chain of such folds); folding
-    # now stops at 1 GiB of results, so the pads stay a runtime value.
+    # now stops at 256 MiB of results, so the pads stay a runtime value.
     cos = h.make_tensor("v", T.INT64, [1], [0])
     save(model([h.make_node("ConstantOfShape", ["n"], ["p"], name="fill0", value=cos),
                 h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
