@@ -4,9 +4,15 @@
 namespace npucc::ir {
 
 int64_t numElements(const Shape &s) {
+  // Saturates instead of overflowing (UB) on hostile shapes; sizes are
+  // checked against kMaxTensorBytes (checkedByteSize) where they come in.
   int64_t n = 1;
-  for (int64_t d : s)
-    n *= d;
+  for (int64_t d : s) {
+    int64_t r;
+    if (__builtin_mul_overflow(n, d, &r))
+      return (n < 0) != (d < 0) ? INT64_MIN : INT64_MAX;
+    n = r;
+  }
   return n;
 }
 

@@ -143,6 +143,10 @@ Outs reshape(const Node &n) {
     } else if (out[i] < 0) {
       return error("shape has a negative dimension");
     } else {
+      // Bounded first: hostile dims overflowed the product (found by fuzz_onnx_import).
+      if (out[i] > 0 && known > kMaxTensorBytes / out[i])
+        return error("cannot reshape " + dimsStr(x) + " to " + dimsStr(*sh) +
+                     ": too many elements");
       known *= out[i];
     }
   }
