@@ -11,6 +11,7 @@ npucc="${NPUCC_BUILD_DIR:-$root/build}/tools/npucc/npucc"
 model="${1:-$root/models/tinycnn_int8}"
 shift $(( $# > 0 ? 1 : 0 ))
 echo "== npucc $(basename "$model"): compile for the NPU to $root/out/$(basename "$model")"
+mkdir -p "$root/out"
 "$npucc" "$model/model.onnx" -o "$root/out/$(basename "$model")" "$@"
 echo "== build the generated C with the NPU simulator, run it on the golden inputs, compare"
 "$npucc" check "$model" "$@"

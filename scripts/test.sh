@@ -6,9 +6,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # python3-onnx/python3-numpy: the test scripts' model helpers (/usr/bin/python3), not on a
-# fresh Debian 12 machine.
+# fresh Debian 12 machine. libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes for the
+# sanitized_* and fuzz_* tiers (docs/fuzzing.md).
 "$root/scripts/setup-deps.sh" gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf \
-  picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc python3-onnx python3-numpy
+  picolibc-riscv64-unknown-elf qemu-system-arm qemu-system-misc python3-onnx python3-numpy \
+  libclang-rt-14-dev
 # ONNX Runtime from npm (pinned in bench/package-lock.json): an independent runtime for the
 # exported-ONNX tests (and the benchmark). --ignore-scripts: its post-install step would try
 # to download GPU libraries; the CPU library ships in the package.

@@ -1,6 +1,7 @@
 //===- OutputDir.cpp - Replace an output directory all at once ------------===//
 //
-// writeOutputDir writes every file into `<dir>.tmp-<pid>`, then moves an
+// writeOutputDir writes every file into `<dir>.tmp-<pid>` (the parent of
+// `dir` must exist: only the last level is created), then moves an
 // existing `dir` aside to `<dir>.old-<pid>`, renames the temporary directory
 // into place and deletes the old one. On any failure the temporary directory
 // is removed and `dir` is left as it was.
@@ -71,11 +72,12 @@ Status writeOutputDir(const std::string &dirName, const std::vector<EmittedFile>
   bool exists = fs::exists(st);
   if (exists && !fs::is_directory(st))
     return error("'" + dir.string() + "' exists and is not a directory; refusing to replace it");
-  if (dir.has_parent_path() && !fs::exists(dir.parent_path(), ec)) {
-    fs::create_directories(dir.parent_path(), ec);
-    if (ec)
-      return fsError("create directory", dir.parent_path(), ec);
-  }
+  // Only the last level is created: a mistyped parent path is an error, not
+  // a tree of new folders.
+  if (dir.has_parent_path() && !fs::is_directory(dir.parent_path(), ec))
+    return error("cannot create output folder '" + dir.string() + "': its parent folder '" +
+                 dir.parent_path().string() +
+                 "' does not exist (npucc creates only the output folder itself)");
 
   std::string pid = std::to_string(static_cast<long>(::getpid()));
   fs::path tmp = dir.string() + ".tmp-" + pid;

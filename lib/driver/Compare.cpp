@@ -13,10 +13,20 @@
 
 namespace npucc::driver {
 
+Status checkDataMatches(const ir::Tensor &t, const lir::IOBuffer &io, const std::string &file,
+                        const std::string &role) {
+  if (t.dtype() == io.dtype && t.shape() == io.shape)
+    return success();
+  return error(std::string(ir::dtypeName(t.dtype())) + " [" + ir::shapeStr(t.shape()) +
+               "] does not match the model's " + role + " '" + io.name + "' " +
+               ir::dtypeName(io.dtype) + " [" + ir::shapeStr(io.shape) + "]")
+      .inFile(file);
+}
+
 Comparison compareTensors(const ir::Tensor &got, const ir::Tensor &ref, double relTol,
                           int64_t intTolerance) {
   Comparison c;
-  if (got.dtype() != ref.dtype() || got.numElements() != ref.numElements()) {
+  if (got.dtype() != ref.dtype() || got.shape() != ref.shape()) {
     c.shapeMismatch = true;
     c.firstMismatch = 0;
     return c;
@@ -41,7 +51,7 @@ Comparison compareTensors(const ir::Tensor &got, const ir::Tensor &ref, double r
     else
       err = std::fabs(g - r);
     c.maxAbsError = std::max(c.maxAbsError, err);
-    if (err > limit) {
+    if (!(err <= limit)) { // a NaN limit fails every element
       if (c.firstMismatch < 0)
         c.firstMismatch = i;
       ++c.mismatches;

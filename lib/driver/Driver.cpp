@@ -12,10 +12,13 @@
 #include "npucc/quant/InsertQdq.h"
 #include "npucc/quant/Rounding.h"
 #include "npucc/quant/Samples.h"
+#include "npucc/support/FileRead.h"
 #include "npucc/target/CTable.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 
 namespace npucc::driver {
 
@@ -101,6 +104,8 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   const QuantOptions &qo = opts.quant;
   if (qo.mode != "int8")
     return error("--quantize " + qo.mode + ": only 'int8' is supported");
+  if (qo.randomSamples < 0)
+    return error("--calib-random " + std::to_string(qo.randomSamples) + ": must be positive");
   if (qo.calibDir.empty() && qo.randomSamples <= 0)
     return error("--quantize int8 needs calibration data: pass --calib DIR (a folder of sample "
                  "inputs: .npy or .pb files, or one sub-folder per sample such as ONNX "
@@ -108,6 +113,18 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
                  "test with random inputs");
   if (!qo.calibDir.empty() && qo.randomSamples > 0)
     return error("--calib and --calib-random are exclusive");
+  if (qo.calibDir.empty()) {
+    int64_t sampleBytes = 0;
+    for (const ir::Value *v : r.graph->inputs)
+      sampleBytes += static_cast<int64_t>(v->byteSize());
+    if (qo.randomSamples > kMaxRandomSamples ||
+        static_cast<int64_t>(qo.randomSamples) * sampleBytes > ir::kMaxTensorBytes)
+      return error("--calib-random " + std::to_string(qo.randomSamples) + ": at most " +
+                   std::to_string(std::min<int64_t>(
+                       kMaxRandomSamples, ir::kMaxTensorBytes / std::max<int64_t>(sampleBytes, 1))) +
+                   " samples for this model (random inputs are for smoke tests; calibrate on "
+                   "real inputs with --calib DIR)");
+  }
   for (const auto &n : r.graph->nodes())
     if (n->kind == ir::OpKind::QuantizeLinear || n->kind == ir::OpKind::DequantizeLinear ||
         (n->output(0) && n->output(0)->quant))
@@ -203,18 +220,35 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 
 } // namespace
 
+Result<target::TargetDesc> loadTarget(const std::string &nameOrPath) {
+  const std::vector<std::string> builtins = target::builtinTargets();
+  std::error_code ec;
+  bool builtin = std::find(builtins.begin(), builtins.end(), nameOrPath) != builtins.end();
+  if (builtin || !std::filesystem::exists(nameOrPath, ec))
+    return target::loadTarget(nameOrPath); // a built-in, or its "not a file" diagnostic
+  auto text = readFileLimited(nameOrPath, kMaxTargetFileBytes, "target description");
+  if (!text)
+    return std::move(text.error());
+  auto r = target::parseTargetJson(*text, nameOrPath);
+  if (r)
+    r->file = nameOrPath;
+  return r;
+}
+
 Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (!isValidPrefix(opts.prefix))
     return error("--prefix '" + opts.prefix + "' is not a valid C identifier");
   CompileResult r;
   r.npu = opts.target != "cpu";
   if (r.npu) {
-    auto tgt = target::loadTarget(opts.target);
+    auto tgt = loadTarget(opts.target);
     if (!tgt)
       return std::move(tgt.error());
     r.target = tgt.take();
   }
-  auto g = onnx::importModel(opts.modelPath, opts.import);
+  onnx::ImportOptions io = opts.import;
+  io.notes = &r.notes;
+  auto g = onnx::importModel(opts.modelPath, io);
   if (!g)
     return std::move(g.error());
   r.graph = g.take();

@@ -249,6 +249,7 @@ EvalResult evalSlice(const ir::Node &n, const Inputs &in) {
     int64_t dim = xs[static_cast<size_t>(a)], s = starts[i], e = ends[i], st = steps[i];
     if (st == 0)
       return nodeErr(n, "step 0");
+    st = ir::boundedSliceStep(st, dim);
     if (s < 0)
       s += dim;
     if (e < 0)

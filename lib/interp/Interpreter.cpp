@@ -179,6 +179,14 @@ bool isTypedQuantNode(const ir::Node &n) {
 
 } // namespace
 
+int64_t resultBytes(const ir::Node &n) {
+  int64_t bytes = 0;
+  for (const ir::Value *o : n.outputs)
+    if (o)
+      bytes += static_cast<int64_t>(o->byteSize());
+  return bytes;
+}
+
 bool canEvaluate(const ir::Node &n) {
   // Mirrors the "unsupported" (as opposed to "invalid model") errors of the
   // evaluators, so that constant folding can rely on it.

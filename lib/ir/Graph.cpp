@@ -119,6 +119,7 @@ Node *Graph::addNode(OpKind k, const std::string &name, std::vector<Value *> ins
 
 Node *Graph::insertNodeBefore(const Node *pos, OpKind k, const std::string &name,
                               std::vector<Value *> ins, std::vector<Value *> outs) {
+  compact();
   auto it = std::find_if(Nodes.begin(), Nodes.end(),
                          [&](const std::unique_ptr<Node> &n) { return n.get() == pos; });
   auto n = makeNode(k, name, std::move(ins), std::move(outs));
@@ -138,15 +139,26 @@ void Graph::replaceAllUsesWith(Value *from, Value *to) {
 }
 
 void Graph::eraseNode(Node *n) {
+  if (n->Erased)
+    return;
   for (Value *o : n->outputs)
     if (o && o->producer == n)
       o->producer = nullptr;
+  n->Erased = true;
+  ++NumErased;
+}
+
+void Graph::compact() const {
+  if (!NumErased)
+    return;
   Nodes.erase(std::remove_if(Nodes.begin(), Nodes.end(),
-                             [&](const std::unique_ptr<Node> &p) { return p.get() == n; }),
+                             [](const std::unique_ptr<Node> &p) { return p->Erased; }),
               Nodes.end());
+  NumErased = 0;
 }
 
 size_t Graph::removeUnusedValues() {
+  compact();
   std::set<const Value *> live(inputs.begin(), inputs.end());
   live.insert(outputs.begin(), outputs.end());
   for (auto &n : Nodes) {
@@ -164,6 +176,7 @@ size_t Graph::removeUnusedValues() {
 }
 
 bool Graph::topoSort(std::string *err) {
+  compact();
   std::set<const Value *> ready;
   for (auto &v : Values)
     if (!v->producer)
@@ -200,7 +213,7 @@ bool Graph::topoSort(std::string *err) {
 std::vector<Node *> Graph::users(const Value *v) const {
   std::vector<Node *> r;
   for (auto &n : Nodes)
-    if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end())
+    if (!n->Erased && std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end())
       r.push_back(n.get());
   return r;
 }
@@ -208,7 +221,8 @@ std::vector<Node *> Graph::users(const Value *v) const {
 size_t Graph::numUses(const Value *v) const {
   size_t c = 0;
   for (auto &n : Nodes)
-    c += static_cast<size_t>(std::count(n->inputs.begin(), n->inputs.end(), v));
+    if (!n->Erased)
+      c += static_cast<size_t>(std::count(n->inputs.begin(), n->inputs.end(), v));
   c += static_cast<size_t>(std::count(outputs.begin(), outputs.end(), v));
   return c;
 }
@@ -226,6 +240,7 @@ Value *Graph::findValue(const std::string &name) const {
 }
 
 std::unique_ptr<Graph> Graph::clone() const {
+  compact();
   auto g = std::make_unique<Graph>();
   g->name = name;
   g->sourceFile = sourceFile;

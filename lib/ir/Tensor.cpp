@@ -4,10 +4,32 @@
 namespace npucc::ir {
 
 int64_t numElements(const Shape &s) {
+  // Saturates instead of overflowing (UB) on hostile shapes; sizes are
+  // checked against kMaxTensorBytes (checkedByteSize) where they come in.
   int64_t n = 1;
-  for (int64_t d : s)
-    n *= d;
+  for (int64_t d : s) {
+    int64_t r;
+    if (__builtin_mul_overflow(n, d, &r))
+      return (n < 0) != (d < 0) ? INT64_MIN : INT64_MAX;
+    n = r;
+  }
   return n;
+}
+
+std::optional<int64_t> checkedByteSize(DType t, const Shape &s) {
+  int64_t bytes = static_cast<int64_t>(dtypeSize(t));
+  for (int64_t d : s)
+    if (d < 0)
+      return std::nullopt;
+  for (int64_t d : s)
+    if (d == 0)
+      return 0;
+  for (int64_t d : s) {
+    if (d > kMaxTensorBytes / bytes)
+      return std::nullopt;
+    bytes *= d;
+  }
+  return bytes;
 }
 
 std::string shapeStr(const Shape &s) {

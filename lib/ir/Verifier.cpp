@@ -1,13 +1,14 @@
 //===- Verifier.cpp - Structural checks of a Graph ------------------------===//
 #include "npucc/ir/Verifier.h"
 
-#include <set>
+#include <string>
+#include <unordered_set>
 
 namespace npucc::ir {
 
 Status verifyGraph(const Graph &g) {
-  std::set<const Value *> defined;
-  std::set<std::string> names;
+  std::unordered_set<const Value *> defined;
+  std::unordered_set<std::string> names;
   for (auto &v : g.values()) {
     if (!names.insert(v->name).second)
       return error("duplicate value name '" + v->name + "'").inFile(g.sourceFile);

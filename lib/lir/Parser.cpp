@@ -522,10 +522,15 @@ struct ProgramParser {
       if (!bytes)
         return bytes.error();
       NPUCC_TRY(lp.expectWord("bytes"));
+      // Sized before anything is allocated (found by fuzz_lir_parser).
+      auto need = ir::checkedByteSize(*t, *s);
+      if (!need)
+        return lp.err("constant '@" + *n + "' is larger than npucc's limit of " +
+                      std::to_string(ir::kMaxTensorBytes >> 30) + " GiB for one tensor");
+      if (*need != *bytes)
+        return lp.err("constant '@" + *n + "' has " + std::to_string(*need) + " bytes, not " +
+                      std::to_string(*bytes));
       ConstBuffer c{*n, ir::Tensor(*t, *s)};
-      if (int64_t(c.data.byteSize()) != *bytes)
-        return lp.err("constant '@" + *n + "' has " + std::to_string(c.data.byteSize()) +
-                      " bytes, not " + std::to_string(*bytes));
       ConstIndex[*n] = int(P.constants.size());
       P.constants.push_back(std::move(c));
     } else if (lp.acceptWord("input")) {

@@ -23,6 +23,7 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace npucc::lower {
 
@@ -93,6 +94,8 @@ struct Group {
   int pinIndex = 0;                  // input / output index
   const Value *constValue = nullptr; // Pin::Const
   std::vector<const Value *> members;
+  int lastUse = -1;        // last node position reading any member (in-place legality)
+  bool hasOutput = false;  // some member is a model output
   int first = INT_MAX, last = -1; // steps
   int arenaBuffer = -1;           // index into the planner's buffers
   int64_t offset = 0;
@@ -158,6 +161,7 @@ public:
 private:
   Status assignStorage();
   int newGroup(const Value *v);
+  void join(int gid, const Value *v);
   void pinOutput(int gid, const Value *v);
   int firstOutputIndex(const Value *v) const;
   void use(const Value *v, int step);
@@ -171,7 +175,10 @@ private:
   const CpuLowerOptions &Opts;
   lir::Program P;
   std::vector<Group> Groups;
-  std::map<const Value *, int> GroupOf;
+  std::unordered_map<const Value *, int> GroupOf;
+  std::unordered_map<const Value *, int> LastUse; // last node position reading a value
+  std::unordered_map<const Value *, int> OutputIdx; // first model output index of a value
+  std::unordered_map<const Value *, int> Uses;      // node inputs reading a value
   std::map<const Value *, int> ConstIdx;
   std::set<std::string> ConstNames;
 };
@@ -267,16 +274,25 @@ BufferRef Lowering::valueBuffer(const Value *v, std::string &problem) {
 
 int Lowering::newGroup(const Value *v) {
   Groups.emplace_back();
-  Groups.back().members.push_back(v);
-  GroupOf[v] = int(Groups.size()) - 1;
+  join(int(Groups.size()) - 1, v);
   return int(Groups.size()) - 1;
 }
 
+/// Adds `v` to group `gid`, keeping the group's summary (last read, model
+/// output) up to date so that the in-place test is O(1) per node.
+void Lowering::join(int gid, const Value *v) {
+  Group &gr = Groups[gid];
+  gr.members.push_back(v);
+  GroupOf[v] = gid;
+  auto lu = LastUse.find(v);
+  if (lu != LastUse.end())
+    gr.lastUse = std::max(gr.lastUse, lu->second);
+  gr.hasOutput = gr.hasOutput || firstOutputIndex(v) >= 0;
+}
+
 int Lowering::firstOutputIndex(const Value *v) const {
-  for (size_t i = 0; i < G.outputs.size(); ++i)
-    if (G.outputs[i] == v)
-      return int(i);
-  return -1;
+  auto it = OutputIdx.find(v);
+  return it == OutputIdx.end() ? -1 : it->second;
 }
 
 void Lowering::pinOutput(int gid, const Value *v) {
@@ -300,15 +316,18 @@ void Lowering::def(const Value *v, int step) { use(v, step); }
 
 Status Lowering::assignStorage() {
   // Position of each node and the last node position using each value.
-  std::map<const Node *, int> pos;
-  std::map<const Value *, int> lastUse;
+  std::unordered_map<const Node *, int> pos;
   for (size_t i = 0; i < G.nodes().size(); ++i) {
     const Node *n = G.nodes()[i].get();
     pos[n] = int(i);
     for (const Value *in : n->inputs)
-      if (in)
-        lastUse[in] = int(i);
+      if (in) {
+        LastUse[in] = int(i);
+        ++Uses[in];
+      }
   }
+  for (size_t j = G.outputs.size(); j-- > 0;)
+    OutputIdx[G.outputs[j]] = int(j);
   for (size_t i = 0; i < G.inputs.size(); ++i) {
     const Value *v = G.inputs[i];
     if (GroupOf.count(v))
@@ -345,11 +364,9 @@ Status Lowering::assignStorage() {
       } else {
         int xg = GroupOf.at(x);
         if (!yPinned) {
-          Groups[xg].members.push_back(y);
-          GroupOf[y] = xg;
+          join(xg, y);
         } else if (Groups[xg].pin == Pin::None) {
-          Groups[xg].members.push_back(y);
-          GroupOf[y] = xg;
+          join(xg, y);
           pinOutput(xg, y);
         } else {
           int gid = newGroup(y);
@@ -362,7 +379,7 @@ Status Lowering::assignStorage() {
       }
       // Dropout's optional mask: all ones in inference.
       const Value *mask = n.output(1);
-      if (mask && G.numUses(mask) > 0) {
+      if (mask && (Uses.count(mask) || OutputIdx.count(mask))) {
         int gid = newGroup(mask);
         pinOutput(gid, mask);
         Step s(Step::Fill, &n);
@@ -396,16 +413,12 @@ Status Lowering::assignStorage() {
         x->byteSize() == y->byteSize() && x->byteSize() > 0) {
       int xg = GroupOf.at(x);
       const Group &gr = Groups[xg];
-      inplace = gr.pin == Pin::None;
-      for (const Value *m : gr.members)
-        if (G.isGraphOutput(m) || (lastUse.count(m) && lastUse[m] > pos[&n]))
-          inplace = false;
+      inplace = gr.pin == Pin::None && !gr.hasOutput && gr.lastUse <= pos[&n];
       for (size_t i = 1; i < n.inputs.size(); ++i)
         if (n.inputs[i] && GroupOf.count(n.inputs[i]) && GroupOf.at(n.inputs[i]) == xg)
           inplace = false;
       if (inplace) {
-        Groups[xg].members.push_back(y);
-        GroupOf[y] = xg;
+        join(xg, y);
         pinOutput(xg, y);
       }
     }

@@ -2,14 +2,16 @@
 //
 // planArena places buffers largest first (ties: earlier first use, then lower
 // index) at the lowest aligned offset that does not collide with any already
-// placed buffer whose lifetime [first, last] overlaps. peakLiveBytes is the
-// largest sum of aligned sizes live at one instruction: no plan can be
-// smaller than that.
+// placed buffer whose lifetime [first, last] overlaps (placed buffers are
+// looked up by first use, so chains plan in near-linear time). peakLiveBytes
+// is the largest sum of aligned sizes live at one instruction: no plan can
+// be smaller than that.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/lower/MemoryPlan.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace npucc::lower {
@@ -46,8 +48,11 @@ ArenaPlan planArena(const std::vector<BufferLifetime> &buffers, int64_t align) {
     return a < b;
   });
 
-  std::vector<size_t> placed;
-  placed.reserve(n);
+  // Placed buffers by first use: a buffer overlapping [first, last] starts in
+  // [first - longest placed lifetime, last], so only those are visited (near
+  // linear for the short lifetimes of a chain; all of them at worst).
+  std::multimap<int64_t, size_t> placed;
+  int64_t longest = 0;
   std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end) of conflicting buffers
   for (size_t idx : order) {
     if (sizes[idx] == 0) {
@@ -55,9 +60,11 @@ ArenaPlan planArena(const std::vector<BufferLifetime> &buffers, int64_t align) {
       continue;
     }
     busy.clear();
-    for (size_t p : placed)
-      if (lifetimesOverlap(buffers[idx], buffers[p]))
-        busy.emplace_back(plan.offsets[p], plan.offsets[p] + sizes[p]);
+    const BufferLifetime &b = buffers[idx];
+    auto from = placed.lower_bound(int64_t(b.first) - longest);
+    for (auto it = from; it != placed.end() && it->first <= b.last; ++it)
+      if (lifetimesOverlap(b, buffers[it->second]))
+        busy.emplace_back(plan.offsets[it->second], plan.offsets[it->second] + sizes[it->second]);
     std::sort(busy.begin(), busy.end());
     int64_t candidate = 0;
     for (const auto &[begin, end] : busy) {
@@ -67,7 +74,8 @@ ArenaPlan planArena(const std::vector<BufferLifetime> &buffers, int64_t align) {
     }
     plan.offsets[idx] = candidate;
     plan.size = std::max(plan.size, candidate + sizes[idx]);
-    placed.push_back(idx);
+    placed.emplace(b.first, idx);
+    longest = std::max<int64_t>(longest, int64_t(b.last) - b.first);
   }
   return plan;
 }

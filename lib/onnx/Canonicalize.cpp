@@ -10,6 +10,7 @@
 #include "Internal.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace npucc::ir;
 using ::onnx::AttributeProto;
@@ -411,6 +412,12 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
     fill(c.attrs, "beta", 1.0f);
     fill(c.attrs, "transA", int64_t(0));
     fill(c.attrs, "transB", int64_t(0));
+    for (const char *t : {"transA", "transB"})
+      if (int64_t v = getInt(c.attrs, t, 0); v != 0 && v != 1)
+        return c.err(std::string(t) + "=" + std::to_string(v) + ": expected 0 or 1");
+    for (const char *a : {"alpha", "beta"})
+      if (!std::isfinite(getFloat(c.attrs, a, 1.0f)))
+        return c.err(std::string(a) + " is not a finite number");
     return c.emit(k);
   case OpKind::Add:
   case OpKind::Sub:

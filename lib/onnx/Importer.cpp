@@ -1,17 +1,18 @@
 //===- Importer.cpp - ONNX model file to canonical IR graph ---------------===//
 //
 // Driver of the import: parse the protobuf, report all unsupported ops at
-// once, run onnx's checker, lift old opsets with onnx's version converter
+// once, validate what libonnx trusts (Validate.cpp), run onnx's checker, lift old opsets with onnx's version converter
 // (best effort), bind dynamic input dims (--shape), run onnx's shape
 // inference, then build the graph node by node through the Builder, which
 // gives every value a static shape (own shape rules where onnx left a shape
-// unknown) and folds nodes whose inputs are all constants.
+// unknown) and folds nodes whose inputs are all constants (Builder.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/onnx/Importer.h"
 #include "Internal.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Verifier.h"
+#include "npucc/support/FileRead.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -19,7 +20,6 @@
 #include <onnx/version_converter/convert.h>
 
 #include <filesystem>
-#include <fstream>
 
 namespace fs = std::filesystem;
 using namespace npucc::ir;
@@ -28,161 +28,6 @@ using ::onnx::NodeProto;
 using ::onnx::TensorProto;
 
 namespace npucc::onnx {
-namespace detail {
-
-std::string Builder::freshName(const std::string &base) const {
-  std::string c = base;
-  for (int i = 1; reserved.count(c) || g.findValue(c); ++i)
-    c = base + "_" + std::to_string(i);
-  return c;
-}
-
-Result<Value *> Builder::lookup(const std::string &name) {
-  if (name.empty())
-    return static_cast<Value *>(nullptr);
-  auto it = values.find(name);
-  if (it != values.end())
-    return it->second;
-  auto init = initializers.find(name);
-  if (init == initializers.end())
-    return error("input '" + name +
-                 "' is not produced by an earlier node, a graph input or an initializer")
-        .inFile(file);
-  auto t = tensorFromProto(*init->second, baseDir, "initializer '" + name + "'");
-  if (!t)
-    return std::move(t.error().inFile(file));
-  Value *v = g.addConstant(name, t.take());
-  values[name] = v;
-  return v;
-}
-
-Value *Builder::constInts(const std::string &base, const std::vector<int64_t> &v, bool scalar) {
-  Shape s;
-  if (!scalar)
-    s.push_back(static_cast<int64_t>(v.size()));
-  return g.addConstant(freshName(base), Tensor::fromInts(DType::I64, s, v));
-}
-
-Value *Builder::constTensor(const std::string &base, Tensor t) {
-  return g.addConstant(freshName(base), std::move(t));
-}
-
-Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName,
-                                           std::vector<Value *> ins,
-                                           const std::vector<std::string> &outNames,
-                                           std::map<std::string, Attribute> attrs) {
-  while (!ins.empty() && !ins.back())
-    ins.pop_back();
-  const char *op = opName(k);
-  // Operands that determine shapes must be constants (after folding).
-  std::vector<size_t> shapeOperands;
-  switch (k) {
-  case OpKind::Reshape:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Split:
-  case OpKind::Pad:
-    shapeOperands = {1};
-    break;
-  case OpKind::Slice:
-    shapeOperands = {1, 2, 3, 4};
-    break;
-  case OpKind::Resize:
-    shapeOperands = {1, 2, 3};
-    break;
-  case OpKind::ConstantOfShape:
-    shapeOperands = {0};
-    break;
-  default:
-    break;
-  }
-  for (size_t i : shapeOperands)
-    if (i < ins.size() && ins[i] && !ins[i]->isConstant())
-      return nodeErr(nodeName, op,
-                     std::string(op) + " operand " + std::to_string(i) + " ('" + ins[i]->name +
-                         "') is a runtime value; npucc needs shape operands to be constant");
-  std::vector<Value *> outs;
-  for (const std::string &o : outNames) {
-    bool internal = !o.empty() && o[0] == '\x01';
-    Value *v = g.addValue(internal ? freshName(o.substr(1)) : o, DType::F32, {});
-    if (!internal)
-      values[o] = v;
-    outs.push_back(v);
-  }
-  Node *n = g.addNode(k, nodeName, ins, outs);
-  n->attrs = std::move(attrs);
-  auto inferred = inferOutputs(*n);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    Value *v = outs[i];
-    auto f = facts.find(v->name);
-    bool haveFact = f != facts.end() && f->second.elemType != 0 && outNames[i][0] != '\x01';
-    if (haveFact) {
-      auto dt = mapElemType(f->second.elemType, "value '" + v->name + "'");
-      if (!dt)
-        return nodeErr(nodeName, op, dt.error().message);
-      v->dtype = *dt;
-    } else if (inferred && i < inferred->size()) {
-      v->dtype = (*inferred)[i].dtype;
-    }
-    bool factShape = haveFact && f->second.staticShape;
-    bool ownShape = inferred && i < inferred->size();
-    if (!onnxInferred && !inferred && inferred.error().message != kNoShapeRule)
-      return nodeErr(nodeName, op,
-                     "cannot give output '" + v->name +
-                         "' a static shape: " + inferred.error().message);
-    if (ownShape && factShape && !onnxInferred && f->second.shape != (*inferred)[i].shape) {
-      return nodeErr(nodeName, op,
-                     "the model declares shape [" + shapeStr(f->second.shape) + "] for '" +
-                         v->name + "' but its inputs give [" + shapeStr((*inferred)[i].shape) +
-                         "]");
-    } else if (factShape) {
-      v->shape = f->second.shape;
-    } else if (ownShape) {
-      v->shape = (*inferred)[i].shape;
-    } else {
-      std::string why = inferred ? "output count mismatch" : inferred.error().message;
-      return nodeErr(nodeName, op, "cannot give output '" + v->name + "' a static shape: " + why);
-    }
-  }
-  // Constant propagation: Shape only needs its input's static shape.
-  if (k == OpKind::Shape && inferred) {
-    const Shape &s = ins[0]->shape;
-    int64_t r = static_cast<int64_t>(s.size());
-    int64_t st = n->attrInt("start", 0), en = n->attrInt("end", r);
-    st = std::clamp<int64_t>(st < 0 ? st + r : st, 0, r);
-    en = std::clamp<int64_t>(en < 0 ? en + r : en, 0, r);
-    std::vector<int64_t> dims;
-    for (int64_t i = st; i < en; ++i)
-      dims.push_back(s[static_cast<size_t>(i)]);
-    g.eraseNode(n);
-    outs[0]->constant = std::make_shared<Tensor>(
-        Tensor::fromInts(DType::I64, {static_cast<int64_t>(dims.size())}, dims));
-    return outs;
-  }
-  bool allConst = true;
-  std::vector<const Tensor *> args;
-  for (Value *v : ins) {
-    if (v && !v->isConstant())
-      allConst = false;
-    args.push_back(v ? v->constant.get() : nullptr);
-  }
-  // DequantizeLinear of constant integer weights is kept so that fold-qdq
-  // can use the integers (constant-fold folds it later in float pipelines).
-  if (allConst && !ins.empty() && k != OpKind::DequantizeLinear && interp::canEvaluate(*n)) {
-    auto r = interp::evaluateNode(*n, args);
-    bool fits = r && r->size() == outs.size();
-    for (size_t i = 0; fits && i < outs.size(); ++i)
-      fits = (*r)[i].dtype() == outs[i]->dtype && (*r)[i].shape() == outs[i]->shape;
-    if (fits) {
-      g.eraseNode(n);
-      for (size_t i = 0; i < outs.size(); ++i)
-        outs[i]->constant = std::make_shared<Tensor>(std::move((*r)[i]));
-    }
-  }
-  return outs;
-}
-
-} // namespace detail
 
 namespace {
 
@@ -278,11 +123,38 @@ std::string dimsText(const ::onnx::TensorShapeProto &s) {
   return r + "]";
 }
 
-/// Binds dynamic dims of graph inputs (in place) from --shape bindings.
+/// The shape an input without --shape gets: from `dataShapes` (npucc check),
+/// or 1 for a dynamic leading (batch) dim when every other dim is static.
+/// Empty when neither applies; `how` says which did.
+Shape implicitBinding(const ::onnx::TypeProto_Tensor &tt, size_t index, const ImportOptions &o,
+                      std::string &how) {
+  if (index < o.dataShapes.size()) {
+    how = "from the first data set";
+    return o.dataShapes[index];
+  }
+  int rank = tt.shape().dim_size();
+  if (!tt.has_shape() || rank < 2)
+    return {};
+  Shape s;
+  for (int i = 0; i < rank; ++i) {
+    const auto &d = tt.shape().dim(i);
+    bool dyn = !d.has_dim_value() || d.dim_value() < 0;
+    if (dyn != (i == 0))
+      return {};
+    s.push_back(dyn ? 1 : d.dim_value());
+  }
+  how = "by default: a leading dynamic dimension is taken as a batch of 1; pass --shape " +
+        std::string("for another size");
+  return s;
+}
+
+/// Binds dynamic dims of graph inputs (in place) from --shape bindings, the
+/// data set's shapes (npucc check) or the batch-of-1 default.
 Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const ImportOptions &o) {
   std::set<std::string> inputNames;
   Diagnostic unbound;
   std::string example; // a --shape suggestion (dynamic dims set to 1)
+  size_t index = 0;
   for (auto &vi : *m.mutable_graph()->mutable_input()) {
     if (inits.count(vi.name()))
       continue;
@@ -297,7 +169,11 @@ Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const Impor
     for (const auto &d : tt->shape().dim())
       dynamic |= !d.has_dim_value() || d.dim_value() < 0;
     std::string dims = tt->has_shape() ? dimsText(tt->shape()) : "(unknown rank)";
-    if (bind == o.shapes.end()) {
+    std::string how;
+    Shape implicit = bind == o.shapes.end() && dynamic ? implicitBinding(*tt, index, o, how)
+                                                       : Shape{};
+    ++index;
+    if (bind == o.shapes.end() && implicit.empty()) {
       if (dynamic)
         unbound.note("input '" + vi.name() + "' " + dims);
       if (dynamic && example.empty() && tt->has_shape()) {
@@ -308,17 +184,22 @@ Status bindInputs(ModelProto &m, const std::set<std::string> &inits, const Impor
       }
       continue;
     }
-    const Shape &s = bind->second;
+    const Shape &s = bind != o.shapes.end() ? bind->second : implicit;
+    std::string source = bind != o.shapes.end() ? "--shape " + vi.name() + "=" + shapeStr(s)
+                                                 : "the first data set's shape " + shapeStr(s);
     if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(s.size()))
-      return error("--shape " + vi.name() + "=" + shapeStr(s) + " has rank " +
-                   std::to_string(s.size()) + " but input '" + vi.name() + "' is " + dims +
-                   " (rank " + std::to_string(tt->shape().dim_size()) + ")");
+      return error(source + " has rank " + std::to_string(s.size()) + " but input '" +
+                   vi.name() + "' is " + dims + " (rank " +
+                   std::to_string(tt->shape().dim_size()) + ")");
     for (size_t i = 0; tt->has_shape() && i < s.size(); ++i) {
       const auto &d = tt->shape().dim(static_cast<int>(i));
       if (d.has_dim_value() && d.dim_value() >= 0 && d.dim_value() != s[i])
-        return error("--shape " + vi.name() + "=" + shapeStr(s) + " conflicts with input '" +
-                     vi.name() + "' " + dims + " at axis " + std::to_string(i));
+        return error(source + " conflicts with input '" + vi.name() + "' " + dims +
+                     " at axis " + std::to_string(i));
     }
+    if (!how.empty() && o.notes)
+      o.notes->push_back("input '" + vi.name() + "' " + dims + " bound to " + shapeStr(s) + " " +
+                         how);
     auto *shp = tt->mutable_shape();
     shp->clear_dim();
     for (int64_t v : s)
@@ -456,7 +337,9 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
   NPUCC_TRY(checkSupported(m, opsets, names));
   if (!opsets.count(""))
     return error("the model imports no opset of the default ONNX domain");
+  NPUCC_TRY(validateModel(m, names)); // before libonnx: it trusts what it is given
   NPUCC_TRY(inlineExternalData(m, dir));
+  pinKernelShapes(m);
 
   // onnx's checker, converter and shape inference do not know contrib
   // domains (com.microsoft QLinearAdd, ...): such models rely on ShapeHelper.
@@ -575,22 +458,24 @@ Result<std::unique_ptr<Graph>> importProto(ModelProto &m, const std::string &pat
 } // namespace
 
 Result<std::unique_ptr<Graph>> importModel(const std::string &path, const ImportOptions &opts) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    return error("cannot open model: no such file").inFile(path);
-  if (fs::is_directory(path, ec))
-    return error("cannot open model: is a directory").inFile(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return error("cannot open model: permission denied or unreadable").inFile(path);
+  auto bytes = readFileLimited(path, kMaxModelFileBytes, "model");
+  if (!bytes)
+    return std::move(bytes.error());
+  return importModelBytes(*bytes, path, opts);
+}
+
+Result<std::unique_ptr<Graph>> importModelBytes(const std::string &bytes, const std::string &path,
+                                                const ImportOptions &opts) {
   ModelProto m;
   try {
-    if (!m.ParseFromIstream(&in))
+    if (!m.ParseFromString(bytes))
       return error("not a valid ONNX model (failed to parse protobuf)").inFile(path);
     auto r = importProto(m, path, opts);
     if (!r)
       return std::move(r.error().inFile(path));
     return r;
+  } catch (const std::bad_alloc &) {
+    return error("import failed: out of memory").inFile(path);
   } catch (const std::exception &e) {
     return error(std::string("import failed: ") + firstLine(e.what())).inFile(path);
   }

@@ -32,6 +32,21 @@ Result<ir::Tensor> tensorFromProto(const ::onnx::TensorProto &tp, const std::str
                                    const std::string &what);
 void tensorToProto(const ir::Tensor &t, const std::string &name, ::onnx::TensorProto &tp);
 
+//===--- Validate ---------------------------------------------------------===//
+
+/// The tensor's data has the size its type and dims need and fits
+/// ir::kMaxTensorBytes; nothing is allocated. External data is sized later.
+Status checkTensorData(const ::onnx::TensorProto &tp, const std::string &what);
+/// What libonnx's converter and shape inference assume (Validate.cpp):
+/// tensor data sizes, graph outputs defined, graph I/O types and sizes.
+/// `names` are the node names (nameNodes).
+Status validateModel(const ::onnx::ModelProto &m, const std::vector<std::string> &names);
+/// Adds kernel_shape = W's spatial dims to Conv, ConvTranspose, ConvInteger and
+/// QLinearConv nodes that lack it when W's dims are known before inference
+/// (initializer, Constant, graph input, or their DequantizeLinear/Identity/Cast).
+/// The same value the op takes by default; libonnx then checks its length.
+void pinKernelShapes(::onnx::ModelProto &m);
+
 //===--- ShapeHelper ------------------------------------------------------===//
 
 struct OutType {
@@ -70,6 +85,8 @@ public:
   int opset = 13;      // default-domain opset of the model
   /// onnx's shape inference ran (else declared shapes are cross-checked).
   bool onnxInferred = true;
+  /// Bytes of results folded so far (bounded by interp::kMaxFoldedBytes).
+  int64_t foldedBytes = 0;
 
   Builder(ir::Graph &graph, std::string f, std::string dir, int ops)
       : g(graph), file(std::move(f)), baseDir(std::move(dir)), opset(ops) {}

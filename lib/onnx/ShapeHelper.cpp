@@ -143,6 +143,10 @@ Outs reshape(const Node &n) {
     } else if (out[i] < 0) {
       return error("shape has a negative dimension");
     } else {
+      // Bounded first: hostile dims overflowed the product (found by fuzz_onnx_import).
+      if (out[i] > 0 && known > kMaxTensorBytes / out[i])
+        return error("cannot reshape " + dimsStr(x) + " to " + dimsStr(*sh) +
+                     ": too many elements");
       known *= out[i];
     }
   }
@@ -229,6 +233,7 @@ Outs slice(const Node &n) {
     int64_t dim = x[*ax], step = steps[i], b = (*st)[i], e = (*en)[i];
     if (step == 0)
       return error("slice step 0");
+    step = ir::boundedSliceStep(step, dim);
     if (b < 0)
       b += dim;
     if (e < 0)
@@ -490,8 +495,15 @@ Result<std::vector<OutType>> inferOutputs(const Node &n) {
       return error("pads length " + std::to_string(p->size()) + " is not twice the rank " +
                    std::to_string(r));
     Shape s = x->shape;
-    for (size_t i = 0; i < r; ++i)
+    for (size_t i = 0; i < r; ++i) {
+      // Bounded first: the sum of hostile pads would overflow (found by fuzz_onnx_import).
+      for (int64_t v : {(*p)[i], (*p)[i + r]})
+        if (v > ir::kMaxTensorBytes || v < -ir::kMaxTensorBytes)
+          return error("pad " + std::to_string(v) + " is out of range");
       s[i] += (*p)[i] + (*p)[i + r];
+      if (s[i] < 0)
+        return error("pads make dimension " + std::to_string(i) + " negative");
+    }
     return one(x->dtype, s);
   }
   case OpKind::Resize:

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 #include "npucc/onnx/Importer.h"
+#include "npucc/support/FileRead.h"
 
 #include <cstring>
 #include <filesystem>
@@ -121,6 +122,9 @@ Result<std::string> readExternal(const TensorProto &tp, const std::string &baseD
   auto path = resolveInside(baseDir, loc, what);
   if (!path)
     return path.error();
+  std::error_code ec;
+  if (!fs::is_regular_file(*path, ec))
+    return error(what + ": external data location '" + loc + "' is not a regular file");
   std::ifstream in(*path, std::ios::binary);
   if (!in)
     return error(what + ": cannot open external data file '" + loc + "'");
@@ -131,7 +135,7 @@ Result<std::string> readExternal(const TensorProto &tp, const std::string &baseD
                  " is past the end of '" + loc + "' (" + std::to_string(size) + " bytes)");
   if (length < 0)
     length = size - offset;
-  if (offset + length > size)
+  if (length > size - offset)
     return error(what + ": external data file '" + loc + "' is too short (" + std::to_string(size) +
                  " bytes, need " + std::to_string(offset + length) + ")");
   if (static_cast<size_t>(length) != expected)
@@ -160,29 +164,33 @@ Result<ir::Tensor> tensorFromProto(const TensorProto &tp, const std::string &bas
   auto dt = mapElemType(tp.data_type(), what);
   if (!dt)
     return dt.error();
+  // Sizes are checked against the data before anything is allocated.
+  NPUCC_TRY(checkTensorData(tp, what));
   ir::Shape shape(tp.dims().begin(), tp.dims().end());
-  for (int64_t d : shape)
-    if (d < 0)
-      return error(what + " has a negative dimension (" + std::to_string(d) + ")");
-  ir::Tensor t(*dt, shape);
-  const size_t n = static_cast<size_t>(t.numElements());
-  const size_t bytes = t.byteSize();
-  auto sizeErr = [&](size_t got) {
-    return error(what + " has " + std::to_string(got) + " elements of data, its shape [" +
-                 ir::shapeStr(shape) + "] needs " + std::to_string(n));
-  };
+  auto checked = ir::checkedByteSize(*dt, shape);
+  if (!checked) // checkTensorData applies the same limit
+    return error(what + " is larger than npucc's limit for one tensor");
+  const size_t bytes = static_cast<size_t>(*checked);
+  std::string external;
   if (tp.data_location() == TensorProto::EXTERNAL) {
     auto buf = readExternal(tp, baseDir, what, bytes);
     if (!buf)
       return buf.error();
+    external = buf.take();
+  }
+  ir::Tensor t;
+  try {
+    t = ir::Tensor(*dt, shape);
+  } catch (const std::bad_alloc &) {
+    return error(what + ": out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
+  const size_t n = static_cast<size_t>(t.numElements());
+  if (tp.data_location() == TensorProto::EXTERNAL) {
     if (bytes)
-      std::memcpy(t.raw(), buf->data(), bytes);
+      std::memcpy(t.raw(), external.data(), bytes);
     return t;
   }
-  if (tp.has_raw_data()) {
-    if (tp.raw_data().size() != bytes)
-      return error(what + " has " + std::to_string(tp.raw_data().size()) +
-                   " bytes of raw data, its type and shape need " + std::to_string(bytes));
+  if (tp.has_raw_data()) { // sizes checked by checkTensorData
     if (bytes)
       std::memcpy(t.raw(), tp.raw_data().data(), bytes);
     return t;
@@ -190,32 +198,22 @@ Result<ir::Tensor> tensorFromProto(const TensorProto &tp, const std::string &bas
   uint8_t *out = t.raw();
   switch (tp.data_type()) {
   case TensorProto::FLOAT:
-    if (static_cast<size_t>(tp.float_data_size()) != n)
-      return sizeErr(tp.float_data_size());
     copyField<float, float>(tp.float_data(), out);
     break;
   case TensorProto::DOUBLE:
-    if (static_cast<size_t>(tp.double_data_size()) != n)
-      return sizeErr(tp.double_data_size());
     copyField<double, double>(tp.double_data(), out);
     break;
   case TensorProto::INT64:
-    if (static_cast<size_t>(tp.int64_data_size()) != n)
-      return sizeErr(tp.int64_data_size());
     copyField<int64_t, int64_t>(tp.int64_data(), out);
     break;
   case TensorProto::UINT32:
   case TensorProto::UINT64:
-    if (static_cast<size_t>(tp.uint64_data_size()) != n)
-      return sizeErr(tp.uint64_data_size());
     if (*dt == ir::DType::U32)
       copyField<uint64_t, uint32_t>(tp.uint64_data(), out);
     else
       copyField<uint64_t, uint64_t>(tp.uint64_data(), out);
     break;
   default: // int32_data carries int32, int16, uint16, int8, uint8 and bool
-    if (static_cast<size_t>(tp.int32_data_size()) != n)
-      return sizeErr(tp.int32_data_size());
     switch (*dt) {
     case ir::DType::I32:
       copyField<int32_t, int32_t>(tp.int32_data(), out);
@@ -255,11 +253,11 @@ void tensorToProto(const ir::Tensor &t, const std::string &name, TensorProto &tp
 } // namespace detail
 
 Result<ir::Tensor> readTensorProto(const std::string &path, std::string *name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return error("cannot open tensor file").inFile(path);
+  auto bytes = readFileLimited(path, kMaxModelFileBytes, "tensor file");
+  if (!bytes)
+    return std::move(bytes.error());
   TensorProto tp;
-  if (!tp.ParseFromIstream(&in))
+  if (!tp.ParseFromString(*bytes))
     return error("not a valid onnx.TensorProto (failed to parse protobuf)").inFile(path);
   if (name)
     *name = tp.name();

@@ -3,8 +3,9 @@
 // The rule (one sweep in topological order, so chains fold completely):
 //   1. A node whose inputs are all constants (or absent) is evaluated with
 //      the reference interpreter (when interp::canEvaluate accepts it),
-//      whatever the size of its results: the runtime would compute the same
-//      data, and the lowering then never sees these ops.
+//      whatever the size of its results (the runtime would compute the same
+//      data, and the lowering then never sees these ops), up to
+//      interp::kMaxFoldedBytes of results per run against hostile models.
 //   2. A node whose result depends only on static shapes - a Shape of a value
 //      with a fully static shape - is computed from the shape, as long as the
 //      result has at most MaxShapeFoldElements elements.
@@ -78,7 +79,7 @@ Status runConstantFold(ir::Graph &g, PassContext &ctx) {
   for (auto &n : g.nodes())
     order.push_back(n.get());
 
-  int64_t folded = 0, shapeFolded = 0;
+  int64_t folded = 0, shapeFolded = 0, foldedBytes = 0;
   for (ir::Node *n : order) {
     if (std::any_of(n->outputs.begin(), n->outputs.end(),
                     [](const ir::Value *v) { return v == nullptr; }))
@@ -96,8 +97,9 @@ Status runConstantFold(ir::Graph &g, PassContext &ctx) {
       ++shapeFolded;
       continue;
     }
-    if (!interp::canEvaluate(*n))
+    if (!interp::canEvaluate(*n) || foldedBytes + interp::resultBytes(*n) > interp::kMaxFoldedBytes)
       continue;
+    foldedBytes += interp::resultBytes(*n);
     std::vector<const ir::Tensor *> ins;
     for (const ir::Value *v : n->inputs)
       ins.push_back(v ? v->constant.get() : nullptr);

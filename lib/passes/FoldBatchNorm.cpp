@@ -163,15 +163,17 @@ Status runFoldBatchNorm(ir::Graph &g, PassContext &ctx) {
     if (n->kind == ir::OpKind::BatchNormalization && n->outputs.size() == 1)
       bns.push_back(n.get());
 
+  util::UseIndex uses(g);
   int64_t folded = 0;
   for (ir::Node *bn : bns) {
     ir::Value *x = bn->input(0);
     ir::Value *y = bn->output(0);
-    if (!util::hasSingleUse(g, x) || !y || y->shape != x->shape || !util::isPlainF32(y))
+    if (!uses.hasSingleUse(x) || !y || y->shape != x->shape || !util::isPlainF32(y))
       continue;
     ir::Node *p = x->producer;
     if (p->outputs.size() != 1 || !foldInto(g, *p, *bn))
       continue;
+    uses.dropNode(bn);
     util::absorbConsumer(g, p, 0, bn, y);
     ++folded;
   }

@@ -64,12 +64,13 @@ Status runFoldPad(ir::Graph &g, PassContext &ctx) {
     if (n->kind == ir::OpKind::Pad)
       pads.push_back(n.get());
 
+  util::UseIndex uses(g);
   int64_t folded = 0;
   for (ir::Node *pad : pads) {
     ir::Value *out = pad->output(0);
-    if (!out || g.isGraphOutput(out) || g.numUses(out) != 1)
+    if (!out || uses.isGraphOutput(out) || uses.numUses(out) != 1)
       continue;
-    std::vector<ir::Node *> users = g.users(out);
+    std::vector<ir::Node *> users = uses.users(out);
     if (users.size() != 1)
       continue;
     ir::Node *c = users[0];
@@ -89,6 +90,8 @@ Status runFoldPad(ir::Graph &g, PassContext &ctx) {
     c->attrs["pads"] = cp;
     c->attrs.erase("auto_pad");
     c->inputs[0] = pad->inputs[0];
+    uses.dropNode(pad);
+    uses.addUse(c, c->inputs[0]);
     g.eraseNode(pad);
     ++folded;
   }

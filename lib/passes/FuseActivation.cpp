@@ -95,6 +95,7 @@ Status runFuseActivation(ir::Graph &g, PassContext &ctx) {
   for (auto &n : g.nodes())
     order.push_back(n.get());
 
+  util::UseIndex uses(g);
   int64_t fused = 0;
   for (ir::Node *act : order) {
     std::optional<Clamp> c = asClamp(*act);
@@ -102,7 +103,7 @@ Status runFuseActivation(ir::Graph &g, PassContext &ctx) {
       continue;
     ir::Value *x = c->x;
     ir::Value *y = act->output(0);
-    if (act->outputs.size() != 1 || !util::hasSingleUse(g, x) || !util::isPlainF32(x) ||
+    if (act->outputs.size() != 1 || !uses.hasSingleUse(x) || !util::isPlainF32(x) ||
         !util::isPlainF32(y) || x->shape != y->shape)
       continue;
     ir::Node *p = x->producer;
@@ -116,6 +117,7 @@ Status runFuseActivation(ir::Graph &g, PassContext &ctx) {
       p->attrs["act_min"] = lo;
     if (hi < util::Inf)
       p->attrs["act_max"] = hi;
+    uses.dropNode(act);
     util::absorbConsumer(g, p, 0, act, y);
     ++fused;
   }

@@ -10,14 +10,38 @@
 
 #include <limits>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 namespace npucc::passes::util {
 
-/// True when `v` is produced by a node, is used exactly once and is not a
-/// graph output (so the producer may be rewritten for that one user).
-inline bool hasSingleUse(const ir::Graph &g, const ir::Value *v) {
-  return v && v->producer && !g.isGraphOutput(v) && g.numUses(v) == 1;
-}
+/// Uses of every value, built once per pass run: Graph::users and
+/// Graph::numUses scan all nodes, so calling them per node makes a pass
+/// quadratic in graph length. The pass keeps the index current with
+/// dropNode / addUse when it rewires or erases nodes (UseIndex.cpp).
+class UseIndex {
+public:
+  explicit UseIndex(const ir::Graph &g);
+  /// Node operands reading `v` plus graph outputs naming it (Graph::numUses).
+  size_t numUses(const ir::Value *v) const;
+  /// Live nodes reading `v`, each once, in graph order at build time.
+  std::vector<ir::Node *> users(const ir::Value *v) const;
+  bool isGraphOutput(const ir::Value *v) const { return Outputs.count(v) != 0; }
+  /// `v` is produced by a node, used exactly once and not a graph output.
+  bool hasSingleUse(const ir::Value *v) const {
+    return v && v->producer && !isGraphOutput(v) && numUses(v) == 1;
+  }
+  /// `n` is being erased: its operands lose one use each.
+  void dropNode(const ir::Node *n);
+  /// `n` now also reads `v` (one more operand).
+  void addUse(ir::Node *n, const ir::Value *v);
+
+private:
+  std::unordered_map<const ir::Value *, std::vector<ir::Node *>> Users; // one entry per operand
+  std::unordered_set<const ir::Value *> Outputs;
+  std::unordered_map<const ir::Value *, size_t> OutputUses;
+};
 
 /// A plain float32 value (no quantization parameters).
 inline bool isPlainF32(const ir::Value *v) {

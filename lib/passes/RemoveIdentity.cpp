@@ -14,11 +14,13 @@
 
 #include "PassUtils.h"
 
+#include <unordered_map>
+
 namespace npucc::passes {
 
 namespace {
 
-bool isRemovable(const ir::Graph &g, const ir::Node &n) {
+bool isRemovable(const util::UseIndex &uses, const ir::Node &n) {
   if (n.kind != ir::OpKind::Identity && n.kind != ir::OpKind::Dropout)
     return false;
   const ir::Value *in = n.input(0);
@@ -28,7 +30,7 @@ bool isRemovable(const ir::Graph &g, const ir::Node &n) {
     return false;
   if (n.kind == ir::OpKind::Dropout) {
     for (size_t i = 1; i < n.outputs.size(); ++i)
-      if (n.outputs[i] && g.numUses(n.outputs[i]) != 0)
+      if (n.outputs[i] && uses.numUses(n.outputs[i]) != 0)
         return false;
     if (const ir::Value *training = n.input(2)) {
       auto v = util::scalarConstant(training);
@@ -42,23 +44,35 @@ bool isRemovable(const ir::Graph &g, const ir::Node &n) {
 } // namespace
 
 Status runRemoveIdentity(ir::Graph &g, PassContext &ctx) {
+  util::UseIndex uses(g);
   std::vector<ir::Node *> candidates;
   for (auto &n : g.nodes())
-    if (isRemovable(g, *n))
+    if (isRemovable(uses, *n))
       candidates.push_back(n.get());
 
+  // Replacements are collected and applied in one sweep at the end
+  // (Graph::replaceAllUsesWith per node would make a chain quadratic).
+  std::unordered_map<ir::Value *, ir::Value *> repl;
+  auto resolve = [&](ir::Value *v) {
+    ir::Value *r = v;
+    for (auto it = repl.find(r); it != repl.end(); it = repl.find(r))
+      r = it->second;
+    if (r != v)
+      repl[v] = r; // path compression
+    return r;
+  };
   int64_t removed = 0;
   for (ir::Node *n : candidates) {
-    ir::Value *in = n->inputs[0];
+    ir::Value *in = resolve(n->inputs[0]);
     ir::Value *out = n->outputs[0];
-    if (!g.isGraphOutput(out)) {
+    if (!uses.isGraphOutput(out)) {
       g.eraseNode(n);
-      g.replaceAllUsesWith(out, in);
+      repl[out] = in;
       ++removed;
       continue;
     }
     // `out` is a graph output: keep its name by moving its definition.
-    if (!in->producer || g.isGraphInput(in) || in->isConstant() || g.isGraphOutput(in))
+    if (!in->producer || g.isGraphInput(in) || in->isConstant() || uses.isGraphOutput(in))
       continue;
     ir::Node *p = in->producer;
     size_t idx = 0;
@@ -67,13 +81,19 @@ Status runRemoveIdentity(ir::Graph &g, PassContext &ctx) {
     if (idx == p->outputs.size())
       continue;
     g.eraseNode(n);
-    g.replaceAllUsesWith(in, out);
+    repl[in] = out;
     p->outputs[idx] = out;
     out->producer = p;
     in->producer = nullptr;
     ++removed;
   }
   if (removed) {
+    for (auto &n : g.nodes())
+      for (ir::Value *&v : n->inputs)
+        if (v)
+          v = resolve(v);
+    for (ir::Value *&v : g.outputs)
+      v = resolve(v);
     g.removeUnusedValues();
     ctx.bump("remove-identity.removed", removed);
   }

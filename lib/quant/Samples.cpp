@@ -8,12 +8,11 @@
 #include "npucc/quant/Samples.h"
 
 #include "npucc/onnx/Importer.h"
+#include "npucc/support/FileRead.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -24,12 +23,7 @@ using namespace ir;
 namespace {
 
 Result<std::string> readFile(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    return error("cannot open sample file").inFile(path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return readFileLimited(path, kMaxModelFileBytes, "sample file");
 }
 
 Diagnostic fileError(const std::string &path, const std::string &msg) {

@@ -280,7 +280,7 @@ void npucc_depthwise_conv2d_f32(const float *X, const float *Wt, const float *bi
                                 int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
                                 int32_t PL, float act_min, float act_max) {
   npucc_dw_geom g = npucc_dw_geometry(OH, OW, KH, KW, SH, SW, DH, DW);
-  float *planes = scratch, *flat = scratch + (size_t)g.planes + NPUCC_DW_CHUNK;
+  float *planes = scratch, *flat; /* scratch is null (unused) with large planes */
   int32_t off[NPUCC_DW_TAPS];
   int32_t mult = M / C, taps = KH * KW, n, c, k, t0;
   if (g.planes > NPUCC_DW_FLAT_MAX) { /* large planes: the row kernel, in place */
@@ -293,6 +293,7 @@ void npucc_depthwise_conv2d_f32(const float *X, const float *Wt, const float *bi
       }
     return;
   }
+  flat = scratch + (size_t)g.planes + NPUCC_DW_CHUNK;
   /* Padding and the slack read (never used) by the last chunk stay zero. */
   memset(planes, 0, sizeof(float) * ((size_t)g.planes + NPUCC_DW_CHUNK));
   for (n = 0; n < N; n++)

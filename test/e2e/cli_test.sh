@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of the npucc command line: bad input gives a clear one-line error, a
-# non-zero exit and leaves OUT/ untouched; output is byte-identical across runs; the arena
-# size printed equals the one the generated code declares.
+# non-zero exit and leaves OUT/ untouched (every model in test/e2e/bad/ with its .expect
+# pattern, under a 1 GB memory limit; endless files; check tolerances, shapes and --cflags;
+# --emit-test data; -o; opt --target; flag values: the classes of issue 11); output is
+# byte-identical across runs; the arena size printed equals the one the generated code
+# declares. Also run with the sanitized npucc (NPUCC_SANITIZED=1, docs/fuzzing.md).
 # Usage: cli_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -45,10 +48,15 @@ expect_error "bad --shape" "--shape|shape" "$npucc" "$model" -o "$tmp/out" --sha
 expect_error "bad --prefix" "prefix" "$npucc" "$model" -o "$tmp/out" --prefix "9bad-name"
 expect_error "unknown pass" "unknown pass.*no-such-pass" "$npucc" "$model" -o "$tmp/out" \
   --passes no-such-pass
+# Each bad model under a 1 GB address-space limit: a size must be checked against the data
+# before anything is allocated (init_short_data.onnx declares 1.6 GB and holds 8 bytes).
+# Under AddressSanitizer (NPUCC_SANITIZED=1, test/fuzz/run_sanitized.sh) ASAN_OPTIONS'
+# max_allocation_size_mb takes the limit's place: ASan's shadow memory needs the address space.
+limited() { (if [ -z "${NPUCC_SANITIZED:-}" ]; then ulimit -v 1000000; fi; exec "$@"); }
 for f in "$src"/test/e2e/bad/*.onnx; do
   [ -e "$f" ] || continue
   expected="$(cat "${f%.onnx}.expect" 2>/dev/null || echo 'error')"
-  expect_error "bad model $(basename "$f")" "$expected" "$npucc" "$f" -o "$tmp/out"
+  expect_error "bad model $(basename "$f")" "$expected" limited "$npucc" "$f" -o "$tmp/out"
 done
 
 # Determinism: two compilations give byte-identical folders.
@@ -113,6 +121,76 @@ expect_error "unknown --target" "target description .nope.: not a readable file 
   "$npucc" "$model" -o "$tmp/out" --target nope
 expect_error "bad --target file" "bad_field_wider\.json.*/registers/3/fields/1.*wider" \
   "$npucc" "$model" -o "$tmp/out" --target "$src/test/target/bad_field_wider.json"
+
+# Issue 11 (hardened against bad input): each class gives a one-line diagnostic naming the
+# file, a non-zero exit, and OUT/ untouched.
+py=/usr/bin/python3
+# A copy of tinycnn whose golden output is wrong by 1003, and one whose golden output has the
+# right element count in another shape ([10, 1] instead of [1, 10]).
+cp -r "$src/models/tinycnn" "$tmp/wrong" && cp -r "$src/models/tinycnn" "$tmp/reshaped"
+"$py" - "$tmp" <<'PYEOF'
+import sys, onnx, onnx.numpy_helper as nh
+d = sys.argv[1]
+for name, fix in (("wrong", lambda a: a + 1003), ("reshaped", lambda a: a.reshape(10, 1))):
+    p = "%s/%s/test_data_set_0/output_0.pb" % (d, name)
+    t = onnx.TensorProto()
+    t.ParseFromString(open(p, "rb").read())
+    open(p, "wb").write(nh.from_array(fix(nh.to_array(t)), t.name).SerializeToString())
+PYEOF
+expect_error "check --tolerance nan" "^npucc: error: --tolerance nan: must be a finite number >= 0" \
+  "$npucc" check "$tmp/wrong" --tolerance nan
+expect_error "check --tolerance -1" "^npucc: error: --tolerance -1: must be a finite number >= 0" \
+  "$npucc" check "$tmp/wrong" --tolerance -1
+expect_error "check --tolerance-steps nan" "--tolerance-steps nan: must be a finite" \
+  "$npucc" check "$tmp/wrong" --tolerance-steps nan
+expect_error "check: golden output of another shape" "FAIL \(type/shape\)" \
+  sh -c '"$0" check "$1" 1>&2' "$npucc" "$tmp/reshaped"
+expect_error "check: wrong golden output" "^wrong: FAIL" sh -c '"$0" check "$1" 1>&2' "$npucc" "$tmp/wrong"
+# --cflags are split at whitespace without a shell: a lone quote is just an argument.
+if "$npucc" check "$src/models/tinycnn" --cflags '-O1 -DUNUSED="' > "$tmp/cf.log" 2>&1 \
+   && grep -q "tinycnn: PASS" "$tmp/cf.log"; then ok "check --cflags '-DUNUSED=\"' (no shell)"; else bad "check --cflags with a quote:"; sed 's/^/    /' "$tmp/cf.log" | head -5; fi
+expect_error "check --cflags '; touch' runs no shell" "building the generated C failed" \
+  "$npucc" check "$src/models/tinycnn" --cflags "-O1 ; touch $tmp/out/pwned"
+# npucc check binds dynamic dims from the first data set (x: [N,3,4], data 2x3x4).
+if "$npucc" check "$src/test/e2e/bad/canon/shape_chain_reshape" > "$tmp/dyn.log" 2>&1 \
+   && grep -q "note: input 'x' \[N,3,4\] bound to 2x3x4 from the first data set" "$tmp/dyn.log" \
+   && grep -q "shape_chain_reshape: PASS" "$tmp/dyn.log"; then ok "check binds dynamic dims from the data set"
+else bad "check with dynamic dims:"; sed 's/^/    /' "$tmp/dyn.log" | head -5; fi
+# A dynamic leading (batch) dim defaults to 1, with a note.
+if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
+   && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \
+   && grep -q "MODEL_INPUT0_BYTES 16" "$tmp/db/model.h"; then ok "dynamic batch dim defaults to 1"
+else bad "dynamic batch default:"; sed 's/^/    /' "$tmp/db.log" | head -5; fi
+# --emit-test --data with another model's data set is refused at compile time.
+expect_error "--emit-test --data of another model" \
+  "input_0\.pb: error: f32 \[2x3x4\] does not match the model's input 'input' f32 \[1x3x32x32\]" \
+  "$npucc" "$model" -o "$tmp/out" --emit-test --data "$src/test/e2e/bad/canon/shape_chain_reshape/test_data_set_0"
+# -o creates only the last level.
+expect_error "-o with a missing parent" "cannot create output folder '$tmp/out/no/such/dir': its parent folder '$tmp/out/no/such' does not exist" \
+  "$npucc" "$model" -o "$tmp/out/no/such/dir"
+# Endless or huge inputs stop at a read limit.
+expect_error "model /dev/zero" "^npucc: /dev/zero: error: model is not a regular file and is larger than 64 MiB" \
+  "$npucc" /dev/zero -o "$tmp/out"
+expect_error "opt /dev/zero" "^npucc: /dev/zero: error: textual IR is not a regular file and is larger than 64 MiB" \
+  "$npucc" opt /dev/zero
+expect_error "--target /dev/zero" "^npucc: /dev/zero: error: target description is not a regular file and is larger than 16 MiB" \
+  "$npucc" "$model" -o "$tmp/out" --target /dev/zero
+# npucc opt loads and validates --target like the other commands.
+expect_error "opt --target missing" "target description .nope.: not a readable file nor a built-in target" \
+  "$npucc" opt "$model" --target nope
+expect_error "opt --target garbage" "bad_field_wider\.json.*/registers/3/fields/1.*wider" \
+  "$npucc" opt "$model" --target "$src/test/target/bad_field_wider.json"
+expect_error "opt --target /dev/zero" "^npucc: /dev/zero: error: target description is not a regular file" \
+  "$npucc" opt "$model" --target /dev/zero
+# Bounded sample counts and refused doubtful flag values.
+expect_error "--calib-random 1000000000" "^npucc: .*model\.onnx: error: --calib-random 1000000000: at most 1000 samples" \
+  "$npucc" "$model" -o "$tmp/out" --quantize int8 --calib-random 1000000000
+expect_error "--calib-random -3" "--calib-random -3: must be positive" \
+  "$npucc" "$model" -o "$tmp/out" --quantize int8 --calib-random -3
+expect_error "--list-ops=bogus" "^--list-ops: bogus not in \{text,md\}" "$npucc" --list-ops=bogus
+expect_error "--quantize ''" "^--quantize:  not in \{int8\}" "$npucc" "$model" -o "$tmp/out" --quantize ''
+expect_error "conflicting --shape" "^npucc: error: --shape input given twice with different dimensions \(1x3x32x32 and 2x3x32x32\)" \
+  "$npucc" "$model" -o "$tmp/out" --shape input=1x3x32x32 --shape input=2x3x32x32
 
 # --requant takes auto|exact|fp32 only.
 expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \

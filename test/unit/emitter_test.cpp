@@ -387,9 +387,23 @@ TEST(CEmitter, RealKernelsMatchTheInterpreter) {
   fs::current_path(cwd);
 }
 
+// -o a/b/c with a missing a/b is refused and creates nothing (issue 11).
+TEST(WriteOutputDir, CreatesOnlyTheLastLevel) {
+  TempDir td;
+  fs::path out = td.path / "missing" / "deeper" / "out";
+  Status s = writeOutputDir(out.string(), {{"a.txt", "one"}});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().str().find("its parent folder '" + (td.path / "missing" / "deeper").string() +
+                                 "' does not exist"),
+            std::string::npos)
+      << s.error().str();
+  EXPECT_FALSE(fs::exists(td.path / "missing"));
+}
+
 TEST(WriteOutputDir, ReplacesTheDirectoryAtomically) {
   TempDir td;
   fs::path out = td.path / "sub" / "out";
+  fs::create_directory(td.path / "sub");
   ASSERT_TRUE(writeOutputDir(out.string(), {{"a.txt", "one"}, {"d/b.txt", "two"}}));
   EXPECT_EQ(readFile(out / "a.txt"), "one");
   EXPECT_EQ(readFile(out / "d" / "b.txt"), "two");

@@ -106,3 +106,19 @@ TEST(Printer, QuantizedTypes) {
 }
 
 } // namespace
+
+// eraseNode is O(1) (issue 11: compile time linear in graph length): the node
+// disappears from nodes(), users() and numUses() at once.
+TEST(Graph, ErasedNodesAreInvisibleToQueries) {
+  auto g = makeConvRelu();
+  Value *c = g->findValue("c");
+  Node *relu = g->nodes()[1].get();
+  ASSERT_EQ(g->users(c).size(), 1u);
+  g->eraseNode(relu);
+  EXPECT_EQ(g->users(c).size(), 0u);
+  EXPECT_EQ(g->numUses(c), 0u);
+  EXPECT_EQ(g->findValue("y")->producer, nullptr);
+  ASSERT_EQ(g->nodes().size(), 1u);
+  EXPECT_EQ(g->nodes()[0]->name, "conv0");
+  EXPECT_EQ(g->clone()->nodes().size(), 1u);
+}

@@ -8,6 +8,8 @@
 #include "npucc/ir/Printer.h"
 #include "npucc/onnx/Importer.h"
 
+#include "OnnxModelBuilder.h"
+
 #include <onnx/onnx_pb.h>
 
 #include <gtest/gtest.h>
@@ -24,104 +26,7 @@ using npucc::onnx::ImportOptions;
 
 namespace {
 
-using Dim = std::variant<int64_t, std::string>;
-
-/// A temporary folder removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string &tag) {
-    path = fs::temp_directory_path() /
-           ("npucc_onnx_" + tag + "_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-/// Minimal ModelProto builder.
-struct MB {
-  ::onnx::ModelProto m;
-  ::onnx::GraphProto *g;
-  explicit MB(int opset = 13, const std::string &extraDomain = "") {
-    m.set_ir_version(8);
-    m.set_producer_name("npucc-unit-tests");
-    auto *o = m.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    if (!extraDomain.empty()) {
-      o = m.add_opset_import();
-      o->set_domain(extraDomain);
-      o->set_version(1);
-    }
-    g = m.mutable_graph();
-    g->set_name("g");
-  }
-  static void setType(::onnx::ValueInfoProto *vi, const std::string &name,
-                      const std::vector<Dim> &dims, int elem) {
-    vi->set_name(name);
-    auto *tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(elem);
-    auto *s = tt->mutable_shape();
-    for (const Dim &d : dims) {
-      auto *pd = s->add_dim();
-      if (auto *v = std::get_if<int64_t>(&d))
-        pd->set_dim_value(*v);
-      else
-        pd->set_dim_param(std::get<std::string>(d));
-    }
-  }
-  void input(const std::string &n, const std::vector<Dim> &dims, int elem = 1) {
-    setType(g->add_input(), n, dims, elem);
-  }
-  void output(const std::string &n, const std::vector<Dim> &dims, int elem = 1) {
-    setType(g->add_output(), n, dims, elem);
-  }
-  ::onnx::NodeProto *node(const std::string &op, std::vector<std::string> ins,
-                          std::vector<std::string> outs, const std::string &name = "",
-                          const std::string &domain = "") {
-    auto *n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    n->set_domain(domain);
-    for (auto &i : ins)
-      n->add_input(i);
-    for (auto &o : outs)
-      n->add_output(o);
-    return n;
-  }
-  ::onnx::TensorProto *floats(const std::string &n, std::vector<int64_t> dims,
-                              const std::vector<float> &v) {
-    auto *t = g->add_initializer();
-    t->set_name(n);
-    t->set_data_type(1);
-    for (auto d : dims)
-      t->add_dims(d);
-    for (float f : v)
-      t->add_float_data(f);
-    return t;
-  }
-  ::onnx::TensorProto *ints(const std::string &n, std::vector<int64_t> dims,
-                            const std::vector<int64_t> &v) {
-    auto *t = g->add_initializer();
-    t->set_name(n);
-    t->set_data_type(7);
-    for (auto d : dims)
-      t->add_dims(d);
-    for (auto x : v)
-      t->add_int64_data(x);
-    return t;
-  }
-  std::string save(const fs::path &dir, const std::string &file = "model.onnx") {
-    std::string p = (dir / file).string();
-    std::ofstream out(p, std::ios::binary);
-    m.SerializeToOstream(&out);
-    return p;
-  }
-};
+using namespace npucc::testing;
 
 void attrInts(::onnx::NodeProto *n, const std::string &name, std::vector<int64_t> v) {
   auto *a = n->add_attribute();
@@ -413,11 +318,41 @@ TEST(OnnxImport, DynamicDimsBoundByShape) {
   EXPECT_EQ((*r)->inputs[0]->shape, (Shape{2, 3, 4}));
   EXPECT_EQ((*r)->outputs[0]->shape, (Shape{2, 3, 4}));
 
-  auto unbound = importModel(path);
+  // Issue 11: a dynamic leading dim with static others defaults to a batch of 1, with a note.
+  std::vector<std::string> notes;
+  ImportOptions dflt;
+  dflt.notes = &notes;
+  auto batch1 = importModel(path, dflt);
+  ASSERT_TRUE(batch1) << batch1.error().str();
+  EXPECT_EQ((*batch1)->inputs[0]->shape, (Shape{1, 3, 4}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("input 'x' [N,3,4] bound to 1x3x4 by default"), std::string::npos)
+      << notes[0];
+
+  // The first data set's shapes (npucc check) bind what --shape does not.
+  ImportOptions fromData;
+  fromData.dataShapes = {{5, 3, 4}};
+  auto five = importModel(path, fromData);
+  ASSERT_TRUE(five) << five.error().str();
+  EXPECT_EQ((*five)->inputs[0]->shape, (Shape{5, 3, 4}));
+  fromData.dataShapes = {{5, 2, 4}};
+  auto clash = importModel(path, fromData);
+  ASSERT_FALSE(clash);
+  EXPECT_NE(clash.error().str().find("the first data set's shape 5x2x4 conflicts with input 'x'"),
+            std::string::npos)
+      << clash.error().str();
+
+  // Other dynamic dims still need --shape.
+  MB two;
+  two.input("x", {std::string("N"), std::string("C")});
+  two.output("y", {std::string("N"), std::string("C")});
+  two.node("Relu", {"x"}, {"y"}, "relu0");
+  TempDir dir2("dyn2");
+  auto unbound = importModel(two.save(dir2.path));
   ASSERT_FALSE(unbound);
   EXPECT_NE(unbound.error().str().find("dynamic dimensions"), std::string::npos);
   ASSERT_EQ(unbound.error().notes.size(), 1u);
-  EXPECT_EQ(unbound.error().notes[0], "input 'x' [N,3,4]");
+  EXPECT_EQ(unbound.error().notes[0], "input 'x' [N,C]");
 
   ImportOptions bad;
   bad.shapes["x"] = {2, 12};

@@ -30,7 +30,7 @@ __extension__ typedef __int128 I128;
 /// round(x * mult / 2^(31 + shift)) to nearest, ties to even, in 128 bits.
 int32_t modelRne(int32_t x, int32_t mult, int shift) {
   if (shift < 0) {
-    I128 v = (I128)x << -shift;
+    I128 v = (I128)x * ((I128)1 << -shift); // not x << n: UB for negative x
     v = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
     x = int32_t(v);
     shift = 0;

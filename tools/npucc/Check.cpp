@@ -107,13 +107,6 @@ std::string harnessSource(const std::string &prefix, bool sim) {
   return s.str();
 }
 
-std::string shellQuote(const std::string &s) {
-  std::string r = "'";
-  for (char c : s)
-    r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
 Status writeFile(const fs::path &p, const std::string &data) {
   std::ofstream o(p, std::ios::binary);
   o.write(data.data(), static_cast<std::streamsize>(data.size()));
@@ -190,17 +183,32 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   if (sets.empty())
     return reportError(error("no test_data_set_N folder in '" + dir.string() + "'"));
 
+  // A NaN or negative tolerance would let every comparison pass (or none).
+  for (auto [name, v] : {std::pair<const char *, double>{"--tolerance", flags.tolerance},
+                         {"--tolerance-steps", flags.toleranceSteps}})
+    if (!(v >= 0) || std::isinf(v)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", v);
+      return reportError(error(std::string(name) + " " + text + ": must be a finite number >= 0"));
+    }
+
   auto opts = makeCompileOptions(model.string(), common);
   if (!opts)
     return reportError(opts.error());
+  // Dynamic dims not bound by --shape take the first data set's input shapes.
+  for (const fs::path &p : numberedFiles(sets[0], "input")) {
+    auto t = onnx::readTensorProto(p.string());
+    if (!t)
+      return reportError(t.error());
+    opts->import.dataShapes.push_back(t->shape());
+  }
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
+  printNotes(*cr);
   const bool quantized = cr->graph && driver::isQuantizedGraph(*cr->graph);
   const bool interpOn =
       cr->graph && (flags.interpCheck == "on" || (flags.interpCheck == "auto" && quantized));
-  if (flags.toleranceSteps < 0)
-    return reportError(error("--tolerance-steps must be >= 0"));
 
   // Build folder.
   fs::path build;
@@ -239,12 +247,27 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
         return reportError(error(std::string("cannot write the simulator source ") + f));
       }
     }
-  std::string cflags = flags.cflags + (sim ? " -DNPUCC_HAL_SIM" : "");
+  // Built without a shell: --cc and --cflags are split at whitespace.
+  std::vector<std::string> cmd = splitArgs(flags.cc);
+  cmd.push_back("-std=c99");
+  for (const std::string &a : splitArgs(flags.cflags))
+    cmd.push_back(a);
+  if (sim)
+    cmd.push_back("-DNPUCC_HAL_SIM");
   if (flags.sanitize)
-    cflags += " -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer";
-  std::string cmd = "cd " + shellQuote(build.string()) + " && " + flags.cc + " -std=c99 " +
-                    cflags + " -I. *.c -o model_check -lm > build.log 2>&1";
-  if (std::system(cmd.c_str()) != 0) {
+    for (const char *a : {"-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                          "-fno-omit-frame-pointer"})
+      cmd.push_back(a);
+  cmd.push_back("-I.");
+  std::vector<std::string> sources;
+  for (const auto &e : fs::directory_iterator(build, ec))
+    if (e.path().extension() == ".c")
+      sources.push_back(e.path().filename().string());
+  std::sort(sources.begin(), sources.end());
+  cmd.insert(cmd.end(), sources.begin(), sources.end());
+  for (const char *a : {"-o", "model_check", "-lm"})
+    cmd.push_back(a);
+  if (runProcess(cmd, build.string(), (build / "build.log").string()) != 0) {
     std::string log = readText(build / "build.log");
     cleanup();
     return reportError(error("building the generated C failed:\n" + log));
@@ -264,7 +287,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                                " outputs, the model " + std::to_string(nIn) + " and " +
                                std::to_string(nOut)));
     }
-    std::string args;
+    std::vector<std::string> run = {"./model_check"};
     std::map<std::string, ir::Tensor> interpIn;
     for (size_t i = 0; i < nIn; ++i) {
       auto t = onnx::readTensorProto(inFiles[i].string());
@@ -273,12 +296,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
         return reportError(t.error());
       }
       const lir::IOBuffer &io = cr->program.inputs[i];
-      if (t->dtype() != io.dtype || t->numElements() != ir::numElements(io.shape)) {
+      if (Status m = driver::checkDataMatches(*t, io, inFiles[i].string(), "input"); !m) {
         cleanup();
-        return reportError(error(inFiles[i].string() + ": " + ir::dtypeName(t->dtype()) + " " +
-                                 ir::shapeStr(t->shape()) + " does not match model input '" +
-                                 io.name + "' " + ir::dtypeName(io.dtype) + " " +
-                                 ir::shapeStr(io.shape)));
+        return reportError(m.error());
       }
       fs::path raw = build / ("in_" + std::to_string(i) + ".bin");
       std::string bytes(reinterpret_cast<const char *>(t->raw()), t->byteSize());
@@ -286,16 +306,14 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
         cleanup();
         return reportError(s.error());
       }
-      args += " " + shellQuote(raw.string());
+      run.push_back(raw.string());
       if (interpOn)
         interpIn.emplace(i < cr->graph->inputs.size() ? cr->graph->inputs[i]->name : io.name,
                          std::move(*t));
     }
     for (size_t i = 0; i < nOut; ++i)
-      args += " " + shellQuote((build / ("out_" + std::to_string(i) + ".bin")).string());
-    std::string run = "cd " + shellQuote(build.string()) + " && ./model_check" + args +
-                      " > run.log 2>&1";
-    if (std::system(run.c_str()) != 0) {
+      run.push_back((build / ("out_" + std::to_string(i) + ".bin")).string());
+    if (runProcess(run, build.string(), (build / "run.log").string()) != 0) {
       std::string log = readText(build / "run.log");
       cleanup();
       return reportError(error("running the generated program failed on " +

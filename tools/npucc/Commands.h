@@ -74,5 +74,14 @@ int runEmitRuntime(const std::string &target, const std::string &dir, bool sim);
 
 /// Prints the error (one line + notes) to stderr prefixed with "npucc: ".
 int reportError(const Diagnostic &d);
+/// `--cc`/`--cflags` text split at whitespace (no shell quoting).
+std::vector<std::string> splitArgs(const std::string &text);
+/// Runs argv[0] (PATH search) in `cwd` with stdout and stderr to `logPath`,
+/// without a shell; the exit status, 128+signal, or 127 if it cannot run.
+int runProcess(const std::vector<std::string> &argv, const std::string &cwd,
+               const std::string &logPath);
+
+/// Prints a compile's notes and warnings to stderr ("npucc: note: ...").
+void printNotes(const driver::CompileResult &cr);
 
 } // namespace npucc::tool

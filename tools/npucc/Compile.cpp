@@ -3,6 +3,7 @@
 
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/driver/Report.h"
+#include "npucc/driver/Compare.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/quant/Accuracy.h"
 #include "npucc/target/CTable.h"
@@ -22,6 +23,13 @@ int reportError(const Diagnostic &d) {
   return 1;
 }
 
+void printNotes(const driver::CompileResult &cr) {
+  for (const std::string &n : cr.notes)
+    std::cerr << "npucc: note: " << n << "\n";
+  for (const std::string &w : cr.warnings)
+    std::cerr << "npucc: warning: " << w << "\n";
+}
+
 Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
                                                   const CommonCompileFlags &f) {
   driver::CompileOptions o;
@@ -30,7 +38,10 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
     auto b = onnx::parseShapeBinding(s);
     if (!b)
       return std::move(b.error());
-    o.import.shapes[b->first] = b->second;
+    auto [it, fresh] = o.import.shapes.emplace(b->first, b->second);
+    if (!fresh && it->second != b->second)
+      return error("--shape " + b->first + " given twice with different dimensions (" +
+                   ir::shapeStr(it->second) + " and " + ir::shapeStr(b->second) + ")");
   }
   o.pipeline = f.passes;
   o.printAfter = f.printAfter;
@@ -49,7 +60,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.equalize = !f.noEqualize;
   o.quant.progress = &std::cerr;
   o.quant.progressTty = isatty(2) != 0;
-  if (f.quantize.empty() && (!f.calibDir.empty() || f.calibRandom > 0 || !f.emitQdq.empty()))
+  if (f.quantize.empty() && (!f.calibDir.empty() || f.calibRandom != 0 || !f.emitQdq.empty()))
     return error("--calib, --calib-random and --emit-qdq need --quantize int8");
   return o;
 }
@@ -86,18 +97,26 @@ static Result<std::pair<std::vector<ir::Tensor>, std::vector<ir::Tensor>>>
 testVectors(const driver::CompileResult &cr, const CompileFlags &flags) {
   std::vector<ir::Tensor> ins, outs;
   if (!flags.dataDir.empty()) {
-    auto i = readAll(numberedFiles(flags.dataDir, "input"));
+    std::vector<fs::path> inFiles = numberedFiles(flags.dataDir, "input");
+    std::vector<fs::path> outFiles = numberedFiles(flags.dataDir, "output");
+    auto i = readAll(inFiles);
     if (!i)
       return std::move(i.error());
-    auto o = readAll(numberedFiles(flags.dataDir, "output"));
+    auto o = readAll(outFiles);
     if (!o)
       return std::move(o.error());
     ins = i.take();
     outs = o.take();
-    if (ins.size() != cr.graph->inputs.size() || outs.size() != cr.graph->outputs.size())
-      return error("--data " + flags.dataDir + ": expected " +
-                   std::to_string(cr.graph->inputs.size()) + " inputs and " +
-                   std::to_string(cr.graph->outputs.size()) + " outputs");
+    const lir::Program &p = cr.program;
+    if (ins.size() != p.inputs.size() || outs.size() != p.outputs.size())
+      return error("--data " + flags.dataDir + ": has " + std::to_string(ins.size()) +
+                   " inputs and " + std::to_string(outs.size()) + " outputs, the model " +
+                   std::to_string(p.inputs.size()) + " and " + std::to_string(p.outputs.size()));
+    // Another model's data set would give a test program that can only print FAIL.
+    for (size_t k = 0; k < ins.size(); ++k)
+      NPUCC_TRY(driver::checkDataMatches(ins[k], p.inputs[k], inFiles[k].string(), "input"));
+    for (size_t k = 0; k < outs.size(); ++k)
+      NPUCC_TRY(driver::checkDataMatches(outs[k], p.outputs[k], outFiles[k].string(), "output"));
     return std::make_pair(ins, outs);
   }
   // Seeded input, expected output from the reference interpreter.
@@ -162,8 +181,7 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
-  for (const std::string &w : cr->warnings)
-    std::cerr << "npucc: warning: " << w << "\n";
+  printNotes(*cr);
   std::vector<codegen::EmittedFile> files = cr->files;
   if (flags.emitTest) {
     auto tv = testVectors(*cr, flags);

@@ -10,10 +10,9 @@
 #include "npucc/ir/Printer.h"
 #include "npucc/ir/Verifier.h"
 #include "npucc/target/Target.h"
+#include "npucc/support/FileRead.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace npucc::tool {
 
@@ -23,7 +22,7 @@ int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
   // The NPU of --target, for npu-partition (none with --target cpu).
   std::optional<target::TargetDesc> t;
   if (common.target != "cpu") {
-    auto r = target::loadTarget(common.target);
+    auto r = driver::loadTarget(common.target);
     if (!r)
       return reportError(r.error());
     t = r.take();
@@ -35,17 +34,19 @@ int runOpt(const CommonCompileFlags &common, const OptFlags &flags) {
     auto opts = makeCompileOptions(flags.input, common);
     if (!opts)
       return reportError(opts.error());
+    std::vector<std::string> notes;
+    opts->import.notes = &notes;
     auto r = onnx::importModel(flags.input, opts->import);
     if (!r)
       return reportError(r.error());
+    for (const std::string &n : notes)
+      std::cerr << "npucc: note: " << n << "\n";
     g = r.take();
   } else {
-    std::ifstream in(flags.input, std::ios::binary);
-    if (!in)
-      return reportError(error("cannot open '" + flags.input + "'"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto r = ir::parseGraph(ss.str(), flags.input);
+    auto text = readFileLimited(flags.input, kMaxTextFileBytes, "textual IR");
+    if (!text)
+      return reportError(text.error());
+    auto r = ir::parseGraph(*text, flags.input);
     if (!r)
       return reportError(r.error());
     g = r.take();

@@ -9,26 +9,23 @@
 #include "Commands.h"
 
 #include "npucc/lower/LirPass.h"
+#include "npucc/support/FileRead.h"
 #include "npucc/target/Target.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace npucc::tool {
 
 int runOptLir(const CommonCompileFlags &common, const OptFlags &flags) {
-  std::ifstream in(flags.input, std::ios::binary);
-  if (!in)
-    return reportError(error("cannot open '" + flags.input + "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto prog = lir::parseProgram(ss.str(), flags.input);
+  auto text = readFileLimited(flags.input, kMaxTextFileBytes, "loop IR");
+  if (!text)
+    return reportError(text.error());
+  auto prog = lir::parseProgram(*text, flags.input);
   if (!prog)
     return reportError(prog.error());
   std::optional<target::TargetDesc> t;
   if (common.target != "cpu") {
-    auto r = target::loadTarget(common.target);
+    auto r = driver::loadTarget(common.target);
     if (!r)
       return reportError(r.error());
     t = r.take();

@@ -19,7 +19,7 @@
 namespace npucc::tool {
 
 int runEmitRuntime(const std::string &targetName, const std::string &dir, bool sim) {
-  auto t = target::loadTarget(targetName);
+  auto t = driver::loadTarget(targetName);
   if (!t)
     return reportError(t.error());
   std::vector<std::string> names = {"hal/npucc_hal.c",    "hal/npucc_hal.h",

@@ -37,7 +37,8 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--target", f.target,
                  "NPU description: a built-in name or a JSON file ('--target list' lists them)")
       ->capture_default_str();
-  app.add_option("--quantize", f.quantize, "Quantize a float model: int8 (needs --calib DIR)");
+  app.add_option("--quantize", f.quantize, "Quantize a float model: int8 (needs --calib DIR)")
+      ->check(CLI::IsMember({"int8"}));
   app.add_option("--calib", f.calibDir,
                  "Calibration inputs: .npy/.pb files or one sub-folder per sample");
   app.add_option("--calib-method", f.calibMethod,
@@ -120,7 +121,8 @@ int main(int argc, char **argv) {
   app.add_option("--list-ops", listOpsFormat,
                  "List supported ONNX ops and opset ranges (--list-ops=md for Markdown)")
       ->expected(0, 1)
-      ->default_str("text");
+      ->default_str("text")
+      ->check(CLI::IsMember({"text", "md"}));
   app.add_flag("--list-passes", listPassesFlag, "List the graph and loop-IR passes");
   std::string runtimeDir;
   bool runtimeSim = false;

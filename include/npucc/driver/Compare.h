@@ -9,10 +9,18 @@
 
 #include "npucc/ir/Graph.h"
 #include "npucc/ir/Tensor.h"
+#include "npucc/lir/Program.h"
+#include "npucc/support/Result.h"
 
 #include <string>
 
 namespace npucc::driver {
+
+/// A data-set tensor (`file`: input_K.pb or output_K.pb) has the element type
+/// and the shape (not just the element count) of the program's input or
+/// output `io` (`role`: "input" or "output").
+Status checkDataMatches(const ir::Tensor &t, const lir::IOBuffer &io, const std::string &file,
+                        const std::string &role);
 
 struct Comparison {
   std::string name;
@@ -28,6 +36,7 @@ struct Comparison {
 
 /// Float outputs pass when every |got-ref| <= relTol * max|ref| (an absolute
 /// relTol when ref is all zeros); NaN matches NaN, inf matches the same inf.
+/// A NaN or negative tolerance passes nothing. Shapes must be equal.
 /// Integer and bool outputs must be equal, except that `intTolerance` steps
 /// are allowed (0 by default; 1 = one quantization step).
 Comparison compareTensors(const ir::Tensor &got, const ir::Tensor &ref, double relTol,

@@ -24,6 +24,9 @@
 
 namespace npucc::driver {
 
+/// Most samples --calib-random may ask for (also bounded to 2 GiB of inputs).
+inline constexpr int kMaxRandomSamples = 1000;
+
 /// `--quantize int8 --calib DIR ...` (docs/quantization.md, "Calibration").
 struct QuantOptions {
   std::string mode;               // "" (float model as given) or "int8"
@@ -71,8 +74,15 @@ struct CompileResult {
   std::string calibMethod;               // the method used (auto resolved)
   int equalized = 0;                     // activations rescaled by channel equalization
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
+  std::vector<std::string> notes;        // e.g. a batch dim defaulted to 1 (ImportOptions)
   int64_t requantExact = 0, requantFp32 = 0; // integer Conv/Gemm/MatMul per rounding
 };
+
+/// Loads `--target NAME|FILE.json` like target::loadTarget, but reads a file
+/// through readFileLimited (kMaxTargetFileBytes), so `--target /dev/zero`
+/// fails at once. Every command that takes --target (compile, check, opt,
+/// --emit-runtime) loads it through here.
+Result<target::TargetDesc> loadTarget(const std::string &nameOrPath);
 
 /// Runs the whole pipeline up to emitted files (nothing is written to disk).
 Result<CompileResult> compileModel(const CompileOptions &opts);

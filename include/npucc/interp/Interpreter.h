@@ -25,6 +25,13 @@ Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
 /// True when evaluateNode supports this node (op kind and dtypes).
 bool canEvaluate(const ir::Node &n);
 
+/// Most bytes of results that constant folding (the importer's and the
+/// constant-fold pass's) creates for one graph: beyond it nodes stay runtime
+/// nodes, so a chain of large folded tensors cannot exhaust memory.
+inline constexpr int64_t kMaxFoldedBytes = int64_t(256) << 20;
+/// Bytes of the results of `n` (from its output Values' types).
+int64_t resultBytes(const ir::Node &n);
+
 /// Runs the whole graph. `inputs` is keyed by graph input name; the result is
 /// keyed by graph output name. When `all` is non-null it receives every
 /// intermediate value by name (for per-layer comparisons).

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -73,6 +74,10 @@ public:
   std::vector<int64_t> attrInts(const std::string &n, std::vector<int64_t> dflt = {}) const;
   std::vector<float> attrFloats(const std::string &n, std::vector<float> dflt = {}) const;
   const Tensor *attrTensor(const std::string &n) const;
+
+private:
+  friend class Graph;
+  bool Erased = false; // erased, dropped from the node list at the next nodes()
 };
 
 class Graph {
@@ -101,14 +106,20 @@ public:
 
   // Mutation.
   void replaceAllUsesWith(Value *from, Value *to); // also in graph outputs
-  void eraseNode(Node *n);                         // outputs keep producer=null
+  /// Outputs get producer=null. O(1): the node is dropped from the list (and
+  /// freed) at the next nodes() or mutation, so a pass may erase many nodes
+  /// in linear time; erased nodes are invisible to every query.
+  void eraseNode(Node *n);
   /// Drops values that are neither used, produced, graph inputs nor outputs.
   size_t removeUnusedValues();
   /// Re-sorts nodes topologically (stable); error text if there is a cycle.
   bool topoSort(std::string *err = nullptr);
 
   // Queries.
-  const std::vector<std::unique_ptr<Node>> &nodes() const { return Nodes; }
+  const std::vector<std::unique_ptr<Node>> &nodes() const {
+    compact();
+    return Nodes;
+  }
   const std::vector<std::unique_ptr<Value>> &values() const { return Values; }
   std::vector<Node *> users(const Value *v) const;
   size_t numUses(const Value *v) const; // counts graph outputs as uses
@@ -120,9 +131,11 @@ public:
   std::unique_ptr<Graph> clone() const;
 
 private:
+  void compact() const; // drops erased nodes
   std::vector<std::unique_ptr<Value>> Values;
-  std::vector<std::unique_ptr<Node>> Nodes;
-  std::map<std::string, Value *> ByName;
+  mutable std::vector<std::unique_ptr<Node>> Nodes;
+  mutable size_t NumErased = 0;
+  std::unordered_map<std::string, Value *> ByName; // lookups only (no iteration)
 };
 
 /// Diagnostic anchored at a node of a graph.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,22 @@ using Shape = std::vector<int64_t>;
 
 int64_t numElements(const Shape &s);
 std::string shapeStr(const Shape &s); // "1x3x224x224"
+
+/// The largest tensor npucc accepts (2 GiB): far above any model an NPU
+/// program holds, low enough that a hostile shape fails with a message
+/// instead of exhausting memory.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 31;
+/// Bytes of a dense tensor of `s`, or nullopt when a dimension is negative
+/// or the size exceeds kMaxTensorBytes (computed without overflow).
+std::optional<int64_t> checkedByteSize(DType t, const Shape &s);
+
+/// A non-zero Slice step bounded to [-max(dim, 1), max(dim, 1)]: it selects
+/// the same elements, and the count arithmetic cannot overflow (a step near
+/// 2^63 was found by fuzz_onnx_import).
+inline int64_t boundedSliceStep(int64_t step, int64_t dim) {
+  int64_t m = dim > 1 ? dim : 1;
+  return step > m ? m : step < -m ? -m : step;
+}
 
 class Tensor {
 public:

@@ -190,6 +190,7 @@ Status lowerSlice(const Node &n, LowerContext &ctx, std::vector<lir::Instr> &out
     int64_t dim = x->shape[size_t(a)], st = steps[i], s = starts[i], e = ends[i];
     if (st == 0)
       return nodeErr(n, "step 0");
+    st = ir::boundedSliceStep(st, dim);
     if (s < 0)
       s += dim;
     if (e < 0)

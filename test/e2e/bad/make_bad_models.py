@@ -63,9 +63,9 @@ def main():
                [h.make_tensor("k", T.INT64, [1], [2])], extra_opsets=[("com.microsoft", 1)]),
          "unsupported_ops.onnx")
 
-    # Dynamic batch dim, no --shape given.
+    # Dynamic dims besides the leading (batch) one, no --shape given.
     save(model([h.make_node("Relu", ["x"], ["y"], name="relu0")],
-               [vi("x", ["N", 3, 4, 4])], [vi("y", ["N", 3, 4, 4])]), "dynamic_unbound.onnx")
+               [vi("x", ["N", "C", 4, 4])], [vi("y", ["N", "C", 4, 4])]), "dynamic_unbound.onnx")
 
     # Add of [2,3] and [4,5]: inconsistent shapes.
     save(model([h.make_node("Add", ["a", "b"], ["y"], name="add0")],
@@ -97,6 +97,94 @@ def main():
     save(model([h.make_node("Reshape", ["x", "s"], ["y"], name="reshape0")],
                [vi("x", [2, 6]), vi("s", [2], T.INT64)], [vi("y", ["a", "b"])]),
          "reshape_runtime_shape.onnx")
+
+    hardening_cases()
+
+
+def raw_tensor(name, elem_type, dims, raw):
+    """A TensorProto whose raw_data need not match its dims (make_tensor checks)."""
+    t = onnx.TensorProto()
+    t.name, t.data_type = name, elem_type
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+def hardening_cases():
+    """Issue 11: inputs that crashed libonnx or exhausted memory, and doubtful ones."""
+    # Graph output produced by no node, opset 11: crashed libonnx's version converter.
+    save(model([h.make_node("Relu", ["x"], ["y"], name="relu0")], [vi("x", [2])],
+               [vi("z", [2])], opset=11), "output_unproduced.onnx")
+    # Reshape whose shape Constant has 5 of the 24 bytes its dims need: crashed libonnx's
+    # shape inference (data propagation).
+    short = raw_tensor("s", T.INT64, [3], np.array([4], np.int64).tobytes()[:5])
+    save(model([h.make_node("Constant", [], ["shp"], value=short, name="shape_const"),
+                h.make_node("Reshape", ["x", "shp"], ["y"], name="reshape0")],
+               [vi("x", [4])], [vi("y", ["a"])]), "constant_short_raw.onnx")
+    # Initializer of 400,000,000 floats (1.6 GB) with 8 bytes of data: was zero-filled
+    # before its size was checked (cli_test.sh runs it under a 1 GB memory limit).
+    save(model([h.make_node("Add", ["x", "w"], ["y"], name="add0")], [vi("x", [1])],
+               [vi("y", ["n"])], [raw_tensor("w", T.FLOAT, [400000000], b"\0" * 8)]),
+         "init_short_data.onnx")
+    # Initializer of 2^40 elements: above the 2 GiB limit for one tensor.
+    save(model([h.make_node("Add", ["x", "w"], ["y"], name="add0")], [vi("x", [1])],
+               [vi("y", ["n"])], [raw_tensor("w", T.FLOAT, [1 << 20, 1 << 20], b"")]),
+         "init_huge.onnx")
+    # Graph input with a dimension of 2^32.
+    save(model([h.make_node("Relu", ["x"], ["y"], name="relu0")], [vi("x", [1 << 32])],
+               [vi("y", [1 << 32])]), "input_dim_2p32.onnx")
+    # ConstantOfShape to [65536, 65536] floats (16 GiB): refused before constant folding.
+    save(model([h.make_node("ConstantOfShape", ["s"], ["y"], name="fill0")], [],
+               [vi("y", ["a", "b"])], [h.make_tensor("s", T.INT64, [2], [65536, 65536])]),
+         "constant_of_shape_huge.onnx")
+    # Graph output of element type 0 (undefined).
+    save(model([h.make_node("Relu", ["x"], ["y"], name="relu0")], [vi("x", [2])],
+               [vi("y", [2], T.UNDEFINED)]), "output_type0.onnx")
+    # A graph with no nodes, inputs nor outputs.
+    save(model([], [], []), "no_outputs.onnx")
+    # Gemm with transB=5, and Gemm with alpha=inf.
+    gw = h.make_tensor("w", T.FLOAT, [2, 2], [1, 0, 0, 1])
+    for name, attrs in (("gemm_transb5.onnx", {"transB": 5}),
+                        ("gemm_alpha_inf.onnx", {"alpha": float("inf")})):
+        save(model([h.make_node("Gemm", ["x", "w"], ["y"], name="gemm0", **attrs)],
+                   [vi("x", [1, 2])], [vi("y", [1, 2])], [gw]), name)
+    # Found by fuzz_onnx_import: Conv of a rank-3 input with a rank-4 weight and auto_pad
+    # crashed libonnx's convPoolShapeInference (reads past the shorter of the two ranks).
+    cw = h.make_tensor("w", T.FLOAT, [3, 2, 2, 2], np.linspace(-1, 1, 24).astype(np.float32))
+    save(model([h.make_node("Conv", ["x", "w"], ["c"], name="conv0", auto_pad="SAME_LOWER"),
+                h.make_node("Relu", ["c"], ["y"], name="relu0")],
+               [vi("x", [1, 5, 5])], [vi("y", [1, 3, 5, 5])], [cw]), "conv_rank_mismatch.onnx")
+    # Found by fuzz_onnx_import: a Conv stride of 0 made libonnx's shape inference divide by
+    # zero (SIGFPE in plain npucc too).
+    save(model([h.make_node("Conv", ["x", "w"], ["y"], name="conv0", strides=[2, 0])],
+               [vi("x", [1, 2, 5, 5])], [vi("y", [1, 3, "a", "b"])], [cw]), "conv_stride0.onnx")
+    # Found by fuzz_onnx_import: Pad amounts near 2^62 overflowed the output shape (UB).
+    save(model([h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
+               [vi("y", ["a", "b"])], [h.make_tensor("p", T.INT64, [4], [0, 1 << 62, 0, 1 << 62])]),
+         "pad_overflow.onnx")
+    # Found by fuzz_onnx_import: a ConstantOfShape of 160,000,000 int64 (1.28 GB) feeding Pad's
+    # pads was folded whatever its size (10 GB peak through a chain of such folds); folding
+    # now stops at 256 MiB of results, so the pads stay a runtime value.
+    cos = h.make_tensor("v", T.INT64, [1], [0])
+    save(model([h.make_node("ConstantOfShape", ["n"], ["p"], name="fill0", value=cos),
+                h.make_node("Pad", ["x", "p"], ["y"], name="pad0")], [vi("x", [2, 2])],
+               [vi("y", ["a", "b"])], [h.make_tensor("n", T.INT64, [1], [160000000])]),
+         "fold_budget.onnx")
+    # Found by fuzz_onnx_import: a Slice step near 2^62 overflowed the lowering's strides
+    # (UB); steps are bounded by the dimension (same elements). Not an error: compiles.
+    save(model([h.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="slice0")],
+               [vi("x", [4, 8])], [vi("y", [1, 8])],
+               [h.make_tensor(n, T.INT64, [1], [v]) for n, v in
+                (("s", 0), ("e", 4), ("a", 0), ("st", 3677752045701431295))]),
+         os.path.join("..", "..", "fuzz", "regressions", "onnx_import", "slice_huge_step.onnx"))
+    # External data whose location is a folder (canon/, next to this script).
+    w = h.make_tensor("w_ext", T.FLOAT, [4], [0, 0, 0, 0])
+    w.ClearField("float_data")
+    w.data_location = T.EXTERNAL
+    e = w.external_data.add()
+    e.key, e.value = "location", "canon"
+    save(model([h.make_node("Add", ["x", "w_ext"], ["y"], name="add0")],
+               [vi("x", [4])], [vi("y", [4])], [w]), "ext_location_dir.onnx")
 
 
 def save_case(name, m, inputs, outputs):
