@@ -192,6 +192,8 @@ Result<std::string> Emitter::body() {
   std::string lastNpuComment;
   for (size_t i = 0; i < P.body.size(); ++i) {
     const lir::Instr &in = P.body[i];
+    if (in.opcode == "alloc" || in.opcode == "free")
+      continue; // scratchpad bookkeeping of the schedule: no code
     if (in.opcode == "npu" || in.opcode == "wait") {
       // NPU commands and waits go into the stream tables; one comment per layer.
       if (in.opcode == "npu" && in.comment != lastNpuComment && !in.comment.empty()) {

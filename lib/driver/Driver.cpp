@@ -332,12 +332,13 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   }
   r.program = prog.take();
   if (r.program.usesNpu()) {
-    // The loop-IR passes: waits for every dependency, then their check.
+    // The loop-IR passes: cross-layer prefetch, waits for every dependency,
+    // then the checks of the waits and of the scratchpad buffers.
     lower::LirPassContext lctx;
     lctx.target = &r.target;
     lctx.printAfter = opts.printAfter;
     lctx.printOut = opts.irOut;
-    Status ls = lower::runLirPipeline(r.program, "npu-prefetch,npu-waits,verify-waits", lctx);
+    Status ls = lower::runLirPipeline(r.program, "npu-prefetch,npu-waits,verify-waits,verify-spm", lctx);
     if (!ls)
       return std::move(ls.error().inFile(opts.modelPath));
   }

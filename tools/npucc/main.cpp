@@ -88,7 +88,7 @@ void listPasses() {
   std::printf("\nloop-IR passes (npucc opt FILE.lir --passes=...):\n");
   for (const lower::LirPassInfo &p : lower::allLirPasses())
     std::printf("%-20s %s\n", p.name, p.summary);
-  std::printf("\nafter lowering for an NPU: npu-waits,verify-waits\n");
+  std::printf("\nafter lowering for an NPU: npu-prefetch,npu-waits,verify-waits,verify-spm\n");
 }
 
 /// `npucc --target list`: each built-in target with a one-line summary.

@@ -10,9 +10,6 @@
 #include "NpuInternal.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
-#include <tuple>
 
 namespace npucc::lower::npu {
 
@@ -90,6 +87,8 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
 
 std::vector<Access> cpuFootprint(const lir::Instr &in) {
   std::vector<Access> r;
+  if (isBufferMarker(in))
+    return r; // alloc / free only reserve: nothing is read or written
   for (const lir::Arg &a : in.args)
     if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(&a))
       if (!b->isNull() && b->region != lir::Region::Const)
@@ -106,58 +105,20 @@ bool overlaps(const Access &a, const Access &b) {
 namespace npucc::lower::npu {
 
 int64_t scratchpadPeak(const std::vector<lir::Instr> &body) {
-  // Each scratchpad range the commands of one layer (one comment) touch is
-  // in use from its first to its last command; the peak is the largest union
-  // of ranges in use at one point.
-  struct Live {
-    int spm;
-    int64_t lo, hi;
-    size_t first, last;
-  };
-  std::map<std::tuple<std::string, int, int64_t, int64_t>, Live> ranges;
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (body[i].opcode != "npu")
+  // The sum of the allocated scratchpad buffers, at its largest.
+  int64_t live = 0, peak = 0;
+  for (const lir::Instr &in : body) {
+    if (!isBufferMarker(in) || in.args.empty())
       continue;
-    for (const Access &a : npuFootprint(body[i])) {
-      if (a.region != lir::Region::Spm)
-        continue;
-      auto key = std::make_tuple(body[i].comment, a.index, a.lo, a.hi);
-      auto it = ranges.find(key);
-      if (it == ranges.end())
-        ranges.emplace(key, Live{a.index, a.lo, a.hi, i, i});
-      else
-        it->second.last = i;
-    }
-  }
-  std::vector<const Live *> all;
-  for (const auto &kv : ranges)
-    all.push_back(&kv.second);
-  std::set<size_t> points;
-  for (const Live *l : all)
-    points.insert(l->first);
-  int64_t peak = 0;
-  for (size_t i : points) {
-    // Union of the ranges live at instruction i, per scratchpad.
-    std::vector<std::tuple<int, int64_t, int64_t>> live;
-    for (const Live *l : all)
-      if (l->first <= i && i <= l->last)
-        live.emplace_back(l->spm, l->lo, l->hi);
-    std::sort(live.begin(), live.end());
-    int64_t total = 0, curHi = -1;
-    int curSpm = -1;
-    for (const auto &[spm, lo, hi] : live) {
-      if (spm != curSpm) {
-        curSpm = spm;
-        curHi = -1;
-      }
-      int64_t from = std::max(lo, curHi);
-      if (hi > from)
-        total += hi - from;
-      curHi = std::max(curHi, hi);
-    }
-    peak = std::max(peak, total);
+    const lir::BufferRef *b = std::get_if<lir::BufferRef>(&in.args[0]);
+    if (!b)
+      continue;
+    live += in.opcode == "alloc" ? b->size : -b->size;
+    peak = std::max(peak, live);
   }
   return peak;
 }
+
+bool isBufferMarker(const lir::Instr &in) { return in.opcode == "alloc" || in.opcode == "free"; }
 
 } // namespace npucc::lower::npu

@@ -43,8 +43,9 @@ std::vector<Access> npuFootprint(const lir::Instr &in);
 /// buffer operand, conservatively both.
 std::vector<Access> cpuFootprint(const lir::Instr &in);
 bool overlaps(const Access &a, const Access &b);
-/// Most scratchpad bytes in use at once: each range a command touches is in
-/// use from its first to its last command; the largest union at one point.
+/// `alloc` / `free` of a scratchpad buffer (no memory access, no code).
+bool isBufferMarker(const lir::Instr &in);
+/// Most scratchpad bytes allocated at once (the alloc / free markers).
 int64_t scratchpadPeak(const std::vector<lir::Instr> &body);
 
 // --- Scratchpad allocation --------------------------------------------------------------

@@ -13,8 +13,10 @@
 //   - and the program's estimated cycles (waits inserted, Estimate.cpp's
 //     model) go down: of the positions allowed, the fastest; else the load
 //     stays where it was.
-// A layer is the run of instructions with one comment (the node). The
-// program's `spm peak` is recomputed (two layers' buffers now overlap in time).
+// The load's scratchpad buffer is allocated right before it (its `alloc`
+// moves along) and must not overlap a buffer still allocated there. A layer
+// is the run of instructions with one comment (the node). The program's
+// `spm peak` is recomputed: two layers' buffers now overlap in time.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -38,6 +40,47 @@ bool isSpmLoad(const lir::Instr &in) {
   const lir::Arg *d = npu::paramArg(in, "dst_addr");
   const lir::BufferRef *b = d ? std::get_if<lir::BufferRef>(d) : nullptr;
   return b && b->region == lir::Region::Spm;
+}
+
+const lir::BufferRef *bufferOf(const lir::Instr &in) {
+  return npu::isBufferMarker(in) && !in.args.empty() ? std::get_if<lir::BufferRef>(&in.args[0])
+                                                     : nullptr;
+}
+
+/// Does `b` overlap a scratchpad buffer allocated before position `j`?
+bool overlapsLive(const std::vector<lir::Instr> &body, size_t j, const lir::BufferRef &b) {
+  std::vector<lir::BufferRef> live;
+  for (size_t x = 0; x < j; ++x)
+    if (const lir::BufferRef *r = bufferOf(body[x])) {
+      if (body[x].opcode == "alloc") {
+        live.push_back(*r);
+      } else {
+        for (size_t y = 0; y < live.size(); ++y)
+          if (live[y].index == r->index && live[y].offset == r->offset &&
+              live[y].size == r->size) {
+            live.erase(live.begin() + long(y));
+            break;
+          }
+      }
+    }
+  for (const lir::BufferRef &r : live)
+    if (r.index == b.index && r.offset < b.offset + b.size && b.offset < r.offset + r.size)
+      return true;
+  return false;
+}
+
+/// Moves instruction `i` (and the alloc at `alloc` < i, unless it is
+/// body.size()) to position `j` < both, the alloc first.
+void moveUp(std::vector<lir::Instr> &body, size_t i, size_t alloc, size_t j) {
+  lir::Instr load = body[i];
+  body.erase(body.begin() + long(i));
+  if (alloc < i) {
+    lir::Instr a = body[alloc];
+    body.erase(body.begin() + long(alloc));
+    body.insert(body.begin() + long(j), a);
+    ++j;
+  }
+  body.insert(body.begin() + long(j), load);
 }
 
 uint64_t cyclesOf(const lir::Program &p, const std::vector<lir::Instr> &body,
@@ -87,22 +130,28 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
       if (x.opcode == "npu" && x.callee != "dma")
         break;
     }
+    // Its destination buffer's alloc (in its layer's prologue) moves with it.
+    const lir::BufferRef *dst = std::get_if<lir::BufferRef>(npu::paramArg(body[i], "dst_addr"));
+    size_t alloc = body.size();
+    for (size_t a = k; a < i && dst; ++a)
+      if (const lir::BufferRef *b = bufferOf(body[a]))
+        if (body[a].opcode == "alloc" && b->index == dst->index && b->offset <= dst->offset &&
+            dst->offset < b->offset + b->size)
+          alloc = a;
     // The best position above its layer, if it beats staying.
     size_t bestPos = i;
     uint64_t bestCycles = current;
     for (size_t j = bound; j < k; ++j) {
+      if (alloc < body.size() && overlapsLive(body, j, *bufferOf(body[alloc])))
+        continue;
       std::vector<lir::Instr> trial = body;
-      lir::Instr moved = trial[i];
-      trial.erase(trial.begin() + long(i));
-      trial.insert(trial.begin() + long(j), moved);
+      moveUp(trial, i, alloc, j);
       uint64_t c = cyclesOf(p, trial, t, table);
       if (c < bestCycles)
         bestCycles = c, bestPos = j;
     }
     if (bestPos != i) {
-      lir::Instr moved = body[i];
-      body.erase(body.begin() + long(i));
-      body.insert(body.begin() + long(bestPos), moved);
+      moveUp(body, i, alloc, bestPos);
       current = bestCycles;
     }
   }

@@ -435,8 +435,38 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
 Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
                      const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
                      const std::string &comment, std::vector<lir::Instr> &out) {
+  // The layer's scratchpad buffers, explicit in the loop IR: allocated
+  // before its first command, freed after its last (verify-spm checks every
+  // scratchpad access against them).
+  Buffers b = tilingBuffers(l, t, tl);
+  if (spm.size() < b.requests.size())
+    return error("scratchpad placements missing for the layer's buffers");
+  auto bufferInstr = [&](const char *opcode, size_t i) {
+    lir::Instr in;
+    in.opcode = opcode;
+    const SpmRequest &r = b.requests[i];
+    unsigned roles = r.roles;
+    in.callee = roles & (1u << unsigned(target::Operand::W))     ? "w"
+                : roles & (1u << unsigned(target::Operand::In2)) ? "in2"
+                : roles & (1u << unsigned(target::Operand::Out)) ? "out"
+                                                                 : "in";
+    lir::BufferRef ref;
+    ref.region = lir::Region::Spm;
+    ref.index = spm[i].spm;
+    ref.offset = int64_t(spm[i].offset);
+    ref.size = int64_t(r.size);
+    ref.dtype = ir::DType::I8;
+    in.args.push_back(ref);
+    in.comment = comment;
+    return in;
+  };
+  for (size_t i = 0; i < b.requests.size(); ++i)
+    out.push_back(bufferInstr("alloc", i));
   Emitter e(l, t, tl, spm, io, nextToken, comment, out);
-  return e.run();
+  NPUCC_TRY(e.run());
+  for (size_t i = 0; i < b.requests.size(); ++i)
+    out.push_back(bufferInstr("free", i));
+  return success();
 }
 
 } // namespace npucc::lower::npu
