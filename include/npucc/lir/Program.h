@@ -9,12 +9,15 @@
 //
 // Buffer operands name a region (arena, const, input, output, or a scratchpad
 // of the NPU) with a byte offset and size. On an NPU target the body also
-// holds NPU commands with their semantic parameters, each producing a
-// completion token, and waits on tokens:
+// holds the scratchpad buffers of each layer (alloc / free), NPU commands
+// with their semantic parameters, each producing a completion token, and
+// waits on tokens:
 //
+//   alloc w(%spm0[0:1216])  // conv0
 //   npu dma #4 (src_addr=@npu_const[0:1216], dst_addr=%spm0[0:1216], length=1216)  // conv0
 //   wait #4
 //   npu conv #5 (in_addr=%spm0[4096:3072], w_addr=%spm0[0:1152], ..., in_h=8, ...)
+//   free w(%spm0[0:1216])  // conv0
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -62,8 +65,11 @@ using Arg = std::variant<BufferRef, int64_t, float, IntArray, FloatArray>;
 /// dst.size bytes), "memset" (args: dst buffer, int64 byte value), "npu" (an
 /// NPU command: callee is its kind, "dma", "conv", ...; params are its
 /// semantic parameters, a BufferRef where the value is an address; it
-/// produces `token`) and "wait" (the CPU waits until the commands of
-/// `tokens` have completed).
+/// produces `token`), "wait" (the CPU waits until the commands of `tokens`
+/// have completed: each token's engine is idle, every engine under fence
+/// completion) and "alloc" / "free" (callee: the buffer's role "in", "in2",
+/// "w" or "out"; args: one scratchpad BufferRef; the buffer is reserved
+/// from alloc to free; no code, no memory access; checked by verify-spm).
 struct Instr {
   std::string opcode;  // "call" for CPU kernels; "memcpy" for copies
   std::string callee;  // kernel function name, e.g. "npucc_conv2d_f32"
