@@ -24,8 +24,26 @@ struct ParseError {
   std::string path, message;
 };
 
+/// A diagnostic never carries a huge user string: path segments (JSON keys)
+/// longer than 48 characters and messages longer than 400 are cut with "...".
+inline std::string clipForDiagnostic(const std::string &s, size_t max) {
+  return s.size() <= max ? s : s.substr(0, max) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 [[noreturn]] inline void fail(const std::string &path, const std::string &msg) {
-  throw ParseError{path.empty() ? "/" : path, msg};
+  std::string p;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    std::string seg = path.substr(start, slash == std::string::npos ? std::string::npos
+                                                                    : slash - start);
+    p += clipForDiagnostic(seg, 48);
+    if (slash == std::string::npos)
+      break;
+    p += '/';
+    start = slash + 1;
+  }
+  throw ParseError{p.empty() ? "/" : p, clipForDiagnostic(msg, 400)};
 }
 
 /// A user-provided text quoted for a diagnostic: at most 48 characters, so a
@@ -98,7 +116,7 @@ inline uint64_t toU64(const json &j, const std::string &path) {
     return j.get<uint64_t>();
   if (j.is_number_integer()) {
     if (j.get<int64_t>() < 0)
-      fail(path, "expected a non-negative integer, got " + j.dump());
+      fail(path, "expected a non-negative integer, got " + clipForDiagnostic(j.dump(), 48));
     return uint64_t(j.get<int64_t>());
   }
   if (j.is_string()) {

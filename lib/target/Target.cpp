@@ -179,9 +179,9 @@ Result<TargetDesc> parseTargetJson(const std::string &text, const std::string &n
       json again = json::parse(text, nullptr, true, true);
       (void)again;
     } catch (const json::exception &e) {
-      what = e.what();
+      what = e.what(); // "... last read: '<the text read>'" can be the whole file
     }
-    return std::move(error("/: " + what).inFile(name));
+    return std::move(error("/: " + json_reader::clipForDiagnostic(what, 300)).inFile(name));
   }
   TargetParser p;
   try {
@@ -193,7 +193,8 @@ Result<TargetDesc> parseTargetJson(const std::string &text, const std::string &n
       msg = msg.substr(0, 360) + "...";
     return std::move(error(msg).inFile(name));
   } catch (const json::exception &e) {
-    return std::move(error(std::string("/: ") + e.what()).inFile(name));
+    return std::move(
+        error("/: " + json_reader::clipForDiagnostic(e.what(), 300)).inFile(name));
   }
   return std::move(p.T);
 }

@@ -721,3 +721,24 @@ TEST(TargetSchema, HugeValuesAreQuotedBriefly) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TargetSchema, HugeUserStringsStayOutOfDiagnostics) {
+  // A 1 MB key, a 1 MB string where a number belongs, and an unterminated
+  // 1 MB string: each error names the place but quotes only a short prefix.
+  const std::string huge(1000000, 'x');
+  std::string key = errOf([&](json &j) { j[huge] = 1; });
+  EXPECT_NE(key.find("unknown field"), std::string::npos) << key.substr(0, 300);
+  EXPECT_NE(key.find("(1000000 bytes)"), std::string::npos) << key.substr(0, 300);
+  EXPECT_LT(key.size(), 600u);
+  std::string val = errOf([&](json &j) { set(j, "/dma/bytes_per_cycle", huge); });
+  EXPECT_NE(val.find("/dma/bytes_per_cycle"), std::string::npos) << val.substr(0, 300);
+  EXPECT_LT(val.size(), 600u);
+  std::string text = readText(targetDir() + "good_minimal.json");
+  auto r = parseTargetJson(text.substr(0, text.size() / 2) + "\"" + huge, "cut.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.error().str().size(), 600u);
+}
+
+} // namespace
