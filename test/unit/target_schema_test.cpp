@@ -331,7 +331,8 @@ TEST(TargetSchema, BanksAndOperandAlignment) {
   EXPECT_EQ(s.alignmentOf(Operand::Bias), 4u);
   EXPECT_EQ(s.alignmentOf(Operand::In), 8u);
   EXPECT_TRUE(s.conflictIsError);
-  const npucc_mem_desc &m = CTable(*r).get()->mems[0];
+  CTable table(*r);
+  const npucc_mem_desc &m = table.get()->mems[0];
   EXPECT_EQ(m.separate[NPUCC_OPND_W], (1u << NPUCC_OPND_IN) | (1u << NPUCC_OPND_OUT));
   EXPECT_EQ(m.separate[NPUCC_OPND_IN], 1u << NPUCC_OPND_W);
   EXPECT_EQ(m.operand_alignment[NPUCC_OPND_W], 64u);
@@ -421,7 +422,8 @@ TEST(TargetSchema, PerOperationCapabilities) {
   EXPECT_EQ(mm.maxK, 512u);
   EXPECT_EQ(mm.maxN, 128u);
   EXPECT_EQ(mm.maxInChannels, 500u);
-  const npucc_op_limits &l = CTable(*r).get()->ops[NPUCC_KIND_MATMUL];
+  CTable table(*r);
+  const npucc_op_limits &l = table.get()->ops[NPUCC_KIND_MATMUL];
   EXPECT_EQ(l.requant, NPUCC_RQ_PER_CHANNEL);
   EXPECT_EQ(l.max_k, 512u);
   EXPECT_EQ(errOf([](json &j) { set(j, "/compute/operations/matmul", {{"requant", json::array()}}); }),
@@ -491,7 +493,8 @@ TEST(TargetSchema, SpatialCapabilities) {
   EXPECT_EQ(c.inChannelMultiple, 1u);
   EXPECT_EQ(c.maxInH, 100u);
   EXPECT_EQ(c.maxOutW, 50u);
-  const npucc_op_limits &l = CTable(*r).get()->ops[NPUCC_KIND_CONV];
+  CTable table(*r);
+  const npucc_op_limits &l = table.get()->ops[NPUCC_KIND_CONV];
   EXPECT_EQ(l.kh_mask, (1u << 1) | (1u << 3));
   EXPECT_EQ(l.kw_mask, (1u << 1) | (1u << 3) | (1u << 7));
   EXPECT_EQ(l.max_pad[1], 2u);
