@@ -21,6 +21,7 @@
 #include "npucc/passes/Pass.h"
 #include "npucc/target/Target.h"
 
+#include "NpuTestOps.h"
 #include "TargetJsonEdit.h"
 
 #include <gtest/gtest.h>
@@ -55,17 +56,7 @@ Json &spm0(Json &j) { return j["memories"]["scratchpads"][0]; }
 
 /// A same-padded convolution H x W x C -> H x W x OC with a k x k kernel.
 target::NpuOp conv(int64_t h, int64_t w, int64_t c, int64_t oc, int64_t k) {
-  target::NpuOp o;
-  o.kind = NPUCC_KIND_CONV;
-  o.kindName = "conv";
-  o.inH = o.outH = h;
-  o.inW = o.outW = w;
-  o.inC = c;
-  o.outC = oc;
-  o.kh = o.kw = k;
-  o.padTop = o.padBottom = o.padLeft = o.padRight = k / 2;
-  o.macs = uint64_t(h * w * oc * k * k * c);
-  return o;
+  return test::sameConv(h, w, c, oc, k);
 }
 
 target::NpuOp matmul(int64_t m, int64_t k, int64_t n) {

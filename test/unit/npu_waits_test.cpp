@@ -19,6 +19,7 @@
 #include "npucc_npu.h"
 #include "npucc_sim.h"
 
+#include "NpuTestOps.h"
 #include "TestTargets.h"
 
 #include <gtest/gtest.h>
@@ -363,21 +364,6 @@ lir::Program scheduledLayer(const target::NpuOp &op, const TargetDesc &t, uint64
   return p;
 }
 
-target::NpuOp conv3x3(int64_t h, int64_t w, int64_t c, int64_t oc, bool perChannel) {
-  target::NpuOp o;
-  o.kind = NPUCC_KIND_CONV;
-  o.kindName = "conv";
-  o.inH = o.outH = h;
-  o.inW = o.outW = w;
-  o.inC = c;
-  o.outC = oc;
-  o.kh = o.kw = 3;
-  o.padTop = o.padBottom = o.padLeft = o.padRight = 1;
-  o.perChannel = perChannel;
-  o.macs = uint64_t(h * w * oc * 9 * c);
-  return o;
-}
-
 class NpuWaitsOnSim : public ::testing::TestWithParam<std::string> {};
 
 /// Fences the command stream issues for a body on a fence NPU: one per wait
@@ -424,7 +410,7 @@ TEST_P(NpuWaitsOnSim, ScheduledConvRunsWithoutHazardAndAsEstimated) {
   const target::OpLimits *conv = t.operation("conv");
   ASSERT_TRUE(conv);
   // Big enough for several row tiles and channel blocks on every test NPU.
-  target::NpuOp op = conv3x3(24, 16, 32, 64, !conv->perTensorRequant);
+  target::NpuOp op = test::sameConv(24, 16, 32, 64, 3, !conv->perTensorRequant);
   uint64_t constBytes = 0, arenaBytes = 0;
   lir::Program p = scheduledLayer(op, t, constBytes, arenaBytes);
   ASSERT_FALSE(p.body.empty());
