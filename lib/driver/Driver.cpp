@@ -280,6 +280,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     // Place what the NPU can run (lib/target/Legality.cpp) and give it NHWC.
     ctx.target = &r.target;
     ctx.npuExactForFp32 = opts.requant != "fp32";
+    r.npuExactForFp32 = ctx.npuExactForFp32;
     Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
     if (!ps)
       return std::move(ps.error().inFile(opts.modelPath));

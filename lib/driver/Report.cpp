@@ -131,7 +131,9 @@ CompileReport buildReport(const CompileResult &r) {
     std::string kind = n.attrString("npu", "");
     row.macs = graphMacs(n);
     if (r.npu) {
-      target::Placement p = target::placeNode(n, r.target);
+      target::LegalityOptions lo;
+      lo.allowExactForFp32 = r.npuExactForFp32;
+      target::Placement p = target::placeNode(n, r.target, lo);
       if (p.op && !row.macs)
         row.macs = p.op->macs; // depthwise, pooling: as the NPU counts them
       if (!kind.empty() && r.npuLowering) {
