@@ -4,14 +4,18 @@
 Builds chains of N nodes (Relu, Identity, or Conv+Relu pairs) with python3-onnx, compiles each
 with `npucc MODEL.onnx -o OUT` and prints the wall time per size and the ratio to the
 smallest size. A linear compiler gives ratios close to the size ratios (10x nodes,
-about 10x time); a quadratic one gives their squares. Reports only: no pass/fail.
+about 10x time); a quadratic one gives their squares. Wall time also grows with cache and
+allocator behaviour on large inputs; `--instructions` adds the executed instructions counted
+by valgrind's callgrind, which do not depend on load or caches. Reports only: no pass/fail.
 
     /usr/bin/python3 bench/compile_time.py --npucc build/tools/npucc/npucc
     /usr/bin/python3 bench/compile_time.py --npucc ... --sizes 2000,20000 --kind relu
+    /usr/bin/python3 bench/compile_time.py --npucc ... --sizes 5000,20000 --kind conv --instructions
     /usr/bin/python3 bench/compile_time.py --npucc ... --model models/mobilenetv2/model.onnx
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -65,6 +69,20 @@ def time_compile(npucc, model, out, repeat, flags):
     return best
 
 
+def count_instructions(npucc, model, out, flags):
+    """Instructions executed by one compile, counted by valgrind's callgrind (deterministic:
+    it does not depend on the machine's load or its caches)."""
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        npucc, model, "-o", out] + flags, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit("npucc failed under valgrind on %s:\n%s" % (model, r.stderr))
+    m = re.search(r"Collected : (\d+)", r.stderr)
+    if not m:
+        sys.exit("no instruction count in valgrind's output:\n%s" % r.stderr)
+    return int(m.group(1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--npucc", default="build/tools/npucc/npucc")
@@ -73,6 +91,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="best of N runs per size")
     ap.add_argument("--model", action="append", default=[],
                     help="also time these ONNX models (no ratio)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count executed instructions (valgrind callgrind; slow)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     make = {"relu": op_chain, "identity": lambda n: op_chain(n, "Identity"),
@@ -82,13 +102,23 @@ def main():
         for n in sizes:
             path = os.path.join(tmp, "%s%d.onnx" % (args.kind, n))
             onnx.save(make(n), path)
-            rows.append((n, time_compile(args.npucc, path, os.path.join(tmp, "out"),
-                                         args.repeat, [])))
-        print("| %s chain nodes | compile s | time ratio | size ratio |" % args.kind)
-        print("|---|---|---|---|")
-        n0, t0 = rows[0]
-        for n, t in rows:
-            print("| %d | %.3f | %.1f | %.1f |" % (n, t, t / t0 if t0 > 0 else 0, n / n0))
+            out = os.path.join(tmp, "out")
+            t = time_compile(args.npucc, path, out, args.repeat, [])
+            ins = count_instructions(args.npucc, path, out, []) if args.instructions else None
+            rows.append((n, t, ins))
+        head = "| %s chain nodes | compile s | time ratio | size ratio |" % args.kind
+        rule = "|---|---|---|---|"
+        if args.instructions:
+            head += " instructions | instruction ratio |"
+            rule += "---|---|"
+        print(head)
+        print(rule)
+        n0, t0, i0 = rows[0]
+        for n, t, ins in rows:
+            line = "| %d | %.3f | %.1f | %.1f |" % (n, t, t / t0 if t0 > 0 else 0, n / n0)
+            if ins is not None:
+                line += " %d | %.2f |" % (ins, ins / i0)
+            print(line)
         for m in args.model:
             t = time_compile(args.npucc, m, os.path.join(tmp, "out"), args.repeat, [])
             print("| %s | %.3f | | |" % (m, t))
