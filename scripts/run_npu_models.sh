@@ -10,8 +10,8 @@
 #  - pre-quantized shared models (mlpt_*_qdq, torch_ptq_qdq) on all five descriptions,
 #    golden (ONNX Runtime) within one quantization step;
 #  - mobilenetv2_12_int8 (QLinearConv: runs on the NPU with exact rounding instead of ONNX
-#    Runtime's float32 one) on npu-default, npu-small and npu-third, golden within 9 steps:
-#    the measured distance of exact rounding from ONNX Runtime on this model, the same with
+#    Runtime's float32 one) on npu-default, npu-small, npu-third and npu-fourth, golden within
+#    9 steps: the measured distance of exact rounding from ONNX Runtime on this model, the same with
 #    the CPU kernels (--target cpu --requant exact); quant_models checks the fp32 path at
 #    one step;
 #  - float models quantized by calibration on their own test data (--quantize int8 --calib
@@ -49,6 +49,9 @@ mkdir -p "$log_dir"
 all5=(npu-default npu-small "$root/test/target/npu-third.json" "$root/test/target/npu-fourth.json"
       "$root/test/target/npu-queue.json")
 three=(npu-default npu-small "$root/test/target/npu-third.json")
+# mobilenetv2_12_int8 also on npu-fourth: its 224x224 layers are the ones that split an input
+# tile over several transfers (test/lit/lir/npu-prefetch-split-load.lir).
+mbv2_targets=("${three[@]}" "$root/test/target/npu-fourth.json")
 
 passed=0
 failed=0
@@ -94,7 +97,7 @@ for m in mlpt_ad_qdq mlpt_ic_qdq mlpt_kws_qdq mlpt_vww_qdq torch_ptq_qdq; do
   done
 done
 if [ -f "$shared/mobilenetv2_12_int8/model.onnx" ]; then
-  for t in "${three[@]}"; do
+  for t in "${mbv2_targets[@]}"; do
     run pre-quantized "$shared/mobilenetv2_12_int8" "$t" --tolerance-steps 9
   done
 fi

@@ -13,8 +13,9 @@
 //   - and the program's estimated cycles (waits inserted, Estimate.cpp's
 //     model) go down: of the positions allowed, the fastest; else the load
 //     stays where it was.
-// The load's scratchpad buffer is allocated right before it (its `alloc`
-// moves along) and must not overlap a buffer still allocated there. A layer
+// The load's scratchpad buffer must be allocated before it: when the load
+// goes above its `alloc`, the alloc moves along, and must not overlap a
+// buffer still allocated there or allocated on the way. A layer
 // is the run of instructions with one comment (the node). The program's
 // `spm peak` is recomputed: two layers' buffers now overlap in time.
 //
@@ -47,8 +48,14 @@ const lir::BufferRef *bufferOf(const lir::Instr &in) {
                                                      : nullptr;
 }
 
-/// Does `b` overlap a scratchpad buffer allocated before position `j`?
-bool overlapsLive(const std::vector<lir::Instr> &body, size_t j, const lir::BufferRef &b) {
+/// Would moving the alloc of `b` from `from` up to `j` overlap another
+/// scratchpad buffer: one still allocated at `j`, or one allocated in
+/// between (which `b` would now share bytes with)?
+bool overlapsAllocated(const std::vector<lir::Instr> &body, size_t j, size_t from,
+                       const lir::BufferRef &b) {
+  auto overlap = [&](const lir::BufferRef &r) {
+    return r.index == b.index && r.offset < b.offset + b.size && b.offset < r.offset + r.size;
+  };
   std::vector<lir::BufferRef> live;
   for (size_t x = 0; x < j; ++x)
     if (const lir::BufferRef *r = bufferOf(body[x])) {
@@ -64,8 +71,12 @@ bool overlapsLive(const std::vector<lir::Instr> &body, size_t j, const lir::Buff
       }
     }
   for (const lir::BufferRef &r : live)
-    if (r.index == b.index && r.offset < b.offset + b.size && b.offset < r.offset + r.size)
+    if (overlap(r))
       return true;
+  for (size_t x = j; x < from; ++x)
+    if (const lir::BufferRef *r = bufferOf(body[x]))
+      if (body[x].opcode == "alloc" && overlap(*r))
+        return true;
   return false;
 }
 
@@ -130,28 +141,34 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
       if (x.opcode == "npu" && x.callee != "dma")
         break;
     }
-    // Its destination buffer's alloc (in its layer's prologue) moves with it.
+    // Its destination buffer's alloc: the last marker before it that covers
+    // its destination (an earlier load of the same buffer may have moved it
+    // out of the layer already). It moves along when the load goes above it.
     const lir::BufferRef *dst = std::get_if<lir::BufferRef>(npu::paramArg(body[i], "dst_addr"));
     size_t alloc = body.size();
-    for (size_t a = k; a < i && dst; ++a)
+    for (size_t a = i; a-- > 0 && dst;)
       if (const lir::BufferRef *b = bufferOf(body[a]))
-        if (body[a].opcode == "alloc" && b->index == dst->index && b->offset <= dst->offset &&
-            dst->offset < b->offset + b->size)
-          alloc = a;
+        if (b->index == dst->index && b->offset <= dst->offset &&
+            dst->offset < b->offset + b->size) {
+          if (body[a].opcode == "alloc")
+            alloc = a;
+          break;
+        }
     // The best position above its layer, if it beats staying.
     size_t bestPos = i;
     uint64_t bestCycles = current;
     for (size_t j = bound; j < k; ++j) {
-      if (alloc < body.size() && overlapsLive(body, j, *bufferOf(body[alloc])))
+      size_t moved = alloc < body.size() && alloc >= j ? alloc : body.size();
+      if (moved < body.size() && overlapsAllocated(body, j, moved, *bufferOf(body[moved])))
         continue;
       std::vector<lir::Instr> trial = body;
-      moveUp(trial, i, alloc, j);
+      moveUp(trial, i, moved, j);
       uint64_t c = cyclesOf(p, trial, t, table);
       if (c < bestCycles)
         bestCycles = c, bestPos = j;
     }
     if (bestPos != i) {
-      moveUp(body, i, alloc, bestPos);
+      moveUp(body, i, alloc < body.size() && alloc >= bestPos ? alloc : body.size(), bestPos);
       current = bestCycles;
     }
   }
