@@ -10,9 +10,11 @@
 //     that consecutive layers' buffers usually do not overlap),
 //   - it passes at most one compute command (the pass runs before
 //     npu-waits, so there are no waits to pass),
-//   - and the program's estimated cycles (waits inserted, Estimate.cpp's
-//     model) go down: of the positions allowed, the fastest; else the load
-//     stays where it was.
+//   - and the estimated cycles (waits inserted, Estimate.cpp's model) of the
+//     window it changes (the layer or layers it passes and its own) go
+//     down: of the positions allowed, the fastest; else the load stays
+//     where it was. Estimating the window, not the whole program, keeps
+//     the pass linear in the program's length.
 // The load's scratchpad buffer must be allocated before it: when the load
 // goes above its `alloc`, the alloc moves along, and must not overlap a
 // buffer still allocated there or allocated on the way. A layer
@@ -94,10 +96,18 @@ void moveUp(std::vector<lir::Instr> &body, size_t i, size_t alloc, size_t j) {
   body.insert(body.begin() + long(j), load);
 }
 
-uint64_t cyclesOf(const lir::Program &p, const std::vector<lir::Instr> &body,
-                  const target::TargetDesc &t, const target::CTable &table) {
+/// Estimated cycles of body[from, to) on its own (engines idle at its start,
+/// waits inserted, drained at its end), with instruction `i` moved to `j`
+/// (and the alloc at `alloc`, unless it is body.size()) when i < body.size().
+/// A move changes the timeline of the two layers around it; estimating only
+/// that window keeps the pass linear in the program's length.
+uint64_t windowCycles(const lir::Program &p, const std::vector<lir::Instr> &body, size_t from,
+                      size_t to, size_t i, size_t alloc, size_t j, const target::TargetDesc &t,
+                      const target::CTable &table) {
   lir::Program tmp;
-  tmp.body = body;
+  tmp.body.assign(body.begin() + long(from), body.begin() + long(to));
+  if (i < body.size())
+    moveUp(tmp.body, i - from, alloc < body.size() ? alloc - from : tmp.body.size(), j - from);
   (void)npu::insertNpuWaits(tmp, t);
   return npu::estimateBody(tmp.body, &p, t, table).cycles;
 }
@@ -113,7 +123,6 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
   for (const lir::Instr &in : body)
     if (in.opcode == "wait")
       return error("npu-prefetch runs before npu-waits (the program has waits)");
-  uint64_t current = cyclesOf(p, body, t, table);
   for (size_t i = 1; i < body.size(); ++i) {
     if (!isSpmLoad(body[i]))
       continue;
@@ -154,22 +163,28 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
             alloc = a;
           break;
         }
+    // The window the move changes: from the start of the layer (or layers)
+    // it may pass to the end of its own.
+    size_t from = bound;
+    while (from > 0 && (body[from - 1].comment == body[bound > 0 ? bound - 1 : 0].comment ||
+                        body[from - 1].comment == body[i].comment))
+      --from;
+    size_t to = i + 1;
+    while (to < body.size() && body[to].comment == body[i].comment)
+      ++to;
     // The best position above its layer, if it beats staying.
     size_t bestPos = i;
-    uint64_t bestCycles = current;
+    uint64_t bestCycles = windowCycles(p, body, from, to, body.size(), body.size(), 0, t, table);
     for (size_t j = bound; j < k; ++j) {
       size_t moved = alloc < body.size() && alloc >= j ? alloc : body.size();
       if (moved < body.size() && overlapsAllocated(body, j, moved, *bufferOf(body[moved])))
         continue;
-      std::vector<lir::Instr> trial = body;
-      moveUp(trial, i, moved, j);
-      uint64_t c = cyclesOf(p, trial, t, table);
+      uint64_t c = windowCycles(p, body, from, to, i, moved, j, t, table);
       if (c < bestCycles)
         bestCycles = c, bestPos = j;
     }
     if (bestPos != i) {
       moveUp(body, i, alloc < body.size() && alloc >= bestPos ? alloc : body.size(), bestPos);
-      current = bestCycles;
     }
   }
   p.spmPeak = npu::scratchpadPeak(body);
