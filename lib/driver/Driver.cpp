@@ -306,8 +306,20 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   if (opts.printIr && opts.irOut)
     ir::printGraph(*opts.irOut, *r.graph, ir::PrintOptions{16});
 
+  // When the NPU cannot reach the program's memory (the description's
+  // windows are too small), the CPU kernels run it all, with a warning.
+  auto fallBackToCpu = [&](const std::string &problem) {
+    r.warnings.push_back(problem + " of '" + r.target.name + "'; every op runs on the CPU kernels");
+    r.graph = std::move(beforeNpu);
+    r.npuLowering.reset();
+    r.stats.erase("npu-partition.npu");
+    r.stats.erase("npu-partition.rounding-exact");
+  };
+  if (r.npu)
+    if (std::string problem = lower::npuWeightsProblem(*r.graph, r.target); !problem.empty())
+      fallBackToCpu(problem);
   lower::CpuLowerOptions lo;
-  if (r.npu) {
+  if (r.npu && beforeNpu) {
     r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
     lo.npu = r.npuLowering.get();
     lo.arenaAlign = std::max<int64_t>(16, r.target.dma.alignment);
@@ -315,16 +327,11 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   auto prog = lower::lowerGraphToCpu(*r.graph, lo);
   if (!prog)
     return std::move(prog.error().inFile(opts.modelPath));
-  if (r.npu) {
-    // The NPU's DMA must reach the arena, the constants and the I/O buffers;
-    // when the description's windows are too small, the CPU kernels run it all.
+  if (r.npu && beforeNpu) {
+    // The NPU's DMA must reach the arena, the constants and the I/O buffers.
     std::string problem = lower::memoryWindowProblem(*prog, r.target);
     if (!problem.empty()) {
-      r.warnings.push_back(problem + " of '" + r.target.name + "'; every op runs on the CPU kernels");
-      r.graph = std::move(beforeNpu);
-      r.npuLowering.reset();
-      r.stats.erase("npu-partition.npu");
-      r.stats.erase("npu-partition.rounding-exact");
+      fallBackToCpu(problem);
       lo = lower::CpuLowerOptions();
       prog = lower::lowerGraphToCpu(*r.graph, lo);
       if (!prog)

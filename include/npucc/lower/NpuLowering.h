@@ -99,6 +99,13 @@ Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);
 /// does not fit with the numbers.
 std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc &t);
 
+/// The same question before lowering, for the one part known then: do the
+/// int8 weights of the layers placed on the NPU (npu-partition's `npu`
+/// attribute) fit the largest system window? A lower bound of the NPU
+/// constant data; "" when they fit or nothing is placed, else the numbers.
+/// Spares the tiling search of a model that will fall back to the CPU.
+std::string npuWeightsProblem(const ir::Graph &g, const target::TargetDesc &t);
+
 /// Estimated NPU timeline of a program's body: the same cycle model as the
 /// simulator, CPU register accesses and status polls included; CPU kernels
 /// cost nothing (the simulator does not time them either).

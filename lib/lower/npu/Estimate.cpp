@@ -319,6 +319,35 @@ std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc 
   return "";
 }
 
+std::string npuWeightsProblem(const ir::Graph &g, const target::TargetDesc &t) {
+  // A lower bound of the NPU constant data: the int8 weights of the layers
+  // placed on the NPU (each constant once); the blob adds bias,
+  // requantization records and alignment.
+  std::set<const ir::Value *> seen;
+  uint64_t bytes = 0;
+  int layers = 0;
+  for (const auto &n : g.nodes()) {
+    if (n->attrString("npu", "").empty() || n->inputs.size() < 2 || !n->inputs[1] ||
+        !n->inputs[1]->isConstant() || n->inputs[1]->dtype != ir::DType::I8)
+      continue;
+    ++layers;
+    if (seen.insert(n->inputs[1]).second)
+      bytes += n->inputs[1]->byteSize();
+  }
+  uint64_t largest = 0;
+  std::string name;
+  for (const target::SystemRange &w : t.system)
+    if (w.size > largest) {
+      largest = w.size;
+      name = w.name;
+    }
+  if (layers == 0 || (bytes + 63) / 64 * 64 <= largest)
+    return "";
+  return "the NPU constant data (at least " + std::to_string(bytes) + " bytes: the weights of " +
+         std::to_string(layers) + " layers placed on the NPU) does not fit the NPU's system " +
+         "memory: the largest window is " + std::to_string(largest) + " bytes ('" + name + "')";
+}
+
 NpuEstimate estimateProgram(const lir::Program &p, const target::TargetDesc &t) {
   target::CTable table(t);
   return npu::estimateBody(p.body, &p, t, table);
