@@ -4,7 +4,8 @@
  * (QEMU -icount shift=0: RISC-V minstret exactly; on mps2-an386 the CMSDK timer 0 at 25 MHz,
  * that is one tick per 40 instructions) and, when model.c is compiled with -include
  * mcu_hooks.h, per layer through NPUCC_LAYER_HOOK. It also paints the stack below the stack
- * pointer at the first layer hook and reports how deep the inference went. Output lines start
+ * pointer of the first layer hook (called from the model's run function) and reports how deep
+ * below it the kernels went (the run function's own frame is not counted). Output lines start
  * with "MCU_" and follow the test program's own output. */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,7 +71,7 @@ void mcu_layer_hook(int index) {
   }
   if (index == 0 && paint_hi == 0) { /* first layer of the first run: paint the free stack */
     volatile uint32_t *p;
-    paint_hi = (volatile uint32_t *)stack_pointer() - 16;
+    paint_hi = (volatile uint32_t *)stack_pointer(); /* the loop below calls nothing */
     paint_lo = paint_hi - MCU_PAINT_BYTES / 4u;
     for (p = paint_lo; p < paint_hi; ++p)
       *p = MCU_PAINT;

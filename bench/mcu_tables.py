@@ -45,7 +45,8 @@ def tables(rows, variants):
         b2 = by.get((r["model"], base, r["arch"], "-O2"))
         fl = r["flash"]
         ins = r["instructions"]
-        tick = " (±%d)" % r["tick"] if r["tick"] > 1 else ""
+        # two counter readings per run, two runs: within 2 ticks
+        tick = " (±%d)" % (2 * r["tick"]) if r["tick"] > 1 else ""
         out.append("| %s | %d | %s | %s | %s | %d%s | %s | %s | %s | %d | %d | %d | %d (%s) | %s%s |" % (
             r["model"], r["macs"], r["arch"], r["opt"], r["variant"], ins, tick,
             "%.2f" % (ins / r["macs"]) if r["macs"] else "-",

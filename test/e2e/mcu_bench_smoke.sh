@@ -40,7 +40,7 @@ for r in rows:
 want = {(a, o) for a in ("cortex-m4", "rv32") for o in ("-O2", "-Os")}
 if seen != want:
     bad.append("rows for %s, expected %s" % (sorted(seen), sorted(want)))
-line = re.compile(r"^\| tinycnn_int8 \| \d+ \| (cortex-m4|rv32) \| -O[2s] \| current \| \d+( \(±40\))? "
+line = re.compile(r"^\| tinycnn_int8 \| \d+ \| (cortex-m4|rv32) \| -O[2s] \| current \| \d+( \(±80\))? "
                   r"\| \d+\.\d\d \| 1\.00 \| \d+\.\d\d \| \d+ \| \d+ \| \d+ \| \d+ \(\d+\) \| \d+ \|$", re.M)
 if len(line.findall(md)) != 4:
     bad.append("results.md does not have 4 well-formed model rows:\n" + md[:2000])
