@@ -1,8 +1,9 @@
 //===- CEmitter.cpp - Print a loop-IR Program as static C99 files ---------===//
 //
 // emitC writes <prefix>.h (API), <prefix>.c (arena, tensor-info tables, the
-// run function: one kernel call / memcpy / memset per instruction),
-// <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
+// run function: one kernel call / memcpy / memset per instruction, each after
+// an NPUCC_LAYER_HOOK(index, kernel) that is empty unless the build defines
+// it), <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
 // files the program uses, flat (basename only). The output only depends on
 // the Program, so re-running gives byte-identical files.
 //
@@ -50,6 +51,7 @@ private:
   std::string Prefix, Upper;
   const EmitOptions &Opts;
   bool NeedsMath = false;
+  int LayerHooks = 0; // NPUCC_LAYER_HOOK calls in the run function (CPU instructions)
   mutable bool ArenaUsed = false;
   std::map<std::vector<int64_t>, int> IntArrays;
   std::map<std::vector<uint32_t>, int> FloatArrayIds;
@@ -208,6 +210,11 @@ Result<std::string> Emitter::body() {
     lastNpuComment.clear();
     if (!in.comment.empty())
       r += "  /* " + commentText(in.comment) + " */\n";
+    if (in.opcode == "call" || in.opcode == "memcpy" || in.opcode == "memset") {
+      std::string what = in.opcode == "call" ? in.callee : in.opcode;
+      r += "  NPUCC_LAYER_HOOK(" + std::to_string(LayerHooks++) + ", " +
+           (isIdentifier(what) ? cString(what) : std::string("\"?\"")) + ");\n";
+    }
     if (in.opcode == "call") {
       if (!isIdentifier(in.callee))
         return instrError(i, in, "callee '" + in.callee + "' is not a C identifier");
@@ -249,6 +256,8 @@ Result<std::string> Emitter::body() {
     }
   }
   r += Npu.flush();
+  if (LayerHooks > 0)
+    r += "  NPUCC_LAYER_HOOK(" + std::to_string(LayerHooks) + ", \"end\");\n";
   return r;
 }
 
@@ -292,6 +301,9 @@ std::string Emitter::header() const {
   h += " * type. The function uses a static arena of " + Upper + "_ARENA_BYTES bytes, so it is\n";
   h += " * not reentrant. Returns NPUCC_OK (0) on success.\n */\n";
   h += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]);\n\n";
+  h += "/* Firmware builds: compile the .c files of this folder with -ffunction-sections\n"
+       " * -fdata-sections and link with -Wl,--gc-sections, so that the kernel functions and\n"
+       " * tables this model does not call are left out of flash. */\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " + Upper + "_H */\n";
   return h;
 }
@@ -374,6 +386,13 @@ std::string Emitter::source(const std::string &runBody,
     s += Npu.tables();
   s += infoTable(Prefix, "input", P.inputs);
   s += infoTable(Prefix, "output", P.outputs);
+  if (LayerHooks > 0)
+    s += "/* NPUCC_LAYER_HOOK(index, kernel) runs before each CPU kernel call, memcpy and memset\n"
+         " * of " + Prefix + "_run (index 0, 1, ...; kernel: its name as a string) and once more at\n"
+         " * the end (index " + std::to_string(LayerHooks) +
+         ", \"end\"): define it, e.g. to read a cycle counter per\n"
+         " * layer. Empty by default. */\n#ifndef NPUCC_LAYER_HOOK\n"
+         "#define NPUCC_LAYER_HOOK(index, kernel) ((void)0)\n#endif\n\n";
   s += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]) {\n";
   if (Npu.used())
     s += Npu.prologue(Prefix + "_arena.bytes");

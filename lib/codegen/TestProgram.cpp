@@ -4,7 +4,9 @@
 // patterns), calls <prefix>_run once and compares each output: floats pass
 // when max|got - expected| <= relTol * max|expected| (relTol alone when all
 // expected values are 0; NaN must match NaN), integers must be equal. It
-// prints one line per output and PASS or FAIL, and returns 0 or 1.
+// prints one line per output and PASS or FAIL, and returns 0 or 1. Built with
+// -DNPUCC_TEST_REPEAT=N it runs the model N times before comparing (benchmarks
+// subtract a 1-run build from a 2-run build to count one inference).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/codegen/CEmitter.h"
@@ -140,6 +142,12 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
   if (expected.empty())
     s += "  outputs[0] = 0;\n";
   s += "  rc = " + prefix + "_run(inputs, outputs);\n";
+  // Benchmarks count the instructions of N runs against one; without the macro the
+  // program is the same as before it existed.
+  s += "#ifdef NPUCC_TEST_REPEAT\n  /* -DNPUCC_TEST_REPEAT=N runs the model N times in all "
+       "(instruction counting) */\n  {\n    int rep;\n"
+       "    for (rep = 1; rep < NPUCC_TEST_REPEAT && rc == NPUCC_OK; ++rep)\n      rc = " +
+       prefix + "_run(inputs, outputs);\n  }\n#endif\n";
   s += "  if (rc != NPUCC_OK) {\n    printf(\"" + prefix +
        "_run returned %d\\nFAIL\\n\", rc);\n    return 1;\n  }\n";
   for (size_t i = 0; i < expected.size(); ++i) {

@@ -73,6 +73,13 @@ printed="$(sed -n 's/.*arena: \([0-9]*\) bytes.*/\1/p' "$tmp/a.log" | head -n1)"
 declared="$(sed -n 's/^#define MODEL_ARENA_BYTES \([0-9]*\).*/\1/p' "$tmp/a/model.h" | head -n1)"
 if [ -n "$printed" ] && [ "$printed" = "$declared" ]; then ok "arena printed = declared ($printed)"; else bad "arena printed '$printed' vs declared '$declared'"; fi
 
+# model.h tells firmware builds to drop unused kernels and tables (issue 12).
+if grep -q -- '-ffunction-sections$' "$tmp/a/model.h" && grep -q -- '^ \* -fdata-sections and link with -Wl,--gc-sections' "$tmp/a/model.h"; then
+  ok "model.h asks for -ffunction-sections -fdata-sections and -Wl,--gc-sections"
+else
+  bad "model.h lacks the -ffunction-sections -fdata-sections / -Wl,--gc-sections guidance"
+fi
+
 # The generated C is warning-free under gcc and clang in strict C99.
 for cc in gcc clang; do
   command -v "$cc" > /dev/null || continue

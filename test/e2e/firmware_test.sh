@@ -92,15 +92,18 @@ if "$npucc" "$src/models/tinycnn/model.onnx" -o "$tmp/et" --emit-test \
     fi
   }
   m4=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
-  if (cd "$tmp/et" && arm-none-eabi-gcc "${m4[@]}" -O2 -std=c99 ./*.c "$fw/m4_startup.c" \
+  # The flags model.h asks firmware builds for: -ffunction-sections -fdata-sections and
+  # -Wl,--gc-sections.
+  gc=(-ffunction-sections -fdata-sections)
+  if (cd "$tmp/et" && arm-none-eabi-gcc "${m4[@]}" -O2 "${gc[@]}" -std=c99 ./*.c "$fw/m4_startup.c" \
         -T "$fw/m4_mps2_an386.ld" -nostartfiles --specs=nano.specs --specs=rdimon.specs \
         -u _printf_float -Wl,--gc-sections -lm -o m4.elf) > "$tmp/log" 2>&1; then
     qemu_run cortex-m4 "$tmp/et/m4.elf" qemu-system-arm -M mps2-an386
   else
     bad "tinycnn test program does not link for cortex-m4:"; sed 's/^/    /' "$tmp/log" | head
   fi
-  if (cd "$tmp/et" && riscv64-unknown-elf-gcc -march=rv32imafc -mabi=ilp32f -O2 -std=c99 \
-        --specs=picolibc.specs --crt0=semihost --oslib=semihost \
+  if (cd "$tmp/et" && riscv64-unknown-elf-gcc -march=rv32imafc -mabi=ilp32f -O2 "${gc[@]}" \
+        -std=c99 --specs=picolibc.specs --crt0=semihost --oslib=semihost -Wl,--gc-sections \
         -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 \
         -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000 ./*.c -lm -o rv32.elf) \
       > "$tmp/log" 2>&1; then

@@ -242,6 +242,65 @@ TEST(CEmitter, CompilesPedanticAndTheTestProgramPasses) {
   fs::current_path(cwd);
 }
 
+// Benchmark hooks (issue 12): NPUCC_LAYER_HOOK(index, kernel) before each CPU instruction of
+// net_run and once at the end, empty by default; -DNPUCC_TEST_REPEAT=N runs the model N times.
+// The header asks firmware builds for -ffunction-sections -fdata-sections -Wl,--gc-sections.
+TEST(CEmitter, LayerHooksAndTestRepeat) {
+  TempDir td;
+  auto files = emitC(testProgram(), testOptions());
+  ASSERT_TRUE(files) << files.error().str();
+  const std::string &c = findFile(*files, "net.c")->contents;
+  EXPECT_NE(c.find("#ifndef NPUCC_LAYER_HOOK\n#define NPUCC_LAYER_HOOK(index, kernel) ((void)0)\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("  NPUCC_LAYER_HOOK(0, \"test_add_f32\");\n  test_add_f32("), std::string::npos);
+  EXPECT_NE(c.find("  NPUCC_LAYER_HOOK(3, \"memcpy\");\n  memcpy("), std::string::npos);
+  EXPECT_NE(c.find("  NPUCC_LAYER_HOOK(4, \"end\");\n  return NPUCC_OK;"), std::string::npos);
+  const std::string &h = findFile(*files, "net.h")->contents;
+  EXPECT_NE(h.find("-ffunction-sections\n * -fdata-sections and link with -Wl,--gc-sections"),
+            std::string::npos)
+      << h;
+  std::vector<float> x = {1.0f, 2.0f, -3.0f, 0.5f};
+  std::vector<float> y2(4), y(4);
+  for (int i = 0; i < 4; ++i) {
+    y2[i] = x[i] + kW[i] + 0.25f;
+    y[i] = y2[i] * 0.5f;
+  }
+  std::vector<Tensor> ins = {Tensor::fromFloats({1, 4}, x)};
+  std::vector<Tensor> good = {Tensor::fromFloats({1, 4}, y),
+                              Tensor::fromInts(DType::I64, {3}, {kK[0], kK[1], kK[2]}),
+                              Tensor::fromFloats({4}, y2)};
+  std::vector<EmittedFile> all = *files;
+  all.push_back(emitTestProgram(testProgram(), testOptions(), ins, good, 1e-6));
+  all.push_back({"test_kernels.h", kKernelsH});
+  all.push_back({"test_kernels.c", kKernelsC});
+  all.push_back({"hook.h", "#include <stdio.h>\n#define NPUCC_LAYER_HOOK(i, k) "
+                           "printf(\"hook %d %s\\n\", (int)(i), k)\n"});
+  const std::string &t = all[all.size() - 4].contents;
+  EXPECT_NE(t.find("#ifdef NPUCC_TEST_REPEAT\n"), std::string::npos) << t;
+  fs::path out = td.path / "out";
+  ASSERT_TRUE(writeOutputDir(out.string(), all));
+  std::string log;
+  fs::path cwd = fs::current_path();
+  fs::current_path(out);
+  const std::string flags = "-std=c99 -Wall -Wextra -Werror -pedantic";
+  EXPECT_EQ(run("cc " + flags + " -include hook.h -DNPUCC_TEST_REPEAT=3 -o net_test net.c "
+                "net_weights.c net_test.c test_kernels.c -lm",
+                &log),
+            0)
+      << log;
+  EXPECT_EQ(run("./net_test", &log), 0) << log;
+  EXPECT_NE(log.find("PASS"), std::string::npos) << log;
+  size_t first = 0, ends = 0;
+  for (size_t p = 0; (p = log.find("hook 0 test_add_f32\n", p)) != std::string::npos; ++p)
+    ++first;
+  for (size_t p = 0; (p = log.find("hook 3 memcpy\nhook 4 end\n", p)) != std::string::npos; ++p)
+    ++ends;
+  EXPECT_EQ(first, 3u) << log;
+  EXPECT_EQ(ends, 3u) << log;
+  fs::current_path(cwd);
+}
+
 TEST(CEmitter, WeightBitsAreExact) {
   // The weights are exact bit patterns: compile them and compare in C.
   TempDir td;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Smoke test of bench/mcu_bench.sh (issue 12) on tinycnn_int8 only: the bench runs (npucc
+# --emit-test firmware for Cortex-M4F and RV32IMAC at -O2 and -Os under QEMU, every build
+# printing PASS) and writes a well-formed table: one row per arch and -O with a positive
+# instruction count, instructions per MAC, flash and RAM columns, and per-layer-type rows whose
+# sum is the hooked total. No timing is asserted. Exit 77 (skipped) without the cross tools.
+# Usage: mcu_bench_smoke.sh NPUCC SOURCE_DIR
+set -uo pipefail
+npucc="$1"
+src="$(cd "$2" && pwd)"
+for t in arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm qemu-system-riscv32; do
+  command -v "$t" > /dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+if ! bash "$src/bench/mcu_bench.sh" --npucc "$npucc" --models tinycnn_int8 --out "$tmp/r" \
+     > "$tmp/out.md" 2> "$tmp/err.log"; then
+  echo "FAIL: mcu_bench.sh exited non-zero:"; tail -20 "$tmp/err.log" "$tmp/r"/rows.json 2>/dev/null
+  exit 1
+fi
+/usr/bin/python3 - "$tmp/r/rows.json" "$tmp/r/results.md" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))
+md = open(sys.argv[2]).read()
+bad = []
+seen = set()
+for r in rows:
+    if "error" in r or "instructions" not in r:
+        bad.append("row without figures: %r" % r)
+        continue
+    seen.add((r["arch"], r["opt"]))
+    if not (r["instructions"] > 0 and r["macs"] > 0 and r["flash"]["code"] > 0
+            and r["flash"]["weights"] > 0 and r["arena"] > 0 and (r["stack"] or 0) > 0):
+        bad.append("non-positive figure in %s %s: %r" % (r["arch"], r["opt"], r))
+    if "conv kxk" not in r["types"]:
+        bad.append("no conv kxk layer type in %s %s" % (r["arch"], r["opt"]))
+    s = sum(t["instructions"] for t in r["types"].values())
+    if s != r["layer_sum"]:
+        bad.append("layer types sum %d != hooked total %d" % (s, r["layer_sum"]))
+want = {(a, o) for a in ("cortex-m4", "rv32") for o in ("-O2", "-Os")}
+if seen != want:
+    bad.append("rows for %s, expected %s" % (sorted(seen), sorted(want)))
+line = re.compile(r"^\| tinycnn_int8 \| \d+ \| (cortex-m4|rv32) \| -O[2s] \| current \| \d+( \(±80\))? "
+                  r"\| \d+\.\d\d \| 1\.00 \| \d+\.\d\d \| \d+ \| \d+ \| \d+ \| \d+ \(\d+\) \| \d+ \|$", re.M)
+if len(line.findall(md)) != 4:
+    bad.append("results.md does not have 4 well-formed model rows:\n" + md[:2000])
+for b in bad:
+    print("FAIL: " + b)
+if not bad:
+    print("PASS: mcu_bench.sh on tinycnn_int8: 4 rows (cortex-m4, rv32 x -O2, -Os), per layer type")
+sys.exit(1 if bad else 0)
+PY
