@@ -307,6 +307,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     ir::printGraph(*opts.irOut, *r.graph, ir::PrintOptions{16});
 
   lower::CpuLowerOptions lo;
+  lo.fastKernels = opts.cpuKernels != "reference";
   if (r.npu) {
     r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
     lo.npu = r.npuLowering.get();
@@ -326,6 +327,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       r.stats.erase("npu-partition.npu");
       r.stats.erase("npu-partition.rounding-exact");
       lo = lower::CpuLowerOptions();
+      lo.fastKernels = opts.cpuKernels != "reference";
       prog = lower::lowerGraphToCpu(*r.graph, lo);
       if (!prog)
         return std::move(prog.error().inFile(opts.modelPath));

@@ -282,18 +282,33 @@ static inline int32_t npucc_rq32_fp32_mag(uint32_t a, const int32_t *rq) {
   return (int32_t)((r + ((1u << (k - 1)) - 1) + ((r >> k) & 1)) >> k);
 }
 
+/* The generic path of npucc_rq32_i8 (kept out of line so that the fast path inlines). */
+#if defined(__GNUC__) || defined(__clang__)
+static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
+#else
+static inline int8_t npucc_rq32_generic(
+#endif
+    int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp, int32_t lo, int32_t hi) {
+  if (rq[1] < 0)
+    return npucc_requant_i8_r(acc, rq[0], rq[2], out_zp, lo, hi, rounding);
+  return npucc_requant_i8_r(acc, rq[0] * 128, rq[1] - 24, out_zp, lo, hi, rounding);
+}
+
 /* npucc_requant_i8_r(acc, mult, right_shift, out_zp, act_min, act_max, rounding) for the
  * words rq = npucc_rq32_prep(mult, right_shift, rounding); lo/hi already within int8. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
 static inline int8_t npucc_rq32_i8(int32_t acc, const int32_t *rq, int32_t rounding,
                                    int32_t out_zp, int32_t lo, int32_t hi) {
   int32_t v;
   if (rq[1] < 0)
-    return npucc_requant_i8_r(acc, rq[0], rq[2], out_zp, lo, hi, rounding);
+    return npucc_rq32_generic(acc, rq, rounding, out_zp, lo, hi);
   if (rounding == NPUCC_RQ_FP32) {
     uint32_t a = acc < 0 ? 0u - (uint32_t)acc : (uint32_t)acc;
     int32_t m;
-    if (a >= (1u << 24))
-      return npucc_requant_i8_r(acc, rq[0] * 128, rq[1] - 24, out_zp, lo, hi, rounding);
+    if (a >= (1u << 24)) /* not exact in float32: the generic emulation */
+      return npucc_rq32_generic(acc, rq, rounding, out_zp, lo, hi);
     m = npucc_rq32_fp32_mag(a, rq);
     v = (acc < 0 ? -m : m) + out_zp;
   } else {
