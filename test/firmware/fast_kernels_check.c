@@ -1,15 +1,20 @@
 /* fast_kernels_check.c - Bare-metal check that the fast int8 kernels (npucc_conv_s8_fast.c,
- * npucc_gemm_s8_fast.c, npucc_rq32_i8) give the reference kernels' bytes on the target
+ * npucc_gemm_s8_fast.c, npucc_eltwise_s8_fast.c, npucc_rq32_i8) give the reference kernels' bytes on the target
  * itself: with the Arm DSP (SXTB16/SMLAD) path on Cortex-M4, with -DNPUCC_PORTABLE_ONLY,
  * and on RV32. Random shapes and data from a fixed xorshift seed; the folded bias and the
  * requantization words are computed here as the compiler does. Prints PASS or FAIL.
  * Built and run under QEMU by test/e2e/firmware_test.sh. Test-only. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "npucc_conv_s8.h"
 #include "npucc_conv_s8_fast.h"
+#include "npucc_eltwise_s8.h"
+#include "npucc_eltwise_s8_fast.h"
 #include "npucc_gemm_s8.h"
 #include "npucc_gemm_s8_fast.h"
+#include "npucc_quantize.h"
 #include "npucc_requant.h"
 
 static uint32_t st = 2463534242u;
@@ -121,8 +126,65 @@ static int gemm_cases(void) {
   return bad;
 }
 
+/* Add (tables as the compiler builds them), Mul and float QuantizeLinear near ties. */
+static int elementwise_cases(void) {
+  static float F[2048];
+  int t, bad = 0, i;
+  for (t = 0; t < 600; t++) {
+    int32_t azp = ri(-128, 127), bzp = ri(-128, 127), ozp = ri(-128, 127), lo = -128, hi = 127;
+    int32_t am = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t bm = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t om = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t ash = ri(0, 3), bsh = ri(0, 3), osh = ri(0, 31), ta[256], tb[256], rqw[4];
+    int32_t shape[2], as[2], bs[2], n;
+    float s = ldexpf(1.0f + (float)ri(0, 1000) / 1000.0f, -ri(1, 10));
+    shape[0] = ri(1, 7);
+    shape[1] = ri(1, 40);
+    n = shape[0] * shape[1];
+    as[0] = shape[1];
+    as[1] = 1;
+    bs[0] = (t & 1) ? shape[1] : 0;
+    bs[1] = (t & 2) ? 1 : 0;
+    if (t % 4 == 1) {
+      lo = ri(-128, 0);
+      hi = ri(lo, 127);
+    }
+    for (i = 0; i < n; i++) {
+      X[i] = (int8_t)ri(-128, 127);
+      Wt[i] = (int8_t)ri(-128, 127);
+    }
+    for (i = 0; i < 256; i++) {
+      ta[i] = npucc_mul_qmult((i - 128 - azp) * (1 << 20), am, ash);
+      tb[i] = npucc_mul_qmult((i - 128 - bzp) * (1 << 20), bm, bsh);
+    }
+    npucc_add_s8(X, Wt, Y0, azp, bzp, 20, am, ash, bm, bsh, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    npucc_add_s8_fast(X, Wt, Y1, ta, tb, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("add case %d\n", t);
+    osh = ri(-2, 14);
+    npucc_rq32_prep(om, osh, NPUCC_RQ_EXACT, rqw);
+    npucc_mul_s8(X, Wt, Y0, azp, bzp, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    npucc_mul_s8_fast(X, Wt, Y1, azp, bzp, rqw, ozp, lo, hi, 2, shape, as, bs);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("mul case %d\n", t);
+    for (i = 0; i < n; i++) {
+      float half = ((float)ri(-600, 600) + 0.5f) * s;
+      int k = ri(0, 4);
+      F[i] = k == 0 ? half : (k == 1 ? nextafterf(half, 0.0f) : (float)ri(-100000, 100000) * s / 997.0f);
+      if (k == 2)
+        F[i] = (float)ri(-3, 3) * 1e30f;
+    }
+    F[0] = NAN;
+    npucc_quantize_f32_s8(F, Y0, 1, 1, n, &s, &ozp);
+    npucc_quantize_f32_s8_fast(F, Y1, n, &s, ozp);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("quantize case %d\n", t);
+  }
+  return bad;
+}
+
 int main(void) {
-  int bad = conv_cases() + gemm_cases();
+  int bad = conv_cases() + gemm_cases() + elementwise_cases();
 #if defined(__ARM_FEATURE_DSP) && !defined(NPUCC_PORTABLE_ONLY)
   const char *path = "dsp";
 #else

@@ -17,6 +17,8 @@
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/QuantLowering.h"
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <vector>
@@ -24,8 +26,11 @@
 extern "C" {
 #include "../../runtime/kernels/npucc_conv_s8.h"
 #include "../../runtime/kernels/npucc_conv_s8_fast.h"
+#include "../../runtime/kernels/npucc_eltwise_s8.h"
+#include "../../runtime/kernels/npucc_eltwise_s8_fast.h"
 #include "../../runtime/kernels/npucc_gemm_s8.h"
 #include "../../runtime/kernels/npucc_gemm_s8_fast.h"
+#include "../../runtime/kernels/npucc_quantize.h"
 }
 
 namespace {
@@ -110,6 +115,32 @@ void run(HostContext &ctx, const lir::Instr &in) {
     ASSERT_EQ(in.args.size(), 15u);
     npucc_gemm_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
                        I(12), A(13), I(14));
+  } else if (in.callee == "npucc_add_s8") {
+    ASSERT_EQ(in.args.size(), 19u);
+    npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                 I(13), I(14), I(15), A(16), A(17), A(18));
+  } else if (in.callee == "npucc_add_s8_fast") {
+    ASSERT_EQ(in.args.size(), 14u);
+    npucc_add_s8_fast(S(0), S(1), S(2), A(3), A(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11),
+                      A(12), A(13));
+  } else if (in.callee == "npucc_mul_s8") {
+    ASSERT_EQ(in.args.size(), 14u);
+    npucc_mul_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11), A(12),
+                 A(13));
+  } else if (in.callee == "npucc_mul_s8_fast") {
+    ASSERT_EQ(in.args.size(), 13u);
+    npucc_mul_s8_fast(S(0), S(1), S(2), I(3), I(4), A(5), I(6), I(7), I(8), I(9), A(10), A(11),
+                      A(12));
+  } else if (in.callee == "npucc_quantize_f32_s8" || in.callee == "npucc_quantize_f32_s8_fast") {
+    const auto &fa = std::get<lir::FloatArray>(in.args[in.callee.size() > 21 ? 3 : 5]).values;
+    const float *X = static_cast<const float *>(P(0));
+    if (in.callee.size() > 21) {
+      ASSERT_EQ(in.args.size(), 5u);
+      npucc_quantize_f32_s8_fast(X, S(1), I(2), fa.data(), I(4));
+    } else {
+      ASSERT_EQ(in.args.size(), 7u);
+      npucc_quantize_f32_s8(X, S(1), I(2), I(3), I(4), fa.data(), A(6));
+    }
   } else {
     FAIL() << "no host runner for " << in.callee;
   }
@@ -271,6 +302,90 @@ TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {
       n->attrs["transB"] = int64_t(1);
     setRounding(n, (t / 2) % 2);
     EXPECT_EQ(compareModes(*n, a, y), "npucc_gemm_s8_fast");
+  }
+}
+
+/// Lowers `n` both ways, runs them on `fill`ed inputs, returns the fast callee; the int8
+/// outputs must be identical.
+template <typename Fill>
+std::string compareElementwise(const ir::Node &n, const ir::Value *y, Fill fill) {
+  std::vector<int8_t> outs[2];
+  std::string callee;
+  for (int fast = 0; fast < 2; ++fast) {
+    HostContext ctx(fast != 0);
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(n, ctx, out);
+    EXPECT_TRUE(bool(st)) << st.error().str();
+    if (!st || out.size() != 1)
+      return "";
+    fill(ctx);
+    run(ctx, out[0]);
+    const int8_t *yp = ctx.ptr<int8_t>(y);
+    outs[fast].assign(yp, yp + y->numElements());
+    if (fast)
+      callee = out[0].callee;
+  }
+  EXPECT_EQ(outs[0], outs[1]) << n.name << " via " << callee;
+  return callee;
+}
+
+TEST(LowerS8Fast, AddMulBroadcastMatchReference) {
+  for (int t = 0; t < 300; ++t) {
+    bool add = t % 2 == 0;
+    int32_t d0 = rint_(1, 5), d1 = rint_(1, 9), d2 = rint_(1, 17);
+    ir::Graph g;
+    ir::Value *a = qval(g, "a", {d0, d1, d2}, randScale() * 16, randZp());
+    ir::Shape bs = {d0, d1, d2};
+    if (t % 3 == 1)
+      bs = {d1, 1}; // broadcast along the last axis
+    if (t % 3 == 2)
+      bs = {d2};
+    ir::Value *b = qval(g, "b", bs, randScale() * 16, randZp());
+    ir::Value *y = qval(g, "y", {d0, d1, d2}, randScale() * 16, randZp());
+    ir::Node *n = g.addNode(add ? ir::OpKind::Add : ir::OpKind::Mul, "e" + std::to_string(t),
+                            {a, b}, {y});
+    if (t % 4 == 1) {
+      n->attrs["act_min"] = 0.0f;
+      n->attrs["act_max"] = 6.0f;
+    }
+    std::vector<int8_t> va(size_t(a->numElements())), vb(size_t(b->numElements()));
+    for (auto *vec : {&va, &vb})
+      for (auto &v : *vec)
+        v = int8_t(rint_(-128, 127));
+    std::string callee = compareElementwise(*n, y, [&](HostContext &ctx) { // same data twice
+      std::copy(va.begin(), va.end(), ctx.ptr<int8_t>(a));
+      std::copy(vb.begin(), vb.end(), ctx.ptr<int8_t>(b));
+    });
+    EXPECT_EQ(callee, add ? "npucc_add_s8_fast" : "npucc_mul_s8_fast");
+  }
+}
+
+TEST(LowerS8Fast, QuantizeLinearMatchesReferenceOnTiesAndExtremes) {
+  for (int t = 0; t < 200; ++t) {
+    ir::Graph g;
+    int32_t len = rint_(1, 300);
+    ir::Value *x = g.addValue("x", ir::DType::F32, {1, len});
+    float s = randScale();
+    ir::Value *y = qval(g, "y", {1, len}, s, randZp());
+    ir::Node *n = g.addNode(ir::OpKind::QuantizeLinear, "q" + std::to_string(t), {x}, {y});
+    std::vector<float> xs(static_cast<size_t>(len));
+    for (auto &v : xs) {
+      float half = (float(rint_(-600, 600)) + 0.5f) * s; // near a rounding tie
+      switch (rint_(0, 5)) {
+      case 0: v = half; break;
+      case 1: v = std::nextafter(half, 0.0f); break;
+      case 2: v = std::nextafter(half, 1e9f); break;
+      case 3: v = float(rint_(-3, 3)) * 1e30f; break;
+      default: v = float(rint_(-100000, 100000)) * s / 997.0f; break;
+      }
+    }
+    xs[0] = std::numeric_limits<float>::quiet_NaN();
+    if (len > 1)
+      xs[1] = -std::numeric_limits<float>::infinity();
+    std::string callee = compareElementwise(*n, y, [&](HostContext &ctx) { // same data twice
+      std::copy(xs.begin(), xs.end(), ctx.ptr<float>(x));
+    });
+    EXPECT_EQ(callee, "npucc_quantize_f32_s8_fast");
   }
 }
 
