@@ -88,18 +88,8 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bias
   }
 }
 
-/* Output columns [*a, *b) whose taps all land inside [0, W) (same for rows). */
-static void npucc_cf_inner(int32_t P, int32_t S, int32_t D, int32_t Kk, int32_t In, int32_t Out,
-                           int32_t *a, int32_t *b) {
-  int32_t span = (Kk - 1) * D, lo = (P + S - 1) / S, hi;
-  hi = In - 1 - span + P < 0 ? 0 : (In - 1 - span + P) / S + 1;
-  hi = npucc_min_i32(hi, Out);
-  *a = npucc_min_i32(lo, hi);
-  *b = hi;
-}
-
-/* n interior outputs of a 3x3 depthwise row (dilation DH down, 1 across, stride SW): the
- * weights and the requantization words in locals (int8 stores may alias any pointer). */
+/* n outputs of a 3x3 depthwise row (three rows rs bytes apart, taps 1 apart, stride SW):
+ * the weights and the requantization words in locals (int8 stores may alias any pointer). */
 static NPUCC_NOINLINE void npucc_cf_dw3_row(const int8_t *NPUCC_RESTRICT p0, size_t rs,
                                             int32_t SW, int32_t n, const int8_t *wk, int32_t b,
                                             const int32_t *r, int32_t rounding, int32_t zp,
@@ -119,74 +109,58 @@ static NPUCC_NOINLINE void npucc_cf_dw3_row(const int8_t *NPUCC_RESTRICT p0, siz
   }
 }
 
+/* The KH input rows under output row oy, each PW = (OW-1)*SW + (KW-1)*DW + 1 bytes wide
+ * from column -PL, with x_zp outside the image: every tap then reads inside `rows`. */
+static void npucc_cf_dw_rows(const int8_t *NPUCC_RESTRICT img, int8_t *NPUCC_RESTRICT rows,
+                             int32_t H, int32_t W, int32_t KH, int32_t DH, int32_t iy0,
+                             int32_t PL, int32_t PW, int32_t x_zp) {
+  int32_t ky, x, left = npucc_min_i32(PL, PW), mid = npucc_max_i32(0, npucc_min_i32(W, PW - PL));
+  int8_t z = (int8_t)x_zp;
+  for (ky = 0; ky < KH; ky++) {
+    int32_t iy = iy0 + ky * DH;
+    int8_t *d = rows + (size_t)ky * PW;
+    if (iy < 0 || iy >= H) {
+      for (x = 0; x < PW; x++)
+        d[x] = z;
+      continue;
+    }
+    for (x = 0; x < left; x++)
+      d[x] = z;
+    memcpy(d + left, img + (size_t)iy * W, (size_t)mid);
+    for (x = left + mid; x < PW; x++)
+      d[x] = z;
+  }
+}
+
 void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bias_f, int8_t *Y,
-                            int32_t N, int32_t C, int32_t H, int32_t W, int32_t OH, int32_t OW,
-                            int32_t KH, int32_t KW, int32_t SH, int32_t SW, int32_t DH,
-                            int32_t DW, int32_t PT, int32_t PL, int32_t x_zp, int32_t out_zp,
-                            int32_t act_min, int32_t act_max, const int32_t *rq,
+                            int8_t *rows, int32_t N, int32_t C, int32_t H, int32_t W, int32_t OH,
+                            int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
+                            int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t x_zp,
+                            int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
                             int32_t rounding) {
   int32_t lo = npucc_max_i32(act_min, -128), hi = npucc_min_i32(act_max, 127);
-  int32_t n, c, oy, ox, ky, kx, ya, yb, xa, xb, KK = KH * KW, i;
+  int32_t n, c, oy, ox, ky, kx, PW = (OW - 1) * SW + (KW - 1) * DW + 1;
   int32_t s3 = KH == 3 && KW == 3 && DW == 1;
-  npucc_cf_inner(PT, SH, DH, KH, H, OH, &ya, &yb);
-  npucc_cf_inner(PL, SW, DW, KW, W, OW, &xa, &xb);
   for (n = 0; n < N; n++) {
     for (c = 0; c < C; c++) {
       const int8_t *img = X + ((size_t)n * C + c) * H * W;
-      const int8_t *wk = Wt + (size_t)c * KK;
+      const int8_t *wk = Wt + (size_t)c * KH * KW;
       const int32_t *r = rq + (size_t)c * NPUCC_RQ32_WORDS;
       int8_t *yc = Y + ((size_t)n * C + c) * OH * OW;
-      int32_t b = bias_f[c], b0 = b, w0 = wk[0], w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0;
-      int32_t w7 = 0, w8 = 0;
-      if (s3) {
-        w1 = wk[1], w2 = wk[2], w3 = wk[3], w4 = wk[4], w5 = wk[5], w6 = wk[6], w7 = wk[7];
-        w8 = wk[8];
-      }
-      for (i = 0; i < KK; i++) /* b0: the bias before folding, for the clipped border taps */
-        b0 = (int32_t)((uint32_t)b0 + (uint32_t)(x_zp * wk[i])); /* partial sums may wrap */
+      int32_t b = bias_f[c];
       for (oy = 0; oy < OH; oy++) {
-        int32_t iy0 = oy * SH - PT, rowin = oy >= ya && oy < yb;
-        int32_t ky0 = 0, ky1 = KH;
         int8_t *yr = yc + (size_t)oy * OW;
-        while (ky0 < KH && iy0 + ky0 * DH < 0)
-          ky0++;
-        while (ky1 > ky0 && iy0 + (ky1 - 1) * DH >= H)
-          ky1--;
+        npucc_cf_dw_rows(img, rows, H, W, KH, DH, oy * SH - PT, PL, PW, x_zp);
+        if (s3) {
+          npucc_cf_dw3_row(rows, (size_t)PW, SW, OW, wk, b, r, rounding, out_zp, lo, hi, yr);
+          continue;
+        }
         for (ox = 0; ox < OW; ox++) {
-          int32_t ix0 = ox * SW - PL, acc;
-          if (rowin && s3 && ox == xa && xb > xa) {
-            npucc_cf_dw3_row(img + (size_t)iy0 * W + ix0, (size_t)DH * W, SW, xb - xa, wk, b, r,
-                             rounding, out_zp, lo, hi, yr + xa);
-            ox = xb - 1;
-            continue;
-          }
-          if (rowin && ox >= xa && ox < xb) {
-            const int8_t *p0 = img + (size_t)iy0 * W + ix0;
-            if (s3) {
-              const int8_t *p1 = p0 + (size_t)DH * W, *p2 = p1 + (size_t)DH * W;
-              acc = b + w0 * p0[0] + w1 * p0[1] + w2 * p0[2] + w3 * p1[0] + w4 * p1[1] +
-                    w5 * p1[2] + w6 * p2[0] + w7 * p2[1] + w8 * p2[2];
-            } else {
-              acc = b;
-              for (ky = 0; ky < KH; ky++) {
-                const int8_t *row = p0 + (size_t)ky * DH * W;
-                for (kx = 0; kx < KW; kx++)
-                  acc += wk[ky * KW + kx] * row[kx * DW];
-              }
-            }
-          } else { /* border: only the taps inside the image, (x - x_zp) on the plain bias */
-            int32_t kx0 = 0, kx1 = KW;
-            while (kx0 < KW && ix0 + kx0 * DW < 0)
-              kx0++;
-            while (kx1 > kx0 && ix0 + (kx1 - 1) * DW >= W)
-              kx1--;
-            acc = b0;
-            for (ky = ky0; ky < ky1; ky++) {
-              const int8_t *row = img + (size_t)(iy0 + ky * DH) * W + ix0;
-              for (kx = kx0; kx < kx1; kx++)
-                acc += wk[ky * KW + kx] * ((int32_t)row[kx * DW] - x_zp);
-            }
-          }
+          const int8_t *p = rows + (size_t)ox * SW;
+          int32_t acc = b;
+          for (ky = 0; ky < KH; ky++)
+            for (kx = 0; kx < KW; kx++)
+              acc += wk[ky * KW + kx] * p[(size_t)ky * PW + (size_t)kx * DW];
           yr[ox] = npucc_rq32_i8(acc, r, rounding, out_zp, lo, hi);
         }
       }

@@ -10,7 +10,8 @@
  *   rq[4m..4m+3] = npucc_rq32_prep(mult[m], shift[m], rounding)  (npucc_requant.h),
  * so the inner loops are pure int8 dot products and padding reads x_zp.
  * `panel` holds 2*C*KH*KW int8 (two output pixels' input patches); the depthwise
- * kernel needs none. Pads are the top/left pads; bottom/right ones are implied. */
+ * kernel's `rows` holds KH*((OW-1)*SW + (KW-1)*DW + 1) int8 (one output row's input rows,
+ * padded with x_zp). Pads are the top/left pads; bottom/right ones are implied. */
 #ifndef NPUCC_CONV_S8_FAST_H
 #define NPUCC_CONV_S8_FAST_H
 
@@ -27,10 +28,10 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bias
                           int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
                           int32_t rounding);
 void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bias_f, int8_t *Y,
-                            int32_t N, int32_t C, int32_t H, int32_t W, int32_t OH, int32_t OW,
-                            int32_t KH, int32_t KW, int32_t SH, int32_t SW, int32_t DH,
-                            int32_t DW, int32_t PT, int32_t PL, int32_t x_zp, int32_t out_zp,
-                            int32_t act_min, int32_t act_max, const int32_t *rq,
+                            int8_t *rows, int32_t N, int32_t C, int32_t H, int32_t W, int32_t OH,
+                            int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
+                            int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t x_zp,
+                            int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
                             int32_t rounding);
 
 #ifdef __cplusplus

@@ -78,8 +78,8 @@ static int conv_cases(void) {
     npucc_conv2d_s8(X, Wt, bias, Y0, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT,
                     PL, G, xzp, yzp, lo, hi, NULL, mult, shift, rounding);
     if (dw)
-      npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW, PT, PL,
-                             xzp, yzp, lo, hi, rq, rounding);
+      npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW, PT,
+                             PL, xzp, yzp, lo, hi, rq, rounding);
     else
       npucc_conv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
                            PT, PL, xzp, yzp, lo, hi, rq, rounding);

@@ -103,10 +103,10 @@ void run(HostContext &ctx, const lir::Instr &in) {
                          I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21),
                          I(22), I(23), A(24), I(25));
   } else if (in.callee == "npucc_dwconv2d_s8_fast") {
-    ASSERT_EQ(in.args.size(), 24u);
-    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10),
+    ASSERT_EQ(in.args.size(), 25u);
+    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10),
                            I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20),
-                           I(21), A(22), I(23));
+                           I(21), I(22), A(23), I(24));
   } else if (in.callee == "npucc_gemm_s8") {
     ASSERT_EQ(in.args.size(), 21u);
     npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),

@@ -8,6 +8,8 @@
 // multiplier becomes the four npucc_rq32_prep words (quant::requantWords). Both
 // are int32 arrays in the generated C; the weights keep their ONNX layout,
 // whose rows are already the K-contiguous streams the dot products read.
+// Depthwise convolutions copy each output row's input rows, padded with x_zp, to a small
+// scratch so that no tap needs a bounds check.
 // Anything else (grouped non-depthwise, weight zero points, a bias_f outside
 // int32, activations as B) keeps the reference lowering in Quantized.cpp.
 //
@@ -71,11 +73,11 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
   if (!foldBias(b, q.xZp, sums, biasF))
     return false;
   std::vector<lir::Arg> args = {ctx.buffer(x), ctx.buffer(w), ints(biasF), ctx.buffer(y)};
-  if (!depthwise) {
-    lir::BufferRef panel = ctx.scratch(2 * K); // two output pixels' input patches
-    panel.dtype = ir::DType::I8;
-    args.push_back(panel);
-  }
+  // Group 1: two output pixels' input patches; depthwise: one output row's KH input rows.
+  lir::BufferRef panel =
+      ctx.scratch(depthwise ? g.KH * ((g.OW - 1) * g.SW + (g.KW - 1) * g.DW + 1) : 2 * K);
+  panel.dtype = ir::DType::I8;
+  args.push_back(panel);
   lir::Instr in =
       makeCall(n, depthwise ? "npucc_dwconv2d_s8_fast" : "npucc_conv2d_s8_fast", std::move(args));
   std::vector<int64_t> dims = {g.N, g.C, g.H, g.W, g.M, g.OH, g.OW, g.KH, g.KW,
