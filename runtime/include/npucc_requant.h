@@ -261,20 +261,24 @@ static inline int32_t npucc_rq32_exact(int32_t acc, const int32_t *rq) {
   return (int32_t)((p + rnd + bit) >> 32) >> sh;
 }
 
-/* FP32 fast path (|acc| < 2^24): |result| or 1024 when the result saturates int8. */
+/* FP32 fast path (|acc| < 2^24): |result| or 1024 when the result saturates int8. The
+ * 48-bit product p = hi:lo is rounded to 24 significant bits at bit d = len - 24 <= 24, so
+ * its round and sticky bits all lie in lo and the kept bits in hi:lo >> d fit 32 bits. */
 static inline int32_t npucc_rq32_fp32_mag(uint32_t a, const int32_t *rq) {
   uint64_t p = (uint64_t)a * (uint32_t)rq[0]; /* < 2^48 */
-  uint32_t hi = (uint32_t)(p >> 32), r;
-  int s = rq[1], len = hi ? 32 + npucc_bitlen_u32(hi) : npucc_bitlen_u32((uint32_t)p);
+  uint32_t hi = (uint32_t)(p >> 32), lo = (uint32_t)p, r;
+  int s = rq[1], len = hi ? 32 + npucc_bitlen_u32(hi) : npucc_bitlen_u32(lo);
   int d = len - 24, k;
   if (len > s + 10)
     return 1024;
   if (d > 0) { /* the float32 multiply: round to 24 significant bits, ties to even */
-    uint64_t bit = (p >> d) & 1;
-    r = (uint32_t)((p + (((uint64_t)1 << (d - 1)) - 1) + bit) >> d); /* <= 2^24 */
-    k = s - d;                                                       /* >= 14 */
+    uint32_t half = 1u << (d - 1), rest = lo & (half - 1u);
+    r = (lo >> d) | (hi << (32 - d));
+    if ((lo & half) && (rest || (r & 1u)))
+      r++; /* <= 2^24 */
+    k = s - d; /* >= 14 */
   } else {
-    r = (uint32_t)p;
+    r = lo;
     k = s;
   }
   if (k > 25)
