@@ -319,6 +319,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     if (std::string problem = lower::npuWeightsProblem(*r.graph, r.target); !problem.empty())
       fallBackToCpu(problem);
   lower::CpuLowerOptions lo;
+  lo.fastKernels = opts.cpuKernels != "reference";
   if (r.npu && beforeNpu) {
     r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
     lo.npu = r.npuLowering.get();
@@ -333,6 +334,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     if (!problem.empty()) {
       fallBackToCpu(problem);
       lo = lower::CpuLowerOptions();
+      lo.fastKernels = opts.cpuKernels != "reference";
       prog = lower::lowerGraphToCpu(*r.graph, lo);
       if (!prog)
         return std::move(prog.error().inFile(opts.modelPath));

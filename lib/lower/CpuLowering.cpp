@@ -133,6 +133,7 @@ public:
   BufferRef scratch(int64_t bytes) override;
   void useKernelFile(const std::string &path) override;
   bool planningScratch() const override { return Planning; }
+  bool fastKernels() const override;
   int reserveConstant(const std::string &name) override;
   std::string Problem; // first inconsistency seen, reported after the call
 
@@ -148,6 +149,7 @@ public:
   Lowering(const ir::Graph &g, const CpuLowerOptions &o) : G(g), Opts(o) {}
 
   Result<lir::Program> run();
+  bool fastKernels() const { return Opts.fastKernels; }
 
   // Used by DriverContext.
   BufferRef valueBuffer(const Value *v, std::string &problem);
@@ -207,6 +209,8 @@ BufferRef DriverContext::scratch(int64_t bytes) {
 }
 
 void DriverContext::useKernelFile(const std::string &path) { L.KernelFiles.insert(path); }
+
+bool DriverContext::fastKernels() const { return L.fastKernels(); }
 
 int DriverContext::reserveConstant(const std::string &name) { return L.reserveConstant(name); }
 

@@ -69,6 +69,13 @@ int32_t applyMultiplier(int32_t acc, QuantMultiplier m, Rounding r) {
                              : npucc_mul_qmult_rne(acc, m.mult, m.shift);
 }
 
+std::array<int32_t, 4> requantWords(QuantMultiplier m, Rounding r) {
+  static_assert(NPUCC_RQ32_WORDS == 4, "requantWords returns NPUCC_RQ32_WORDS words");
+  std::array<int32_t, 4> w{};
+  npucc_rq32_prep(m.mult, m.shift, roundingCode(r), w.data());
+  return w;
+}
+
 int32_t quantizeToI8(double real, double scale, int32_t zp) {
   if (std::isnan(real) || !(scale > 0.0))
     return std::clamp<int32_t>(zp, -128, 127);

@@ -196,6 +196,131 @@ static inline int8_t npucc_requant_i8_r(int32_t acc, int32_t mult, int32_t right
   return (int8_t)npucc_clamp_i32(v, lo, hi);
 }
 
+/* ---- 32-bit-friendly requantization (the fast CPU kernels, docs/quantization.md) ----
+ * npucc_rq32_prep turns one channel's (mult, right_shift, rounding) into four int32 words
+ * NPUCC_RQ32_WORDS, computed once (by the compiler, which emits them as a constant array,
+ * or once per channel); npucc_rq32_i8 then requantizes an accumulator to int8 with a
+ * 32x32->64 multiply (SMULL/UMULL on Cortex-M, mul+mulh on RV32M) and 32-bit operations,
+ * bit-exactly as npucc_requant_i8_r does. Words:
+ *   EXACT, right_shift clamped to 1..31 (E = 31 + rs >= 32):
+ *     {mult, rs - 1, lo32(2^(E-1) - 1), hi32(2^(E-1) - 1)};
+ *     q = floor((acc*mult + 2^(E-1) - 1 + bit_E(acc*mult)) / 2^E) is the product rounded to
+ *     nearest, ties to even, and only the high word of the 64-bit sum is shifted.
+ *   FP32, mult a multiple of 2^7 (a float32 multiplier), s = 24 + rs >= 1:
+ *     {mult >> 7, s, 0, 0}; for |acc| < 2^24 (exact in float32) the float32 product
+ *     round24(|acc| * (mult >> 7)) is a < 2^48 integer product rounded at its bit length - 24,
+ *     then rounded to an integer at bit s; a product that cannot land inside int8 after the
+ *     zero point (>= 2^(s+10)) saturates directly.
+ *   Anything else (multipliers >= 0.5 in EXACT, |acc| >= 2^24 in FP32):
+ *     {mult, -1, right_shift, rounding}: the generic npucc_requant_i8_r. */
+#define NPUCC_RQ32_WORDS 4
+
+static inline void npucc_rq32_prep(int32_t mult, int32_t right_shift, int32_t rounding,
+                                   int32_t out[NPUCC_RQ32_WORDS]) {
+  int32_t rs = right_shift > 31 ? 31 : right_shift;
+  out[0] = mult;
+  out[1] = -1;
+  out[2] = right_shift;
+  out[3] = rounding;
+  if (rounding == NPUCC_RQ_FP32) {
+    if (mult >= 0 && (mult & 127) == 0 && rs >= -23) {
+      out[0] = mult >> 7;
+      out[1] = 24 + rs;
+      out[2] = 0;
+      out[3] = 0;
+    }
+  } else if (rs >= 1) {
+    uint64_t rnd = ((uint64_t)1 << (30 + rs)) - 1;
+    out[1] = rs - 1;
+    out[2] = (int32_t)(uint32_t)(rnd & 0xFFFFFFFFu); /* two's complement bit pattern */
+    out[3] = (int32_t)(rnd >> 32);
+  }
+}
+
+/* Bit length of a 32-bit value (0 for 0): CLZ where the compiler has it. */
+static inline int npucc_bitlen_u32(uint32_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+  return v ? 32 - __builtin_clz(v) : 0;
+#else
+  int n = 0;
+  if (v >> 16) { n += 16; v >>= 16; }
+  if (v >> 8) { n += 8; v >>= 8; }
+  if (v >> 4) { n += 4; v >>= 4; }
+  if (v >> 2) { n += 2; v >>= 2; }
+  if (v >> 1) { n += 1; v >>= 1; }
+  return n + (int)v;
+#endif
+}
+
+/* EXACT fast path: rq[1] = E - 32 in 0..30. */
+static inline int32_t npucc_rq32_exact(int32_t acc, const int32_t *rq) {
+  int64_t p = (int64_t)acc * rq[0];
+  int32_t sh = rq[1];
+  int32_t bit = ((int32_t)(p >> 32) >> sh) & 1;
+  int64_t rnd = (int64_t)(((uint64_t)(uint32_t)rq[3] << 32) | (uint32_t)rq[2]);
+  return (int32_t)((p + rnd + bit) >> 32) >> sh;
+}
+
+/* FP32 fast path (|acc| < 2^24): |result| or 1024 when the result saturates int8. The
+ * 48-bit product p = hi:lo is rounded to 24 significant bits at bit d = len - 24 <= 24, so
+ * its round and sticky bits all lie in lo and the kept bits in hi:lo >> d fit 32 bits. */
+static inline int32_t npucc_rq32_fp32_mag(uint32_t a, const int32_t *rq) {
+  uint64_t p = (uint64_t)a * (uint32_t)rq[0]; /* < 2^48 */
+  uint32_t hi = (uint32_t)(p >> 32), lo = (uint32_t)p, r;
+  int s = rq[1], len = hi ? 32 + npucc_bitlen_u32(hi) : npucc_bitlen_u32(lo);
+  int d = len - 24, k;
+  if (len > s + 10)
+    return 1024;
+  if (d > 0) { /* the float32 multiply: round to 24 significant bits, ties to even */
+    uint32_t half = 1u << (d - 1), rest = lo & (half - 1u);
+    r = (lo >> d) | (hi << (32 - d));
+    if ((lo & half) && (rest || (r & 1u)))
+      r++; /* <= 2^24 */
+    k = s - d; /* >= 14 */
+  } else {
+    r = lo;
+    k = s;
+  }
+  if (k > 25)
+    return 0; /* r <= 2^24 <= half of 2^k */
+  return (int32_t)((r + ((1u << (k - 1)) - 1) + ((r >> k) & 1)) >> k);
+}
+
+/* The generic path of npucc_rq32_i8 (kept out of line so that the fast path inlines). */
+#if defined(__GNUC__) || defined(__clang__)
+static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
+#else
+static inline int8_t npucc_rq32_generic(
+#endif
+    int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp, int32_t lo, int32_t hi) {
+  if (rq[1] < 0)
+    return npucc_requant_i8_r(acc, rq[0], rq[2], out_zp, lo, hi, rounding);
+  return npucc_requant_i8_r(acc, rq[0] * 128, rq[1] - 24, out_zp, lo, hi, rounding);
+}
+
+/* npucc_requant_i8_r(acc, mult, right_shift, out_zp, act_min, act_max, rounding) for the
+ * words rq = npucc_rq32_prep(mult, right_shift, rounding); lo/hi already within int8. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int8_t npucc_rq32_i8(int32_t acc, const int32_t *rq, int32_t rounding,
+                                   int32_t out_zp, int32_t lo, int32_t hi) {
+  int32_t v;
+  if (rq[1] < 0)
+    return npucc_rq32_generic(acc, rq, rounding, out_zp, lo, hi);
+  if (rounding == NPUCC_RQ_FP32) {
+    uint32_t a = acc < 0 ? 0u - (uint32_t)acc : (uint32_t)acc;
+    int32_t m;
+    if (a >= (1u << 24)) /* not exact in float32: the generic emulation */
+      return npucc_rq32_generic(acc, rq, rounding, out_zp, lo, hi);
+    m = npucc_rq32_fp32_mag(a, rq);
+    v = (acc < 0 ? -m : m) + out_zp;
+  } else {
+    v = npucc_rq32_exact(acc, rq) + out_zp;
+  }
+  return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+
 /* Quantized int8 addition (TFLite scheme): each input is offset by its zero
  * point, scaled up by 2^left_shift, rescaled by its own multiplier; the sum is
  * rescaled by the output multiplier, offset by out_zp and clamped. */

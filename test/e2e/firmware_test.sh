@@ -115,6 +115,45 @@ else
   bad "--emit-test for tinycnn:"; sed 's/^/    /' "$tmp/log" | head
 fi
 
+# The fast int8 kernels against the reference ones on the targets themselves
+# (test/firmware/fast_kernels_check.c: random conv/depthwise/gemm shapes, both roundings;
+# Add, Mul and float QuantizeLinear next to rounding ties):
+# Cortex-M4F with the DSP (SXTB16/SMLAD) path and with -DNPUCC_PORTABLE_ONLY, and RV32,
+# strict C99 at -O2. Each must print PASS.
+k="$src/runtime/kernels"
+fk=("$k/npucc_conv_s8.c" "$k/npucc_conv_s8_fast.c" "$k/npucc_gemm_s8.c" "$k/npucc_gemm_s8_fast.c"
+    "$k/npucc_eltwise_s8.c" "$k/npucc_eltwise_s8_fast.c" "$k/npucc_quantize.c"
+    "$fw/fast_kernels_check.c")
+fkflags=(-std=c99 -Wall -Wextra -Werror -pedantic -O2 -I"$k" -I"$src/runtime/include")
+fk_run() { # NAME ELF QEMU-ARGS...
+  local name="$1" elf="$2"; shift 2
+  if timeout 300 "$@" -nographic -monitor none -semihosting-config enable=on,target=native \
+       -icount shift=0 -kernel "$elf" > "$tmp/fk.log" 2>&1 && grep -q "^PASS" "$tmp/fk.log"; then
+    ok "fast int8 kernels match the reference ones on $name: $(grep 'mismatching' "$tmp/fk.log")"
+  else
+    bad "fast int8 kernels on $name:"; sed 's/^/    /' "$tmp/fk.log" | tail -6
+  fi
+}
+for variant in dsp portable; do
+  def=(); [ "$variant" = portable ] && def=(-DNPUCC_PORTABLE_ONLY)
+  if arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 "${def[@]}" \
+       "${fkflags[@]}" "${fk[@]}" "$fw/m4_startup.c" -T "$fw/m4_mps2_an386.ld" -nostartfiles \
+       --specs=nano.specs --specs=rdimon.specs -Wl,--gc-sections -lm -o "$tmp/fk_$variant.elf" \
+       > "$tmp/log" 2>&1; then
+    fk_run "cortex-m4 ($variant)" "$tmp/fk_$variant.elf" qemu-system-arm -M mps2-an386
+  else
+    bad "fast_kernels_check.c does not build for cortex-m4 ($variant):"; sed 's/^/    /' "$tmp/log" | head
+  fi
+done
+if riscv64-unknown-elf-gcc -march=rv32imafc -mabi=ilp32f "${fkflags[@]}" --specs=picolibc.specs \
+     --crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 \
+     -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000 "${fk[@]}" -lm -o "$tmp/fk_rv32.elf" \
+     > "$tmp/log" 2>&1; then
+  fk_run rv32 "$tmp/fk_rv32.elf" qemu-system-riscv32 -M virt -bios none
+else
+  bad "fast_kernels_check.c does not build for rv32:"; sed 's/^/    /' "$tmp/log" | head
+fi
+
 # --with-sim adds the host simulator. runtime/examples/npu_host_test.c, a host test as a
 # firmware engineer writes it (DMA in, 3x3 conv, DMA out, vs a C reference), builds against
 # the emitted folder alone with gcc and clang in strict C99 and passes on every NPU, the

@@ -25,6 +25,7 @@ struct CommonCompileFlags {
   int calibRandom = 0;             // --calib-random N
   std::string emitQdq;             // --emit-qdq FILE.onnx
   std::string requant = "auto";    // --requant auto|exact|fp32
+  std::string cpuKernels = "fast"; // --cpu-kernels fast|reference
   bool noEqualize = false;         // --no-equalize
 };
 

@@ -57,6 +57,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.quant.emitQdq = f.emitQdq;
   o.requant = f.requant;
+  o.cpuKernels = f.cpuKernels;
   o.quant.equalize = !f.noEqualize;
   o.quant.progress = &std::cerr;
   o.quant.progressTty = isatty(2) != 0;

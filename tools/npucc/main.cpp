@@ -56,6 +56,12 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
                  "QLinearMatMul) | exact | fp32 (ONNX Runtime's float32 arithmetic)")
       ->check(CLI::IsMember({"auto", "exact", "fp32"}))
       ->capture_default_str();
+  app.add_option("--cpu-kernels", f.cpuKernels,
+                 "int8 Conv/Gemm/MatMul CPU kernels: fast (folded zero point, precomputed "
+                 "requantization, register-blocked int8 dot products; bit-exact) | reference "
+                 "(the straightforward kernels)")
+      ->check(CLI::IsMember({"fast", "reference"}))
+      ->capture_default_str();
 }
 
 void listOps(const std::string &format) {

@@ -56,6 +56,8 @@ struct CompileOptions {
   // what the importer chose (fp32 for QLinearConv/QLinearMatMul), "exact" or "fp32"
   // sets it for every such node.
   std::string requant = "auto";
+  // int8 CPU kernels (lower::CpuLowerOptions::fastKernels): "fast" or "reference".
+  std::string cpuKernels = "fast";
 };
 
 struct CompileResult {

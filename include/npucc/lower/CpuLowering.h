@@ -40,6 +40,9 @@ public:
   /// Adds an (empty) constant buffer whose data the caller fills in later;
   /// returns its index (lir::Region::Const).
   virtual int reserveConstant(const std::string &) { return -1; }
+  /// CpuLowerOptions::fastKernels: int8 Conv/Gemm/MatMul may use the fast kernels
+  /// (precomputed folded bias and requantization words) instead of the reference ones.
+  virtual bool fastKernels() const { return false; }
 };
 
 class NpuLowering;
@@ -68,6 +71,10 @@ struct CpuLowerOptions {
   /// Optional: lowers the nodes marked npu="KIND" (lib/lower/npu); its
   /// finish() completes the program.
   NpuLowering *npu = nullptr;
+  /// `npucc --cpu-kernels=fast` (the driver's default): int8 Conv/Gemm/MatMul call
+  /// npucc_conv_s8_fast.c / npucc_gemm_s8_fast.c where they apply. False (the
+  /// library default, `--cpu-kernels=reference`): the reference kernels only.
+  bool fastKernels = false;
 };
 
 /// Plans memory and lowers every node. The graph must be fully static

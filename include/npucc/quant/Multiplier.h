@@ -53,6 +53,10 @@ QuantMultiplier productMultiplier(float sx, float sw, float sy, Rounding r);
 /// acc * M rounded as `r` says (npucc_mul_qmult_rne or npucc_mul_qmult_fp32).
 int32_t applyMultiplier(int32_t acc, QuantMultiplier m, Rounding r);
 
+/// The four words npucc_rq32_prep (runtime/include/npucc_requant.h) computes for M and
+/// `r`: what the fast CPU kernels requantize with (precomputed at compile time).
+std::array<int32_t, 4> requantWords(QuantMultiplier m, Rounding r);
+
 /// Clamp bounds in the quantized domain for a real-valued clamp [lo, hi]:
 /// max(-128, zp + lround(lo / scale)) and min(127, zp + lround(hi / scale)).
 /// Infinite or huge bounds give -128 / 127; NaN bounds are ignored.

@@ -35,6 +35,28 @@ quant::ClampBounds fusedBounds(const ir::Node &n, const TensorQ &out);
 /// Checks that a value fits the 32-bit kernel parameters.
 Status checkSize(const ir::Node &n, const ir::Value *v);
 
+/// What the fast int8 Conv/Gemm lowerings (QuantFast.cpp) need of a node.
+struct ProductQ {
+  int32_t xZp = 0, yZp = 0;
+  quant::ClampBounds clamp;
+  double sx = 1.0, sy = 1.0;
+  std::vector<double> sw; // per output channel (or one, per tensor)
+  bool anyWeightZp = false;
+};
+/// Geometry of an int8 Conv (2-D; 1-D as H = KH = 1), as npucc_conv2d_s8 takes it.
+struct ConvGeom {
+  int64_t N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT, PL, G;
+};
+/// The call of npucc_conv2d_s8_fast / npucc_dwconv2d_s8_fast for a Conv with constant
+/// weights (and bias) and no weight zero points, group 1 or depthwise; false when
+/// the fast kernels do not apply (the reference lowering is used then).
+bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
+                     std::vector<lir::Instr> &out);
+/// The call of npucc_gemm_s8_fast for a Gemm/MatMul with a constant 2-D B; false when
+/// it does not apply. B(k, j) = B[k*bRs + j*bCs].
+bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64_t N, int64_t K,
+                       int64_t bRs, int64_t bCs, const ProductQ &q, std::vector<lir::Instr> &out);
+
 Status lowerConvS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr> &out);
 Status lowerMatMulS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr> &out);
 Status lowerBinaryS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr> &out);

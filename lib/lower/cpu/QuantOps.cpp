@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "QuantInternal.h"
 
+#include "../../../runtime/include/npucc_requant.h"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -43,6 +45,24 @@ std::vector<int64_t> bcastStrides(const ir::Shape &in, const ir::Shape &out) {
     s *= in[ii];
   }
   return st;
+}
+
+/// npucc_add_i8's rescaled input, npucc_mul_qmult(((v - zp) << left_shift), mult, shift),
+/// for every int8 v (index v + 128): the tables of npucc_add_s8_fast.
+std::vector<int64_t> addTable(int32_t zp, int32_t leftShift, quant::QuantMultiplier m) {
+  std::vector<int64_t> t;
+  for (int32_t v = -128; v <= 127; ++v) {
+    int32_t s = npucc_sat_i32((int64_t(v) - zp) * (int64_t(1) << leftShift));
+    t.push_back(npucc_mul_qmult(s, m.mult, m.shift));
+  }
+  return t;
+}
+
+int64_t maxAbs(const std::vector<int64_t> &t) {
+  int64_t m = 0;
+  for (int64_t v : t)
+    m = std::max(m, v < 0 ? -v : v);
+  return m;
 }
 
 } // namespace
@@ -80,6 +100,42 @@ Status lowerBinaryS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
   if (shape.size() > 6)
     return nodeErr(n, "broadcast needs more than 6 axes");
   quant::ClampBounds cb = fusedBounds(n, qy);
+  if (ctx.fastKernels()) {
+    // npucc_add_s8_fast: each input's rescaling tabulated (the sum of two entries must
+    // stay in int32, the output stage a right shift); npucc_mul_s8_fast: requantization
+    // words. Bit-exact with npucc_add_s8 / npucc_mul_s8.
+    std::vector<lir::Arg> args = {ctx.buffer(a), ctx.buffer(b), ctx.buffer(y)};
+    std::string callee;
+    if (n.kind == ir::OpKind::Add) {
+      quant::AddParams p = quant::addParams(qa.scale, qb.scale, qy.scale);
+      std::vector<int64_t> ta = addTable(qa.zp, p.leftShift, p.a);
+      std::vector<int64_t> tb = addTable(qb.zp, p.leftShift, p.b);
+      if (p.out.shift >= 0 && p.out.shift <= 31 && maxAbs(ta) + maxAbs(tb) <= INT32_MAX) {
+        callee = "npucc_add_s8_fast";
+        args.push_back(ints(ta));
+        args.push_back(ints(tb));
+        args.push_back(int64_t(p.out.mult));
+        args.push_back(int64_t(p.out.shift));
+      }
+    } else {
+      quant::QuantMultiplier m = quant::quantizeMultiplier(qa.scale * qb.scale / qy.scale);
+      auto w = quant::requantWords(m, quant::Rounding::Exact);
+      callee = "npucc_mul_s8_fast";
+      args.push_back(int64_t(qa.zp));
+      args.push_back(int64_t(qb.zp));
+      args.push_back(ints(std::vector<int64_t>(w.begin(), w.end())));
+    }
+    if (!callee.empty()) {
+      for (int64_t v : {int64_t(qy.zp), int64_t(cb.lo), int64_t(cb.hi), int64_t(shape.size())})
+        args.push_back(v);
+      args.push_back(ints(shape));
+      args.push_back(ints(sa));
+      args.push_back(ints(sb));
+      ctx.useKernelFile("kernels/npucc_eltwise_s8_fast.c");
+      out.push_back(makeCall(n, callee, std::move(args)));
+      return success();
+    }
+  }
   std::vector<lir::Arg> args = {ctx.buffer(a), ctx.buffer(b), ctx.buffer(y), int64_t(qa.zp),
                                 int64_t(qb.zp)};
   std::string callee;
@@ -405,6 +461,14 @@ Status lowerQuantizeBoundary(const ir::Node &n, LowerContext &ctx, std::vector<l
   for (int32_t z : q.zeroPoint)
     if (u8 ? (z < 0 || z > 255) : (z < -128 || z > 127))
       return nodeErr(n, u8 ? "zero point outside uint8" : "zero point outside int8");
+  if (isQ && !u8 && !q.perChannel() && ctx.fastKernels()) {
+    // Per-tensor float -> int8: the rounding by float arithmetic (no libm rintf call).
+    ctx.useKernelFile("kernels/npucc_eltwise_s8_fast.c");
+    out.push_back(makeCall(n, "npucc_quantize_f32_s8_fast",
+                           {ctx.buffer(x), ctx.buffer(y), x->numElements(),
+                            lir::FloatArray{q.scale}, int64_t(q.zeroPoint[0])}));
+    return success();
+  }
   ctx.useKernelFile(u8 ? "kernels/npucc_boundary_s8.c" : "kernels/npucc_quantize.c");
   const char *fn = isQ ? (u8 ? "npucc_quantize_f32_u8" : "npucc_quantize_f32_s8")
                        : (u8 ? "npucc_dequantize_u8_f32" : "npucc_dequantize_s8_f32");

@@ -187,6 +187,11 @@ Status lowerConvS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Instr>
     return std::move(qw.error());
   NPUCC_TRY(checkBias(n, b, M));
   quant::ClampBounds cb = fusedBounds(n, *qy);
+  if (!acc32 && ctx.fastKernels() &&
+      lowerConvS8Fast(n, ctx, ConvGeom{N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT, PL, G},
+                      ProductQ{qx->zp, qy->zp, cb, qx->scale, qy->scale, qw->scale, qw->anyZp},
+                      out))
+    return success();
 
   lir::Instr in = makeCall(n, acc32 ? "npucc_conv2d_s8_acc32" : "npucc_conv2d_s8",
                            {ctx.buffer(x), ctx.buffer(w),
@@ -284,6 +289,10 @@ Status lowerMatMulS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
   NPUCC_TRY(checkBias(n, bias, N));
   quant::ClampBounds cb = fusedBounds(n, *qy);
   int64_t bRs = transB ? 1 : N, bCs = transB ? K : 1;
+  if (!acc32 && ctx.fastKernels() && batch == 1 && bBs == 0 &&
+      lowerMatMulS8Fast(n, ctx, M, N, K, bRs, bCs,
+                        ProductQ{qa->zp, qy->zp, cb, qa->scale, qy->scale, sw, anyZp}, out))
+    return success();
   lir::Instr in = makeCall(n, acc32 ? "npucc_gemm_s8_acc32" : "npucc_gemm_s8",
                            {ctx.buffer(a), ctx.buffer(b),
                             bias ? ctx.buffer(bias) : lir::BufferRef::null(ir::DType::I32),

@@ -1,0 +1,122 @@
+//===- QuantFast.cpp - int8 Conv/Gemm/MatMul onto the fast CPU kernels ----===//
+//
+// With CpuLowerOptions::fastKernels (npucc --cpu-kernels=fast), an int8 Conv or
+// Gemm/MatMul with constant weights, a constant (or no) bias and zero weight zero
+// points calls runtime/kernels/npucc_conv_s8_fast.c or npucc_gemm_s8_fast.c. The
+// compiler does the per-channel work once: the input zero point is folded into
+// the bias (bias_f[m] = bias[m] - x_zp * sum_k w[m][k]) and each channel's
+// multiplier becomes the four npucc_rq32_prep words (quant::requantWords). Both
+// are int32 arrays in the generated C; the weights keep their ONNX layout,
+// whose rows are already the K-contiguous streams the dot products read.
+// Depthwise convolutions copy each output row's input rows, padded with x_zp, to a small
+// scratch so that no tap needs a bounds check.
+// Anything else (grouped non-depthwise, weight zero points, a bias_f outside
+// int32, activations as B) keeps the reference lowering in Quantized.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "QuantInternal.h"
+
+#include "npucc/quant/Rounding.h"
+
+#include <limits>
+
+namespace npucc::lower::qlower {
+namespace {
+
+/// Weight value k of output channel m as int8 (a constant int8 tensor).
+int64_t weightAt(const ir::Value *w, int64_t idx) { return w->constant->data<int8_t>()[idx]; }
+
+/// bias[m] - zp * colsum[m] for every channel; false if one leaves int32.
+bool foldBias(const ir::Value *b, int32_t zp, const std::vector<int64_t> &sums,
+              std::vector<int64_t> &out) {
+  out.clear();
+  for (size_t m = 0; m < sums.size(); ++m) {
+    int64_t bias = b ? int64_t(b->constant->data<int32_t>()[m]) : 0;
+    int64_t v = bias - int64_t(zp) * sums[m];
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      return false;
+    out.push_back(v);
+  }
+  return true;
+}
+
+/// The npucc_rq32_prep words of every output channel (or the one per-tensor one).
+std::vector<int64_t> requantWordsOf(const ir::Node &n, const ProductQ &q) {
+  quant::Rounding r = quant::roundingOf(n);
+  std::vector<int64_t> words;
+  for (double w : q.sw) {
+    // Scales are float32 in the IR: the casts are exact (as in pushMultipliers).
+    quant::QuantMultiplier m = quant::productMultiplier(float(q.sx), float(w), float(q.sy), r);
+    for (int32_t v : quant::requantWords(m, r))
+      words.push_back(v);
+  }
+  return words;
+}
+
+bool constantOperands(const ir::Value *w, const ir::Value *b) {
+  return w && w->isConstant() && w->dtype == ir::DType::I8 && (!b || b->isConstant());
+}
+
+} // namespace
+
+bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
+                     std::vector<lir::Instr> &out) {
+  const ir::Value *x = n.input(0), *w = n.input(1), *b = n.input(2), *y = n.output(0);
+  bool depthwise = g.G == g.C && g.M == g.C && g.G > 1;
+  if (q.anyWeightZp || !constantOperands(w, b) || (g.G != 1 && !depthwise))
+    return false;
+  int64_t K = g.C / g.G * g.KH * g.KW;
+  std::vector<int64_t> sums(size_t(g.M), 0), biasF;
+  for (int64_t m = 0; m < g.M; ++m)
+    for (int64_t k = 0; k < K; ++k)
+      sums[size_t(m)] += weightAt(w, m * K + k);
+  if (!foldBias(b, q.xZp, sums, biasF))
+    return false;
+  std::vector<lir::Arg> args = {ctx.buffer(x), ctx.buffer(w), ints(biasF), ctx.buffer(y)};
+  // Group 1: two output pixels' input patches; depthwise: one output row's KH input rows.
+  lir::BufferRef panel =
+      ctx.scratch(depthwise ? g.KH * ((g.OW - 1) * g.SW + (g.KW - 1) * g.DW + 1) : 2 * K);
+  panel.dtype = ir::DType::I8;
+  args.push_back(panel);
+  lir::Instr in =
+      makeCall(n, depthwise ? "npucc_dwconv2d_s8_fast" : "npucc_conv2d_s8_fast", std::move(args));
+  std::vector<int64_t> dims = {g.N, g.C, g.H, g.W, g.M, g.OH, g.OW, g.KH, g.KW,
+                               g.SH, g.SW, g.DH, g.DW, g.PT, g.PL};
+  if (depthwise)
+    dims.erase(dims.begin() + 4); // no M (= C)
+  for (int64_t v : dims)
+    in.args.push_back(v);
+  for (int64_t v : {int64_t(q.xZp), int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi)})
+    in.args.push_back(v);
+  in.args.push_back(ints(requantWordsOf(n, q)));
+  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+  ctx.useKernelFile("kernels/npucc_conv_s8_fast.c");
+  out.push_back(std::move(in));
+  return true;
+}
+
+bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64_t N, int64_t K,
+                       int64_t bRs, int64_t bCs, const ProductQ &q, std::vector<lir::Instr> &out) {
+  const ir::Value *a = n.input(0), *bw = n.input(1), *y = n.output(0);
+  const ir::Value *bias = n.kind == ir::OpKind::Gemm ? n.input(2) : nullptr;
+  if (q.anyWeightZp || !constantOperands(bw, bias) || bw->shape.size() != 2)
+    return false;
+  std::vector<int64_t> sums(size_t(N), 0), biasF;
+  for (int64_t j = 0; j < N; ++j)
+    for (int64_t k = 0; k < K; ++k)
+      sums[size_t(j)] += weightAt(bw, k * bRs + j * bCs);
+  if (!foldBias(bias, q.xZp, sums, biasF))
+    return false;
+  lir::Instr in = makeCall(n, "npucc_gemm_s8_fast",
+                           {ctx.buffer(a), ctx.buffer(bw), ints(biasF), ctx.buffer(y)});
+  for (int64_t v : {rows, N, K, bRs, bCs, int64_t(q.yZp), int64_t(q.clamp.lo),
+                    int64_t(q.clamp.hi), int64_t(q.sw.size())})
+    in.args.push_back(v);
+  in.args.push_back(ints(requantWordsOf(n, q)));
+  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+  ctx.useKernelFile("kernels/npucc_gemm_s8_fast.c");
+  out.push_back(std::move(in));
+  return true;
+}
+
+} // namespace npucc::lower::qlower

@@ -1,0 +1,195 @@
+/* fast_kernels_check.c - Bare-metal check that the fast int8 kernels (npucc_conv_s8_fast.c,
+ * npucc_gemm_s8_fast.c, npucc_eltwise_s8_fast.c, npucc_rq32_i8) give the reference kernels' bytes on the target
+ * itself: with the Arm DSP (SXTB16/SMLAD) path on Cortex-M4, with -DNPUCC_PORTABLE_ONLY,
+ * and on RV32. Random shapes and data from a fixed xorshift seed; the folded bias and the
+ * requantization words are computed here as the compiler does. Prints PASS or FAIL.
+ * Built and run under QEMU by test/e2e/firmware_test.sh. Test-only. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npucc_conv_s8.h"
+#include "npucc_conv_s8_fast.h"
+#include "npucc_eltwise_s8.h"
+#include "npucc_eltwise_s8_fast.h"
+#include "npucc_gemm_s8.h"
+#include "npucc_gemm_s8_fast.h"
+#include "npucc_quantize.h"
+#include "npucc_requant.h"
+
+static uint32_t st = 2463534242u;
+static uint32_t rnd(void) {
+  st ^= st << 13;
+  st ^= st >> 17;
+  st ^= st << 5;
+  return st;
+}
+static int32_t ri(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static int8_t X[20000], Wt[20000], Y0[40000], Y1[40000], panel[1024];
+static int32_t bias[64], bf[64], mult[64], shift[64], rq[256], scratch[4096];
+
+static void channel(int32_t m, int32_t rounding) {
+  mult[m] = (int32_t)((1u << 30) + (rnd() % (1u << 30)));
+  if (rounding == NPUCC_RQ_FP32)
+    mult[m] &= ~127;
+  shift[m] = ri(-1, 14);
+  npucc_rq32_prep(mult[m], shift[m], rounding, rq + 4 * m);
+}
+
+static int conv_cases(void) {
+  int t, bad = 0;
+  for (t = 0; t < 600; t++) {
+    int32_t rounding = t & 1, dw = t % 3 == 0, N = 1, C = ri(1, 9), H = ri(1, 12), W = ri(1, 12);
+    int32_t KH = ri(1, 3), KW = ri(1, 3), SH = ri(1, 2), SW = ri(1, 2), DH = ri(1, 2), DW = ri(1, 2);
+    int32_t PT = ri(0, 2), PL = ri(0, 2), PB = ri(0, 2), PR = ri(0, 2), M = dw ? C : ri(1, 9);
+    int32_t G = dw ? C : 1, OH, OW, m, k, K, i, xzp = ri(-128, 127), yzp = ri(-128, 127);
+    int32_t lo = -128, hi = 127;
+    if (t % 5 == 0) {
+      KH = KW = 3;
+      DH = DW = 1;
+    }
+    if (t % 7 == 0) {
+      KH = KW = 1;
+      PT = PL = PB = PR = 0;
+      SH = SW = DH = DW = 1;
+    }
+    OH = (H + PT + PB - ((KH - 1) * DH + 1)) / SH + 1;
+    OW = (W + PL + PR - ((KW - 1) * DW + 1)) / SW + 1;
+    if (OH < 1 || OW < 1)
+      continue;
+    if (t % 4 == 1) {
+      lo = ri(-128, 0);
+      hi = ri(lo, 127);
+    }
+    K = (C / G) * KH * KW;
+    for (i = 0; i < N * C * H * W; i++)
+      X[i] = (int8_t)ri(-128, 127);
+    for (i = 0; i < M * K; i++)
+      Wt[i] = (int8_t)ri(-128, 127);
+    for (m = 0; m < M; m++) {
+      int32_t s = 0;
+      bias[m] = ri(-100000, 100000);
+      channel(m, rounding);
+      for (k = 0; k < K; k++)
+        s += Wt[m * K + k];
+      bf[m] = bias[m] - xzp * s;
+    }
+    npucc_conv2d_s8(X, Wt, bias, Y0, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT,
+                    PL, G, xzp, yzp, lo, hi, NULL, mult, shift, rounding);
+    if (dw)
+      npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW, PT,
+                             PL, xzp, yzp, lo, hi, rq, rounding);
+    else
+      npucc_conv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
+                           PT, PL, xzp, yzp, lo, hi, rq, rounding);
+    for (i = 0; i < N * M * OH * OW; i++)
+      if (Y0[i] != Y1[i]) {
+        if (bad++ < 5)
+          printf("conv case %d (depthwise %d) output %d: %d, reference %d\n", t, (int)dw, (int)i,
+                 Y1[i], Y0[i]);
+        break;
+      }
+  }
+  return bad;
+}
+
+static int gemm_cases(void) {
+  int t, bad = 0;
+  for (t = 0; t < 600; t++) {
+    int32_t rounding = t & 1, rows = ri(1, 5), N = ri(1, 13), K = ri(1, 70), tr = t % 2 == 0;
+    int32_t per = t % 3 ? N : 1, i, j, k, azp = ri(-128, 127), yzp = ri(-128, 127);
+    for (i = 0; i < rows * K; i++)
+      X[i] = (int8_t)ri(-128, 127);
+    for (i = 0; i < N * K; i++)
+      Wt[i] = (int8_t)ri(-128, 127);
+    for (j = 0; j < per; j++)
+      channel(j, rounding);
+    for (j = 0; j < N; j++) {
+      int32_t s = 0;
+      bias[j] = ri(-100000, 100000);
+      for (k = 0; k < K; k++)
+        s += Wt[tr ? j * K + k : k * N + j];
+      bf[j] = bias[j] - azp * s;
+    }
+    npucc_gemm_s8(X, Wt, bias, Y0, scratch, 1, rows, N, K, 0, tr ? 1 : N, tr ? K : 1, azp, yzp,
+                  -128, 127, per, NULL, mult, shift, rounding);
+    npucc_gemm_s8_fast(X, Wt, bf, Y1, rows, N, K, tr ? 1 : N, tr ? K : 1, yzp, -128, 127, per, rq,
+                       rounding);
+    for (i = 0; i < rows * N; i++)
+      if (Y0[i] != Y1[i]) {
+        if (bad++ < 5)
+          printf("gemm case %d output %d: %d, reference %d\n", t, (int)i, Y1[i], Y0[i]);
+        break;
+      }
+  }
+  return bad;
+}
+
+/* Add (tables as the compiler builds them), Mul and float QuantizeLinear near ties. */
+static int elementwise_cases(void) {
+  static float F[2048];
+  int t, bad = 0, i;
+  for (t = 0; t < 600; t++) {
+    int32_t azp = ri(-128, 127), bzp = ri(-128, 127), ozp = ri(-128, 127), lo = -128, hi = 127;
+    int32_t am = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t bm = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t om = (int32_t)((1u << 30) + rnd() % (1u << 30));
+    int32_t ash = ri(0, 3), bsh = ri(0, 3), osh = ri(0, 31), ta[256], tb[256], rqw[4];
+    int32_t shape[2], as[2], bs[2], n;
+    float s = ldexpf(1.0f + (float)ri(0, 1000) / 1000.0f, -ri(1, 10));
+    shape[0] = ri(1, 7);
+    shape[1] = ri(1, 40);
+    n = shape[0] * shape[1];
+    as[0] = shape[1];
+    as[1] = 1;
+    bs[0] = (t & 1) ? shape[1] : 0;
+    bs[1] = (t & 2) ? 1 : 0;
+    if (t % 4 == 1) {
+      lo = ri(-128, 0);
+      hi = ri(lo, 127);
+    }
+    for (i = 0; i < n; i++) {
+      X[i] = (int8_t)ri(-128, 127);
+      Wt[i] = (int8_t)ri(-128, 127);
+    }
+    for (i = 0; i < 256; i++) {
+      ta[i] = npucc_mul_qmult((i - 128 - azp) * (1 << 20), am, ash);
+      tb[i] = npucc_mul_qmult((i - 128 - bzp) * (1 << 20), bm, bsh);
+    }
+    npucc_add_s8(X, Wt, Y0, azp, bzp, 20, am, ash, bm, bsh, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    npucc_add_s8_fast(X, Wt, Y1, ta, tb, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("add case %d\n", t);
+    osh = ri(-2, 14);
+    npucc_rq32_prep(om, osh, NPUCC_RQ_EXACT, rqw);
+    npucc_mul_s8(X, Wt, Y0, azp, bzp, om, osh, ozp, lo, hi, 2, shape, as, bs);
+    npucc_mul_s8_fast(X, Wt, Y1, azp, bzp, rqw, ozp, lo, hi, 2, shape, as, bs);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("mul case %d\n", t);
+    for (i = 0; i < n; i++) {
+      float half = ((float)ri(-600, 600) + 0.5f) * s;
+      int k = ri(0, 4);
+      F[i] = k == 0 ? half : (k == 1 ? nextafterf(half, 0.0f) : (float)ri(-100000, 100000) * s / 997.0f);
+      if (k == 2)
+        F[i] = (float)ri(-3, 3) * 1e30f;
+    }
+    F[0] = NAN;
+    npucc_quantize_f32_s8(F, Y0, 1, 1, n, &s, &ozp);
+    npucc_quantize_f32_s8_fast(F, Y1, n, &s, ozp);
+    if (memcmp(Y0, Y1, (size_t)n) && bad++ < 5)
+      printf("quantize case %d\n", t);
+  }
+  return bad;
+}
+
+int main(void) {
+  int bad = conv_cases() + gemm_cases() + elementwise_cases();
+#if defined(__ARM_FEATURE_DSP) && !defined(NPUCC_PORTABLE_ONLY)
+  const char *path = "dsp";
+#else
+  const char *path = "portable";
+#endif
+  printf("fast kernels (%s path): %d mismatching cases\n%s\n", path, bad, bad ? "FAIL" : "PASS");
+  return bad != 0;
+}

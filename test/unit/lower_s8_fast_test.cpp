@@ -1,0 +1,392 @@
+//===- lower_s8_fast_test.cpp - fast int8 Conv/Gemm kernels vs reference ---===//
+//
+// Property test over random shapes (fixed seed): each int8 Conv (group 1,
+// depthwise, 1x1, 3x3, odd channel counts, strides 1-2, symmetric and
+// asymmetric pads, dilations, tiny and larger planes) and Gemm/MatMul
+// ([N][K] and [K][N] weights, 1..5 rows, per-tensor and per-channel scales) is
+// lowered twice, with LowerContext::fastKernels() false (npucc_conv2d_s8 /
+// npucc_gemm_s8, the reference) and true (npucc_*_s8_fast with the bias folded
+// and npucc_rq32_prep words precomputed by the lowering), in both requantization
+// roundings; the two int8 outputs must be identical. The kernels are the host
+// C builds (npucc_kernels_host); their Arm DSP path is compared the same way
+// under QEMU by the firmware tier.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include "npucc/ir/Graph.h"
+#include "npucc/lower/QuantLowering.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "../../runtime/kernels/npucc_conv_s8.h"
+#include "../../runtime/kernels/npucc_conv_s8_fast.h"
+#include "../../runtime/kernels/npucc_eltwise_s8.h"
+#include "../../runtime/kernels/npucc_eltwise_s8_fast.h"
+#include "../../runtime/kernels/npucc_gemm_s8.h"
+#include "../../runtime/kernels/npucc_gemm_s8_fast.h"
+#include "../../runtime/kernels/npucc_quantize.h"
+}
+
+namespace {
+
+namespace ir = npucc::ir;
+namespace lir = npucc::lir;
+
+std::mt19937 &rng() {
+  static std::mt19937 r(4711);
+  return r;
+}
+int32_t rint_(int32_t lo, int32_t hi) {
+  return std::uniform_int_distribution<int32_t>(lo, hi)(rng());
+}
+
+/// One host buffer per value and per scratch request.
+class HostContext : public npucc::lower::LowerContext {
+public:
+  explicit HostContext(bool fast) : Fast(fast) {}
+  bool Fast;
+  std::map<const ir::Value *, int> Ids;
+  std::vector<std::vector<uint8_t>> Mem;
+  std::vector<std::string> Files;
+  lir::BufferRef buffer(const ir::Value *v) override {
+    auto it = Ids.find(v);
+    if (it == Ids.end()) {
+      it = Ids.emplace(v, int(Mem.size())).first;
+      Mem.emplace_back(v->byteSize(), 0);
+      if (v->constant)
+        Mem.back() = v->constant->bytes();
+    }
+    return lir::BufferRef{lir::Region::Input, it->second, 0, int64_t(v->byteSize()), v->dtype};
+  }
+  lir::BufferRef scratch(int64_t bytes) override {
+    Mem.emplace_back(size_t(bytes), 0);
+    return lir::BufferRef{lir::Region::Input, int(Mem.size() - 1), 0, bytes, ir::DType::I32};
+  }
+  void useKernelFile(const std::string &p) override { Files.push_back(p); }
+  bool fastKernels() const override { return Fast; }
+  template <typename T> T *ptr(const ir::Value *v) {
+    return reinterpret_cast<T *>(Mem[size_t(buffer(v).index)].data());
+  }
+};
+
+void run(HostContext &ctx, const lir::Instr &in) {
+  std::vector<std::vector<int32_t>> arrs;
+  arrs.reserve(8);
+  auto P = [&](size_t i) -> void * {
+    const auto &b = std::get<lir::BufferRef>(in.args[i]);
+    return b.isNull() ? nullptr : ctx.Mem[size_t(b.index)].data();
+  };
+  auto I = [&](size_t i) { return int32_t(std::get<int64_t>(in.args[i])); };
+  auto A = [&](size_t i) -> const int32_t * {
+    const auto &v = std::get<lir::IntArray>(in.args[i]).values;
+    if (v.empty())
+      return nullptr;
+    arrs.emplace_back(v.begin(), v.end());
+    return arrs.back().data();
+  };
+  auto S = [&](size_t i) { return static_cast<int8_t *>(P(i)); };
+  auto W = [&](size_t i) { return static_cast<int32_t *>(P(i)); };
+  if (in.callee == "npucc_conv2d_s8") {
+    ASSERT_EQ(in.args.size(), 29u);
+    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                    I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22), I(23),
+                    I(24), A(25), A(26), A(27), I(28));
+  } else if (in.callee == "npucc_conv2d_s8_fast") {
+    ASSERT_EQ(in.args.size(), 26u);
+    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
+                         I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21),
+                         I(22), I(23), A(24), I(25));
+  } else if (in.callee == "npucc_dwconv2d_s8_fast") {
+    ASSERT_EQ(in.args.size(), 25u);
+    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10),
+                           I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20),
+                           I(21), I(22), A(23), I(24));
+  } else if (in.callee == "npucc_gemm_s8") {
+    ASSERT_EQ(in.args.size(), 21u);
+    npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                  I(13), I(14), I(15), I(16), A(17), A(18), A(19), I(20));
+  } else if (in.callee == "npucc_gemm_s8_fast") {
+    ASSERT_EQ(in.args.size(), 15u);
+    npucc_gemm_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
+                       I(12), A(13), I(14));
+  } else if (in.callee == "npucc_add_s8") {
+    ASSERT_EQ(in.args.size(), 19u);
+    npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
+                 I(13), I(14), I(15), A(16), A(17), A(18));
+  } else if (in.callee == "npucc_add_s8_fast") {
+    ASSERT_EQ(in.args.size(), 14u);
+    npucc_add_s8_fast(S(0), S(1), S(2), A(3), A(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11),
+                      A(12), A(13));
+  } else if (in.callee == "npucc_mul_s8") {
+    ASSERT_EQ(in.args.size(), 14u);
+    npucc_mul_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11), A(12),
+                 A(13));
+  } else if (in.callee == "npucc_mul_s8_fast") {
+    ASSERT_EQ(in.args.size(), 13u);
+    npucc_mul_s8_fast(S(0), S(1), S(2), I(3), I(4), A(5), I(6), I(7), I(8), I(9), A(10), A(11),
+                      A(12));
+  } else if (in.callee == "npucc_quantize_f32_s8" || in.callee == "npucc_quantize_f32_s8_fast") {
+    const auto &fa = std::get<lir::FloatArray>(in.args[in.callee.size() > 21 ? 3 : 5]).values;
+    const float *X = static_cast<const float *>(P(0));
+    if (in.callee.size() > 21) {
+      ASSERT_EQ(in.args.size(), 5u);
+      npucc_quantize_f32_s8_fast(X, S(1), I(2), fa.data(), I(4));
+    } else {
+      ASSERT_EQ(in.args.size(), 7u);
+      npucc_quantize_f32_s8(X, S(1), I(2), I(3), I(4), fa.data(), A(6));
+    }
+  } else {
+    FAIL() << "no host runner for " << in.callee;
+  }
+}
+
+ir::Value *qval(ir::Graph &g, const std::string &name, ir::Shape s, float scale, int32_t zp) {
+  ir::Value *v = g.addValue(name, ir::DType::I8, std::move(s));
+  v->quant = ir::QuantParams{{scale}, {zp}, 0};
+  return v;
+}
+
+int32_t randZp() {
+  int k = rint_(0, 3);
+  return k == 0 ? -128 : (k == 1 ? 127 : rint_(-128, 127));
+}
+
+/// A random scale in [2^-12, 2^-2] (float32).
+float randScale() { return float(std::ldexp(1.0 + rint_(0, 1000) / 1000.0, -rint_(2, 12))); }
+
+/// Lowers node `n` of `g` in both modes, runs each on the same input and compares.
+/// Returns the fast mode's callee.
+std::string compareModes(const ir::Node &n, const ir::Value *x, const ir::Value *y) {
+  std::vector<int8_t> in(size_t(x->numElements()));
+  for (auto &v : in)
+    v = int8_t(rint_(-128, 127));
+  std::vector<int8_t> outs[2];
+  std::string callee;
+  for (int fast = 0; fast < 2; ++fast) {
+    HostContext ctx(fast != 0);
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(n, ctx, out);
+    EXPECT_TRUE(bool(st)) << st.error().str();
+    if (!st || out.size() != 1)
+      return "";
+    std::copy(in.begin(), in.end(), ctx.ptr<int8_t>(x));
+    run(ctx, out[0]);
+    const int8_t *yp = ctx.ptr<int8_t>(y);
+    outs[fast].assign(yp, yp + y->numElements());
+    if (fast)
+      callee = out[0].callee;
+    else
+      EXPECT_TRUE(out[0].callee == "npucc_conv2d_s8" || out[0].callee == "npucc_gemm_s8");
+  }
+  EXPECT_EQ(outs[0], outs[1]) << n.name << " via " << callee;
+  return callee;
+}
+
+void setRounding(ir::Node *n, int r) {
+  if (r)
+    n->attrs["requant"] = std::string("fp32");
+}
+
+TEST(LowerS8Fast, ConvRandomShapesMatchReference) {
+  int fastConv = 0, fastDw = 0, reference = 0;
+  for (int t = 0; t < 400; ++t) {
+    int kind = t % 5; // 0 general, 1 depthwise, 2 1x1, 3 3x3, 4 grouped or weight zero points
+    int32_t C = rint_(1, 9), H = rint_(1, 11), W = rint_(1, 11), M = rint_(1, 9), G = 1;
+    int32_t KH = rint_(1, 3), KW = rint_(1, 3), SH = rint_(1, 2), SW = rint_(1, 2);
+    int32_t DH = rint_(1, 2), DW = rint_(1, 2);
+    std::vector<int64_t> pads = {rint_(0, 2), rint_(0, 2), rint_(0, 2), rint_(0, 2)};
+    bool wzp = false;
+    if (kind == 1)
+      G = M = C = rint_(2, 9);
+    if (kind == 2) {
+      KH = KW = 1;
+      pads = {0, 0, 0, 0};
+    }
+    if (kind == 3)
+      KH = KW = 3;
+    if (kind == 4) {
+      if (t % 2) {
+        C = 2 * rint_(2, 4); // 4..8 input channels in 2 groups: not depthwise
+        M = 2 * rint_(1, 4);
+        G = 2;
+      } else {
+        wzp = true;
+      }
+    }
+    if (t % 37 == 0) { // a larger plane (and more channels unless grouped)
+      H = W = rint_(12, 20);
+      if (kind != 1 && kind != 4) {
+        C = rint_(8, 24);
+        M = rint_(8, 24);
+      }
+    }
+    int32_t OH = (H + int32_t(pads[0] + pads[2]) - ((KH - 1) * DH + 1)) / SH + 1;
+    int32_t OW = (W + int32_t(pads[1] + pads[3]) - ((KW - 1) * DW + 1)) / SW + 1;
+    if (OH < 1 || OW < 1)
+      continue;
+    ir::Graph g;
+    ir::Value *x = qval(g, "x", {1, C, H, W}, randScale(), randZp());
+    ir::Tensor wt(ir::DType::I8, {M, C / G, KH, KW}), bt(ir::DType::I32, {M});
+    for (int64_t i = 0; i < wt.numElements(); ++i)
+      wt.data<int8_t>()[i] = int8_t(rint_(-127, 127));
+    for (int64_t i = 0; i < M; ++i)
+      bt.data<int32_t>()[i] = rint_(-30000, 30000);
+    ir::Value *w = g.addConstant("w", wt), *b = g.addConstant("b", bt);
+    std::vector<float> sw;
+    std::vector<int32_t> zw;
+    for (int32_t m = 0; m < M; ++m) {
+      sw.push_back(randScale());
+      zw.push_back(wzp ? rint_(-3, 3) | 1 : 0);
+    }
+    w->quant = ir::QuantParams{sw, zw, 0};
+    ir::Value *y = qval(g, "y", {1, M, OH, OW}, randScale() * 8, randZp());
+    ir::Node *n = g.addNode(ir::OpKind::Conv, "conv" + std::to_string(t), {x, w, b}, {y});
+    n->attrs["kernel_shape"] = std::vector<int64_t>{KH, KW};
+    n->attrs["strides"] = std::vector<int64_t>{SH, SW};
+    n->attrs["pads"] = pads;
+    n->attrs["dilations"] = std::vector<int64_t>{DH, DW};
+    n->attrs["group"] = int64_t(G);
+    if (t % 3 == 0) {
+      n->attrs["act_min"] = 0.0f;
+      n->attrs["act_max"] = 6.0f;
+    }
+    setRounding(n, t % 2);
+    std::string callee = compareModes(*n, x, y);
+    if (kind == 4) {
+      EXPECT_EQ(callee, "npucc_conv2d_s8") << "grouped / weight zero points stay on the reference";
+      ++reference;
+    } else if (kind == 1) {
+      EXPECT_EQ(callee, "npucc_dwconv2d_s8_fast");
+      ++fastDw;
+    } else {
+      EXPECT_EQ(callee, "npucc_conv2d_s8_fast");
+      ++fastConv;
+    }
+  }
+  EXPECT_GT(fastConv, 150);
+  EXPECT_GT(fastDw, 50);
+  EXPECT_GT(reference, 50);
+}
+
+TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {
+  for (int t = 0; t < 300; ++t) {
+    bool gemm = t % 2 == 0, perChannel = t % 3 != 0;
+    int32_t rows = rint_(1, 5), K = rint_(1, 70), N = rint_(1, 13);
+    ir::Graph g;
+    ir::Value *a = qval(g, "a", {rows, K}, randScale(), randZp());
+    ir::Tensor bt(ir::DType::I8, gemm ? ir::Shape{N, K} : ir::Shape{K, N});
+    for (int64_t i = 0; i < bt.numElements(); ++i)
+      bt.data<int8_t>()[i] = int8_t(rint_(-127, 127));
+    ir::Value *bw = g.addConstant("b", bt);
+    std::vector<float> sw;
+    for (int32_t j = 0; j < (perChannel ? N : 1); ++j)
+      sw.push_back(randScale());
+    bw->quant = ir::QuantParams{sw, std::vector<int32_t>(sw.size(), 0), gemm ? 0 : 1};
+    ir::Value *y = qval(g, "y", {rows, N}, randScale() * 8, randZp());
+    std::vector<ir::Value *> ins = {a, bw};
+    if (gemm) {
+      ir::Tensor ct(ir::DType::I32, {N});
+      for (int64_t i = 0; i < N; ++i)
+        ct.data<int32_t>()[i] = rint_(-30000, 30000);
+      ins.push_back(g.addConstant("c", ct));
+    }
+    ir::Node *n = g.addNode(gemm ? ir::OpKind::Gemm : ir::OpKind::MatMul,
+                            "mm" + std::to_string(t), ins, {y});
+    if (gemm)
+      n->attrs["transB"] = int64_t(1);
+    setRounding(n, (t / 2) % 2);
+    EXPECT_EQ(compareModes(*n, a, y), "npucc_gemm_s8_fast");
+  }
+}
+
+/// Lowers `n` both ways, runs them on `fill`ed inputs, returns the fast callee; the int8
+/// outputs must be identical.
+template <typename Fill>
+std::string compareElementwise(const ir::Node &n, const ir::Value *y, Fill fill) {
+  std::vector<int8_t> outs[2];
+  std::string callee;
+  for (int fast = 0; fast < 2; ++fast) {
+    HostContext ctx(fast != 0);
+    std::vector<lir::Instr> out;
+    auto st = npucc::lower::lowerQuantizedNode(n, ctx, out);
+    EXPECT_TRUE(bool(st)) << st.error().str();
+    if (!st || out.size() != 1)
+      return "";
+    fill(ctx);
+    run(ctx, out[0]);
+    const int8_t *yp = ctx.ptr<int8_t>(y);
+    outs[fast].assign(yp, yp + y->numElements());
+    if (fast)
+      callee = out[0].callee;
+  }
+  EXPECT_EQ(outs[0], outs[1]) << n.name << " via " << callee;
+  return callee;
+}
+
+TEST(LowerS8Fast, AddMulBroadcastMatchReference) {
+  for (int t = 0; t < 300; ++t) {
+    bool add = t % 2 == 0;
+    int32_t d0 = rint_(1, 5), d1 = rint_(1, 9), d2 = rint_(1, 17);
+    ir::Graph g;
+    ir::Value *a = qval(g, "a", {d0, d1, d2}, randScale() * 16, randZp());
+    ir::Shape bs = {d0, d1, d2};
+    if (t % 3 == 1)
+      bs = {d1, 1}; // broadcast along the last axis
+    if (t % 3 == 2)
+      bs = {d2};
+    ir::Value *b = qval(g, "b", bs, randScale() * 16, randZp());
+    ir::Value *y = qval(g, "y", {d0, d1, d2}, randScale() * 16, randZp());
+    ir::Node *n = g.addNode(add ? ir::OpKind::Add : ir::OpKind::Mul, "e" + std::to_string(t),
+                            {a, b}, {y});
+    if (t % 4 == 1) {
+      n->attrs["act_min"] = 0.0f;
+      n->attrs["act_max"] = 6.0f;
+    }
+    std::vector<int8_t> va(size_t(a->numElements())), vb(size_t(b->numElements()));
+    for (auto *vec : {&va, &vb})
+      for (auto &v : *vec)
+        v = int8_t(rint_(-128, 127));
+    std::string callee = compareElementwise(*n, y, [&](HostContext &ctx) { // same data twice
+      std::copy(va.begin(), va.end(), ctx.ptr<int8_t>(a));
+      std::copy(vb.begin(), vb.end(), ctx.ptr<int8_t>(b));
+    });
+    EXPECT_EQ(callee, add ? "npucc_add_s8_fast" : "npucc_mul_s8_fast");
+  }
+}
+
+TEST(LowerS8Fast, QuantizeLinearMatchesReferenceOnTiesAndExtremes) {
+  for (int t = 0; t < 200; ++t) {
+    ir::Graph g;
+    int32_t len = rint_(1, 300);
+    ir::Value *x = g.addValue("x", ir::DType::F32, {1, len});
+    float s = randScale();
+    ir::Value *y = qval(g, "y", {1, len}, s, randZp());
+    ir::Node *n = g.addNode(ir::OpKind::QuantizeLinear, "q" + std::to_string(t), {x}, {y});
+    std::vector<float> xs(static_cast<size_t>(len));
+    for (auto &v : xs) {
+      float half = (float(rint_(-600, 600)) + 0.5f) * s; // near a rounding tie
+      switch (rint_(0, 5)) {
+      case 0: v = half; break;
+      case 1: v = std::nextafter(half, 0.0f); break;
+      case 2: v = std::nextafter(half, 1e9f); break;
+      case 3: v = float(rint_(-3, 3)) * 1e30f; break;
+      default: v = float(rint_(-100000, 100000)) * s / 997.0f; break;
+      }
+    }
+    xs[0] = std::numeric_limits<float>::quiet_NaN();
+    if (len > 1)
+      xs[1] = -std::numeric_limits<float>::infinity();
+    std::string callee = compareElementwise(*n, y, [&](HostContext &ctx) { // same data twice
+      std::copy(xs.begin(), xs.end(), ctx.ptr<float>(x));
+    });
+    EXPECT_EQ(callee, "npucc_quantize_f32_s8_fast");
+  }
+}
+
+} // namespace
