@@ -156,6 +156,40 @@ if "$npucc" check "$src/test/e2e/bad/canon/shape_chain_reshape" > "$tmp/dyn.log"
    && grep -q "note: input 'x' \[N,3,4\] bound to 2x3x4 from the first data set" "$tmp/dyn.log" \
    && grep -q "shape_chain_reshape: PASS" "$tmp/dyn.log"; then ok "check binds dynamic dims from the data set"
 else bad "check with dynamic dims:"; sed 's/^/    /' "$tmp/dyn.log" | head -5; fi
+# Issue 13: check with NaN and infinity on either side. y = x / d with x = [2, 1, 0, -1],
+# d = [1, 0, 0, 0] computes [2, inf, NaN, -inf]: the true golden output passes (NaN matches
+# NaN, inf the same inf); each doctored golden output fails even with a huge tolerance.
+"$py" - "$tmp/naninf" <<'PYEOF'
+import os, sys, numpy as np, onnx, onnx.numpy_helper as nh
+from onnx import helper, TensorProto
+base = sys.argv[1]
+g = helper.make_graph([helper.make_node("Div", ["x", "d"], ["y"])], "naninf",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    [nh.from_array(np.array([[1, 0, 0, 0]], np.float32), "d")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+x = np.array([[2, 1, 0, -1]], np.float32)
+golden = {"ok": [2, np.inf, np.nan, -np.inf],
+          "got_nan_ref_finite": [2, np.inf, 0, -np.inf],
+          "got_finite_ref_nan": [np.nan, np.inf, np.nan, -np.inf],
+          "got_inf_ref_minus_inf": [2, -np.inf, np.nan, -np.inf],
+          "got_inf_ref_finite": [2, 1e30, np.nan, -np.inf],
+          "got_finite_ref_inf": [np.inf, np.inf, np.nan, -np.inf]}
+for name, y in golden.items():
+    d = os.path.join(base, name, "test_data_set_0")
+    os.makedirs(d)
+    onnx.save(m, os.path.join(base, name, "model.onnx"))
+    open(os.path.join(d, "input_0.pb"), "wb").write(nh.from_array(x, "x").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        nh.from_array(np.array([y], np.float32), "y").SerializeToString())
+PYEOF
+if "$npucc" check "$tmp/naninf/ok" > "$tmp/ni.log" 2>&1 && grep -q "^ok: PASS" "$tmp/ni.log"; then
+  ok "check: NaN vs NaN and inf vs the same inf pass"
+else bad "check with NaN/inf in both outputs:"; sed 's/^/    /' "$tmp/ni.log" | head -5; fi
+for c in got_nan_ref_finite got_finite_ref_nan got_inf_ref_minus_inf got_inf_ref_finite got_finite_ref_inf; do
+  expect_error "check must FAIL: $c" "^$c: FAIL" sh -c '"$0" check "$1" --tolerance 1e6 1>&2' \
+    "$npucc" "$tmp/naninf/$c"
+done
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \
