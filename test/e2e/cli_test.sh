@@ -190,6 +190,18 @@ for c in got_nan_ref_finite got_finite_ref_nan got_inf_ref_minus_inf got_inf_ref
   expect_error "check must FAIL: $c" "^$c: FAIL" sh -c '"$0" check "$1" --tolerance 1e6 1>&2' \
     "$npucc" "$tmp/naninf/$c"
 done
+# Issue 13: the float packed GEMM's K-blocking (NPUCC_GEMM_KC = 256) end to end. A model with
+# a Conv of K = 64*3*3 = 576, a strided Conv of K = 288 and a Gemm of K = 300
+# (scripts/make_kblock_model.py; golden output from a float64 numpy convolution written there)
+# must match within 1e-4, on the CPU and also as compiled for the default NPU target (float
+# stays on the CPU kernels there).
+if "$py" "$src/scripts/make_kblock_model.py" "$tmp/kblock" > "$tmp/kb.log" 2>&1 \
+   && "$npucc" check "$tmp/kblock" --tolerance 1e-4 --target cpu >> "$tmp/kb.log" 2>&1 \
+   && grep -q "^kblock: PASS" "$tmp/kb.log" \
+   && "$npucc" check "$tmp/kblock" --tolerance 1e-4 > "$tmp/kb2.log" 2>&1 \
+   && grep -q "^kblock: PASS" "$tmp/kb2.log"; then
+  ok "check: Conv K=576/288 and Gemm K=300 (packed GEMM K-blocking) match a numpy reference"
+else bad "check of the K > 256 model:"; cat "$tmp/kb.log" "$tmp/kb2.log" 2>/dev/null | sed 's/^/    /' | head -8; fi
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \
