@@ -202,6 +202,16 @@ if "$py" "$src/scripts/make_kblock_model.py" "$tmp/kblock" > "$tmp/kb.log" 2>&1 
    && grep -q "^kblock: PASS" "$tmp/kb2.log"; then
   ok "check: Conv K=576/288 and Gemm K=300 (packed GEMM K-blocking) match a numpy reference"
 else bad "check of the K > 256 model:"; cat "$tmp/kb.log" "$tmp/kb2.log" 2>/dev/null | sed 's/^/    /' | head -8; fi
+# The NPU path end to end in a fast tier (mutation testing found that emitter bugs - a wait
+# on the wrong engine, parameter state shared between engines - passed every fast tier):
+# the bundled int8 model compiled for three NPUs, run on their simulators (which fail a run
+# on any race), bit-exact with the integer interpreter and within the golden tolerance.
+for t in npu-default npu-small "$src/test/target/npu-queue.json"; do
+  if "$npucc" check "$src/models/tinycnn_int8" --target "$t" --interp-check on > "$tmp/npu.log" 2>&1 \
+     && grep -q "^tinycnn_int8: PASS" "$tmp/npu.log"; then
+    ok "check tinycnn_int8 on $(basename "$t" .json) (NPU simulator)"
+  else bad "check tinycnn_int8 --target $t:"; sed 's/^/    /' "$tmp/npu.log" | tail -5; fi
+done
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \
