@@ -146,7 +146,8 @@ survived=0
 stillborn=0
 survivors=()
 : > "$log_dir/results.tsv"
-while IFS=$'\t' read -r idx file tiers orig repl desc; do
+# The list is read on fd 3: the build and the tiers must not eat it from stdin.
+while IFS=$'\t' read -r -u 3 idx file tiers orig repl desc; do
   if [ -n "$only" ] && [[ "$only" != *",$idx,"* ]]; then
     continue
   fi
@@ -187,7 +188,7 @@ while IFS=$'\t' read -r idx file tiers orig repl desc; do
     printf '#%-3s SURVIVED (%s)%*s %4ss  %s: %s\n' "$idx" "$tiers" 1 "" "$secs" "$file" "$desc"
     printf '%s\tsurvived\t%s\t%s\t%s\n' "$idx" "$tiers" "$file" "$desc" >> "$log_dir/results.tsv"
   fi
-done < "$work/list.tsv"
+done 3< "$work/list.tsv"
 
 echo "rebuilding the restored tree"
 cmake --build "$build" -j 2 > "$log_dir/restore.build.log" 2>&1 ||
