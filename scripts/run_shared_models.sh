@@ -9,8 +9,12 @@
 #   Extra flags (e.g. --cc "gcc -fsanitize=address,undefined") go to every `npucc check`;
 #   a later --tolerance overrides the default 1e-4.
 #   --quant: the six quantized shared models instead (no models/*), checked with
-#   --tolerance-steps 1 --interp-check on (golden within one quantization step AND
-#   bit-exact with npucc's integer interpreter); exits 77 (skipped) without the folder.
+#   --tolerance-steps 0 --interp-check on (EXACTLY the golden output, 0 quantization
+#   steps, AND bit-exact with npucc's integer interpreter); exits 77 (skipped) without the
+#   folder. 0 steps is a regression bound: all six are at 0 steps today, so a change in the
+#   shared integer arithmetic (npucc_requant.h, which the generated C and the interpreter
+#   both use, so they cannot disagree) shows up against the golden outputs. `npucc check`'s
+#   own default stays 1 step; a later --tolerance-steps overrides the 0 here.
 # Models whose graph inputs have symbolic dims get --shape NAME=DIMS from test_data_set_0.
 # Prints one line per model and a final summary line
 #   shared models: N passed, M failed
@@ -57,7 +61,7 @@ check_flags=(--tolerance 1e-4)
 label="shared models"
 if [ "$quant" -eq 1 ]; then
   shared_models=("${quant_models[@]}")
-  check_flags=(--tolerance 1e-4 --tolerance-steps 1 --interp-check on)
+  check_flags=(--tolerance 1e-4 --tolerance-steps 0 --interp-check on)
   label="quant models"
   if [ ! -d "$shared" ]; then
     echo "note: shared models dir '$shared' does not exist: quantized models skipped"

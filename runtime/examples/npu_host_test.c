@@ -22,6 +22,9 @@
  *   race      no wait between the input DMA and the convolution: the simulator
  *             reports the race (or, on an NPU whose DMA and compute never
  *             overlap, the busy engine);
+ *   waw       no wait for the convolution before a DMA into its output buffer
+ *             (write after write): the simulator reports the race (or the busy
+ *             engine);
  *   badparam  a convolution whose input height no field can hold: the command
  *             layer refuses to issue it;
  *   timeout   the wait for the convolution gets a single status poll;
@@ -156,6 +159,7 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   int race = strcmp(mode, "race") == 0, badparam = strcmp(mode, "badparam") == 0;
   int timeout = strcmp(mode, "timeout") == 0, fault = strcmp(mode, "fault") == 0;
+  int waw = strcmp(mode, "waw") == 0;
   int per_channel = (d->ops[NPUCC_KIND_CONV].requant & NPUCC_RQ_PER_CHANNEL) != 0;
   int o, rc, mismatches = 0;
   int32_t mult[COUT], shift[COUT];
@@ -237,8 +241,14 @@ int main(int argc, char **argv) {
     p[NPUCC_P_REQUANT_MULT] = mult[0];
     p[NPUCC_P_REQUANT_SHIFT] = shift[0];
   }
-  if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK ||
-      wait_for(NPUCC_ENGINE_COMPUTE, timeout ? 1u : POLLS, "wait conv") != NPUCC_OK)
+  if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK)
+    goto done;
+  if (waw) {
+    /* The convolution has not been waited for: this DMA overwrites its output. */
+    (void)dma(in_s, out_d, sizeof input, 1);
+    goto done;
+  }
+  if (wait_for(NPUCC_ENGINE_COMPUTE, timeout ? 1u : POLLS, "wait conv") != NPUCC_OK)
     goto done;
   if (dma(out_d, out_s, sizeof output, 1) != NPUCC_OK)
     goto done;
@@ -252,7 +262,7 @@ done:
     printf("%s: simulator error at command %d: %s\n", d->name, npucc_sim_error_command(sim),
            npucc_sim_error(sim));
     rc = 1;
-  } else if (race) {
+  } else if (race || waw) {
     printf("%s: the missing wait was NOT caught\n", d->name);
     rc = 3;
   }

@@ -163,6 +163,62 @@ if "$npucc" check "$src/test/e2e/bad/canon/shape_chain_reshape" > "$tmp/dyn.log"
    && grep -q "note: input 'x' \[N,3,4\] bound to 2x3x4 from the first data set" "$tmp/dyn.log" \
    && grep -q "shape_chain_reshape: PASS" "$tmp/dyn.log"; then ok "check binds dynamic dims from the data set"
 else bad "check with dynamic dims:"; sed 's/^/    /' "$tmp/dyn.log" | head -5; fi
+# Issue 13: check with NaN and infinity on either side. y = x / d with x = [2, 1, 0, -1],
+# d = [1, 0, 0, 0] computes [2, inf, NaN, -inf]: the true golden output passes (NaN matches
+# NaN, inf the same inf); each doctored golden output fails even with a huge tolerance.
+"$py" - "$tmp/naninf" <<'PYEOF'
+import os, sys, numpy as np, onnx, onnx.numpy_helper as nh
+from onnx import helper, TensorProto
+base = sys.argv[1]
+g = helper.make_graph([helper.make_node("Div", ["x", "d"], ["y"])], "naninf",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    [nh.from_array(np.array([[1, 0, 0, 0]], np.float32), "d")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+x = np.array([[2, 1, 0, -1]], np.float32)
+golden = {"ok": [2, np.inf, np.nan, -np.inf],
+          "got_nan_ref_finite": [2, np.inf, 0, -np.inf],
+          "got_finite_ref_nan": [np.nan, np.inf, np.nan, -np.inf],
+          "got_inf_ref_minus_inf": [2, -np.inf, np.nan, -np.inf],
+          "got_inf_ref_finite": [2, 1e30, np.nan, -np.inf],
+          "got_finite_ref_inf": [np.inf, np.inf, np.nan, -np.inf]}
+for name, y in golden.items():
+    d = os.path.join(base, name, "test_data_set_0")
+    os.makedirs(d)
+    onnx.save(m, os.path.join(base, name, "model.onnx"))
+    open(os.path.join(d, "input_0.pb"), "wb").write(nh.from_array(x, "x").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        nh.from_array(np.array([y], np.float32), "y").SerializeToString())
+PYEOF
+if "$npucc" check "$tmp/naninf/ok" > "$tmp/ni.log" 2>&1 && grep -q "^ok: PASS" "$tmp/ni.log"; then
+  ok "check: NaN vs NaN and inf vs the same inf pass"
+else bad "check with NaN/inf in both outputs:"; sed 's/^/    /' "$tmp/ni.log" | head -5; fi
+for c in got_nan_ref_finite got_finite_ref_nan got_inf_ref_minus_inf got_inf_ref_finite got_finite_ref_inf; do
+  expect_error "check must FAIL: $c" "^$c: FAIL" sh -c '"$0" check "$1" --tolerance 1e6 1>&2' \
+    "$npucc" "$tmp/naninf/$c"
+done
+# Issue 13: the float packed GEMM's K-blocking (NPUCC_GEMM_KC = 256) end to end. A model with
+# a Conv of K = 64*3*3 = 576, a strided Conv of K = 288 and a Gemm of K = 300
+# (scripts/make_kblock_model.py; golden output from a float64 numpy convolution written there)
+# must match within 1e-4, on the CPU and also as compiled for the default NPU target (float
+# stays on the CPU kernels there).
+if "$py" "$src/scripts/make_kblock_model.py" "$tmp/kblock" > "$tmp/kb.log" 2>&1 \
+   && "$npucc" check "$tmp/kblock" --tolerance 1e-4 --target cpu >> "$tmp/kb.log" 2>&1 \
+   && grep -q "^kblock: PASS" "$tmp/kb.log" \
+   && "$npucc" check "$tmp/kblock" --tolerance 1e-4 > "$tmp/kb2.log" 2>&1 \
+   && grep -q "^kblock: PASS" "$tmp/kb2.log"; then
+  ok "check: Conv K=576/288 and Gemm K=300 (packed GEMM K-blocking) match a numpy reference"
+else bad "check of the K > 256 model:"; cat "$tmp/kb.log" "$tmp/kb2.log" 2>/dev/null | sed 's/^/    /' | head -8; fi
+# The NPU path end to end in a fast tier (mutation testing found that emitter bugs - a wait
+# on the wrong engine, parameter state shared between engines - passed every fast tier):
+# the bundled int8 model compiled for three NPUs, run on their simulators (which fail a run
+# on any race), bit-exact with the integer interpreter and within the golden tolerance.
+for t in npu-default npu-small "$src/test/target/npu-queue.json"; do
+  if "$npucc" check "$src/models/tinycnn_int8" --target "$t" --interp-check on > "$tmp/npu.log" 2>&1 \
+     && grep -q "^tinycnn_int8: PASS" "$tmp/npu.log"; then
+    ok "check tinycnn_int8 on $(basename "$t" .json) (NPU simulator)"
+  else bad "check tinycnn_int8 --target $t:"; sed 's/^/    /' "$tmp/npu.log" | tail -5; fi
+done
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \

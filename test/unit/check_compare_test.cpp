@@ -45,4 +45,57 @@ TEST(CheckCompare, DataSetTensorMustMatchTheProgramsShape) {
             "input_0.pb: error: f32 [6x1] does not match the model's input 'x' f32 [1x6]");
 }
 
+// Issue 13: NaN and infinity on either side. A huge tolerance so that only the
+// NaN/inf rule can fail an element: NaN matches only NaN, inf only the same inf.
+TEST(CheckCompare, NanAndInfinityOnEitherSide) {
+  const float nan = NAN, inf = INFINITY;
+  struct Case {
+    float got, ref;
+    bool pass;
+  } cases[] = {
+      {nan, 1.0f, false}, {1.0f, nan, false}, {nan, nan, true},   {-nan, nan, true},
+      {inf, inf, true},   {-inf, -inf, true}, {inf, -inf, false}, {-inf, inf, false},
+      {inf, 1e30f, false}, {1e30f, inf, false}, {-inf, 0.0f, false}, {0.0f, -inf, false},
+      {nan, inf, false},  {inf, nan, false},  {2.0f, 2.5f, true},
+  };
+  for (const Case &c : cases) {
+    Tensor ref = Tensor::fromFloats({1, 3}, {1, c.ref, 3});
+    Tensor got = Tensor::fromFloats({1, 3}, {1, c.got, 3});
+    driver::Comparison r = driver::compareTensors(got, ref, 1e6);
+    EXPECT_EQ(r.pass, c.pass) << "got " << c.got << " ref " << c.ref;
+    EXPECT_EQ(r.mismatches, c.pass ? 0 : 1) << "got " << c.got << " ref " << c.ref;
+    EXPECT_EQ(r.firstMismatch, c.pass ? -1 : 1) << "got " << c.got << " ref " << c.ref;
+    if (!c.pass) {
+      EXPECT_TRUE(std::isinf(r.maxAbsError)) << "got " << c.got << " ref " << c.ref;
+    }
+  }
+}
+
+// The same rules in quantization steps (a dequantized output) and for a plain
+// float output compared in steps.
+TEST(CheckCompare, NanAndInfinityInSteps) {
+  driver::OutputQuant dq;
+  dq.kind = driver::OutputKind::Dequantized;
+  dq.scale = 0.5;
+  driver::OutputQuant fl;
+  const float nan = NAN, inf = INFINITY;
+  for (const driver::OutputQuant &q : {dq, fl}) {
+    auto steps = [&](float g, float r) {
+      return driver::compareSteps(Tensor::fromFloats({2}, {1, g}), Tensor::fromFloats({2}, {1, r}),
+                                  q, 1e6);
+    };
+    EXPECT_FALSE(steps(nan, 1).pass);
+    EXPECT_FALSE(steps(1, nan).pass);
+    EXPECT_FALSE(steps(inf, 1).pass);
+    EXPECT_FALSE(steps(1, -inf).pass);
+    EXPECT_FALSE(steps(inf, -inf).pass);
+    EXPECT_TRUE(steps(1.5, 1.5).pass);
+    EXPECT_EQ(steps(nan, 1).firstMismatch, 1);
+    EXPECT_EQ(steps(1, nan).mismatches, 1);
+  }
+  EXPECT_TRUE(driver::compareSteps(Tensor::fromFloats({1}, {nan}), Tensor::fromFloats({1}, {nan}),
+                                   dq, 0)
+                  .pass);
+}
+
 } // namespace

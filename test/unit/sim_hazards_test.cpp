@@ -191,6 +191,46 @@ TEST(SimHazards, DmaOverwritingInputOfRunningComputeIsARace) {
   EXPECT_NE(h.err().find("still in use by command #1 (conv)"), std::string::npos) << h.err();
 }
 
+// Issue 13: write-after-write. A DMA into the output of a compute command that
+// has not been waited for is a race (the DMA's bytes may be overwritten by the
+// compute, or the reverse): the conv only writes Spm+1024.., so only the
+// writer check can catch this. After the wait the same DMA is fine.
+TEST(SimHazards, DmaOverwritingOutputOfRunningComputeIsARace) {
+  for (const char *n : {Default, "npu-queue"}) {
+    std::string name = std::string(n) == "npu-queue"
+                           ? std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-queue.json"
+                           : std::string(n);
+    Hz h(name);
+    ASSERT_TRUE(h.T.concurrentDmaCompute) << n;
+    h.loadConvOperands();
+    ASSERT_EQ(h.issue(NPUCC_KIND_CONV, h.stdConv()), NPUCC_OK); // #1 writes Spm+1024..+1280
+    ASSERT_FALSE(npucc_sim_failed(h.Sim)) << h.err();
+    ASSERT_EQ(h.dma(h.Sys + 4096, h.Spm + 1024 + 128, 16), NPUCC_OK); // #2 into its output
+    EXPECT_EQ(npucc_sim_error_command(h.Sim), 2) << n << ": " << h.err();
+    EXPECT_NE(h.err().find("dma"), std::string::npos) << h.err();
+    EXPECT_NE(h.err().find("still in use by command #1 (conv)"), std::string::npos) << h.err();
+  }
+  Hz ok(Default);
+  ok.loadConvOperands();
+  ASSERT_EQ(ok.issue(NPUCC_KIND_CONV, ok.stdConv()), NPUCC_OK);
+  ASSERT_EQ(ok.wait(NPUCC_ENGINE_COMPUTE), NPUCC_OK) << ok.err();
+  ASSERT_EQ(ok.dma(ok.Sys + 4096, ok.Spm + 1024 + 128, 16), NPUCC_OK);
+  EXPECT_EQ(ok.wait(NPUCC_ENGINE_DMA), NPUCC_OK) << ok.err();
+  EXPECT_FALSE(npucc_sim_failed(ok.Sim)) << ok.err();
+}
+
+// Write-after-write between two DMAs on a job-queue NPU is ordered by the queue
+// (same engine), so it is not a race; the compute engine's output is.
+TEST(SimHazards, SameEngineWritesOnAJobQueueAreOrdered) {
+  Hz h(std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-queue.json");
+  ASSERT_GT(h.T.queue.depth, 0u);
+  ASSERT_EQ(h.dma(h.Sys, h.Spm, 64), NPUCC_OK);
+  ASSERT_EQ(h.dma(h.Sys + 64, h.Spm, 64), NPUCC_OK); // same bytes, queued behind #0
+  EXPECT_EQ(npucc_sim_error_command(h.Sim), -1) << h.err();
+  EXPECT_EQ(h.wait(NPUCC_ENGINE_DMA), NPUCC_OK) << h.err();
+  EXPECT_FALSE(npucc_sim_failed(h.Sim)) << h.err();
+}
+
 TEST(SimHazards, ReadingNeverWrittenScratchpad) {
   Hz h(Default);
   ASSERT_EQ(h.issue(NPUCC_KIND_CONV, h.stdConv()), NPUCC_OK);
