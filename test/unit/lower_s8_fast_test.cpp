@@ -17,6 +17,8 @@
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/QuantLowering.h"
 
+#include "HostRunS8.h"
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -46,105 +48,8 @@ int32_t rint_(int32_t lo, int32_t hi) {
   return std::uniform_int_distribution<int32_t>(lo, hi)(rng());
 }
 
-/// One host buffer per value and per scratch request.
-class HostContext : public npucc::lower::LowerContext {
-public:
-  explicit HostContext(bool fast) : Fast(fast) {}
-  bool Fast;
-  std::map<const ir::Value *, int> Ids;
-  std::vector<std::vector<uint8_t>> Mem;
-  std::vector<std::string> Files;
-  lir::BufferRef buffer(const ir::Value *v) override {
-    auto it = Ids.find(v);
-    if (it == Ids.end()) {
-      it = Ids.emplace(v, int(Mem.size())).first;
-      Mem.emplace_back(v->byteSize(), 0);
-      if (v->constant)
-        Mem.back() = v->constant->bytes();
-    }
-    return lir::BufferRef{lir::Region::Input, it->second, 0, int64_t(v->byteSize()), v->dtype};
-  }
-  lir::BufferRef scratch(int64_t bytes) override {
-    Mem.emplace_back(size_t(bytes), 0);
-    return lir::BufferRef{lir::Region::Input, int(Mem.size() - 1), 0, bytes, ir::DType::I32};
-  }
-  void useKernelFile(const std::string &p) override { Files.push_back(p); }
-  bool fastKernels() const override { return Fast; }
-  template <typename T> T *ptr(const ir::Value *v) {
-    return reinterpret_cast<T *>(Mem[size_t(buffer(v).index)].data());
-  }
-};
-
-void run(HostContext &ctx, const lir::Instr &in) {
-  std::vector<std::vector<int32_t>> arrs;
-  arrs.reserve(8);
-  auto P = [&](size_t i) -> void * {
-    const auto &b = std::get<lir::BufferRef>(in.args[i]);
-    return b.isNull() ? nullptr : ctx.Mem[size_t(b.index)].data();
-  };
-  auto I = [&](size_t i) { return int32_t(std::get<int64_t>(in.args[i])); };
-  auto A = [&](size_t i) -> const int32_t * {
-    const auto &v = std::get<lir::IntArray>(in.args[i]).values;
-    if (v.empty())
-      return nullptr;
-    arrs.emplace_back(v.begin(), v.end());
-    return arrs.back().data();
-  };
-  auto S = [&](size_t i) { return static_cast<int8_t *>(P(i)); };
-  auto W = [&](size_t i) { return static_cast<int32_t *>(P(i)); };
-  if (in.callee == "npucc_conv2d_s8") {
-    ASSERT_EQ(in.args.size(), 29u);
-    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                    I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22), I(23),
-                    I(24), A(25), A(26), A(27), I(28));
-  } else if (in.callee == "npucc_conv2d_s8_fast") {
-    ASSERT_EQ(in.args.size(), 26u);
-    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
-                         I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21),
-                         I(22), I(23), A(24), I(25));
-  } else if (in.callee == "npucc_dwconv2d_s8_fast") {
-    ASSERT_EQ(in.args.size(), 25u);
-    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10),
-                           I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20),
-                           I(21), I(22), A(23), I(24));
-  } else if (in.callee == "npucc_gemm_s8") {
-    ASSERT_EQ(in.args.size(), 21u);
-    npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                  I(13), I(14), I(15), I(16), A(17), A(18), A(19), I(20));
-  } else if (in.callee == "npucc_gemm_s8_fast") {
-    ASSERT_EQ(in.args.size(), 15u);
-    npucc_gemm_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
-                       I(12), A(13), I(14));
-  } else if (in.callee == "npucc_add_s8") {
-    ASSERT_EQ(in.args.size(), 19u);
-    npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                 I(13), I(14), I(15), A(16), A(17), A(18));
-  } else if (in.callee == "npucc_add_s8_fast") {
-    ASSERT_EQ(in.args.size(), 14u);
-    npucc_add_s8_fast(S(0), S(1), S(2), A(3), A(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11),
-                      A(12), A(13));
-  } else if (in.callee == "npucc_mul_s8") {
-    ASSERT_EQ(in.args.size(), 14u);
-    npucc_mul_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11), A(12),
-                 A(13));
-  } else if (in.callee == "npucc_mul_s8_fast") {
-    ASSERT_EQ(in.args.size(), 13u);
-    npucc_mul_s8_fast(S(0), S(1), S(2), I(3), I(4), A(5), I(6), I(7), I(8), I(9), A(10), A(11),
-                      A(12));
-  } else if (in.callee == "npucc_quantize_f32_s8" || in.callee == "npucc_quantize_f32_s8_fast") {
-    const auto &fa = std::get<lir::FloatArray>(in.args[in.callee.size() > 21 ? 3 : 5]).values;
-    const float *X = static_cast<const float *>(P(0));
-    if (in.callee.size() > 21) {
-      ASSERT_EQ(in.args.size(), 5u);
-      npucc_quantize_f32_s8_fast(X, S(1), I(2), fa.data(), I(4));
-    } else {
-      ASSERT_EQ(in.args.size(), 7u);
-      npucc_quantize_f32_s8(X, S(1), I(2), I(3), I(4), fa.data(), A(6));
-    }
-  } else {
-    FAIL() << "no host runner for " << in.callee;
-  }
-}
+using npucc::test::HostContext;
+using npucc::test::runS8;
 
 ir::Value *qval(ir::Graph &g, const std::string &name, ir::Shape s, float scale, int32_t zp) {
   ir::Value *v = g.addValue(name, ir::DType::I8, std::move(s));
@@ -176,7 +81,7 @@ std::string compareModes(const ir::Node &n, const ir::Value *x, const ir::Value 
     if (!st || out.size() != 1)
       return "";
     std::copy(in.begin(), in.end(), ctx.ptr<int8_t>(x));
-    run(ctx, out[0]);
+    runS8(ctx, out[0]);
     const int8_t *yp = ctx.ptr<int8_t>(y);
     outs[fast].assign(yp, yp + y->numElements());
     if (fast)
@@ -319,7 +224,7 @@ std::string compareElementwise(const ir::Node &n, const ir::Value *y, Fill fill)
     if (!st || out.size() != 1)
       return "";
     fill(ctx);
-    run(ctx, out[0]);
+    runS8(ctx, out[0]);
     const int8_t *yp = ctx.ptr<int8_t>(y);
     outs[fast].assign(yp, yp + y->numElements());
     if (fast)

@@ -10,6 +10,8 @@
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/QuantLowering.h"
+
+#include "HostRunS8.h"
 #include "npucc/quant/Multiplier.h"
 
 #include <algorithm>
@@ -51,80 +53,8 @@ int32_t rint_(int32_t lo, int32_t hi) {
 namespace ir = npucc::ir;
 namespace lir = npucc::lir;
 
-/// Hands out one host buffer per value (index = value id) and per scratch.
-class HostContext : public npucc::lower::LowerContext {
-public:
-  std::map<const ir::Value *, int> Ids;
-  std::vector<std::vector<uint8_t>> Mem;
-  std::vector<std::string> Files;
-  lir::BufferRef buffer(const ir::Value *v) override {
-    auto it = Ids.find(v);
-    if (it == Ids.end()) {
-      it = Ids.emplace(v, int(Mem.size())).first;
-      Mem.emplace_back(v->byteSize(), 0);
-      if (v->constant)
-        Mem.back() = v->constant->bytes();
-    }
-    return lir::BufferRef{lir::Region::Input, it->second, 0, int64_t(v->byteSize()), v->dtype};
-  }
-  lir::BufferRef scratch(int64_t bytes) override {
-    Mem.emplace_back(size_t(bytes), 0);
-    return lir::BufferRef{lir::Region::Input, int(Mem.size() - 1), 0, bytes, ir::DType::I32};
-  }
-  void useKernelFile(const std::string &p) override { Files.push_back(p); }
-  template <typename T> T *ptr(const ir::Value *v) {
-    return reinterpret_cast<T *>(Mem[size_t(buffer(v).index)].data());
-  }
-};
-
-/// Runs one emitted call on the host buffers.
-void run(HostContext &ctx, const lir::Instr &in) {
-  std::vector<std::vector<int32_t>> arrs;
-  auto P = [&](size_t i) -> void * {
-    const auto &b = std::get<lir::BufferRef>(in.args[i]);
-    return b.isNull() ? nullptr : ctx.Mem[size_t(b.index)].data();
-  };
-  auto I = [&](size_t i) { return int32_t(std::get<int64_t>(in.args[i])); };
-  auto A = [&](size_t i) -> const int32_t * {
-    const auto &v = std::get<lir::IntArray>(in.args[i]).values;
-    if (v.empty())
-      return nullptr;
-    arrs.emplace_back(v.begin(), v.end());
-    return arrs.back().data();
-  };
-  auto S = [&](size_t i) { return static_cast<int8_t *>(P(i)); };
-  auto W = [&](size_t i) { return static_cast<int32_t *>(P(i)); };
-  if (in.callee == "npucc_conv2d_s8") {
-    ASSERT_EQ(in.args.size(), 29u);
-    npucc_conv2d_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                    I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22), I(23),
-                    I(24), A(25), A(26), A(27), I(28));
-  } else if (in.callee == "npucc_gemm_s8") {
-    ASSERT_EQ(in.args.size(), 21u);
-    npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                  I(13), I(14), I(15), I(16), A(17), A(18), A(19), I(20));
-  } else if (in.callee == "npucc_add_s8") {
-    ASSERT_EQ(in.args.size(), 19u);
-    npucc_add_s8(S(0), S(1), S(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
-                 I(13), I(14), I(15), A(16), A(17), A(18));
-  } else if (in.callee == "npucc_softmax_s8") {
-    ASSERT_EQ(in.args.size(), 8u);
-    npucc_softmax_s8(S(0), S(1), I(2), I(3), I(4), I(5), I(6), A(7));
-  } else if (in.callee == "npucc_requant_rows_s8") {
-    ASSERT_EQ(in.args.size(), 10u);
-    npucc_requant_rows_s8(S(0), S(1), I(2), I(3), I(4), I(5), I(6), I(7), I(8), I(9));
-  } else if (in.callee == "npucc_copy_rows") {
-    npucc_copy_rows(P(0), P(1), I(2), I(3), I(4), I(5), I(6), I(7));
-  } else if (in.callee == "npucc_clamp_s8") {
-    npucc_clamp_s8(S(0), S(1), I(2), I(3), I(4));
-  } else if (in.callee == "npucc_lut_s8") {
-    npucc_lut_s8(S(0), S(1), I(2), A(3));
-  } else if (in.callee == "npucc_remap") {
-    npucc_remap(P(0), P(1), I(2), I(3), A(4), A(5), A(6), A(7), A(8));
-  } else {
-    FAIL() << "no host runner for " << in.callee;
-  }
-}
+using npucc::test::HostContext;
+using npucc::test::runS8;
 
 ir::Value *qval(ir::Graph &g, const std::string &name, ir::Shape s, float scale, int32_t zp) {
   ir::Value *v = g.addValue(name, ir::DType::I8, std::move(s));
@@ -168,7 +98,7 @@ TEST(LowerS8, ConvPerChannelWithFusedRelu6) {
   EXPECT_EQ(std::get<lir::BufferRef>(out[0].args[4]).dtype, ir::DType::I32); // int32_t *scratch
   EXPECT_EQ(ctx.Files, std::vector<std::string>{"kernels/npucc_conv_s8.c"});
   fillRandom(ctx, x);
-  run(ctx, out[0]);
+  runS8(ctx, out[0]);
   const int8_t *xp = ctx.ptr<int8_t>(x), *yp = ctx.ptr<int8_t>(y);
   int hiQ = -128 + int(std::lround(6.0 / 0.03f));
   for (int m = 0; m < 4; ++m)
@@ -216,7 +146,7 @@ TEST(LowerS8, AddBroadcastSoftmaxConcatPadRelu) {
     auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
     ASSERT_TRUE(bool(st)) << n->name << ": " << st.error().str();
     for (const auto &in : out)
-      run(ctx, in);
+      runS8(ctx, in);
   }
   const int8_t *ap = ctx.ptr<int8_t>(a), *bp = ctx.ptr<int8_t>(b), *sp = ctx.ptr<int8_t>(s);
   const int8_t *pp = ctx.ptr<int8_t>(p), *cp = ctx.ptr<int8_t>(c), *rp = ctx.ptr<int8_t>(r);
@@ -269,7 +199,7 @@ TEST(LowerS8, GemmTransBPerChannel) {
   ASSERT_TRUE(bool(st)) << st.error().str();
   ASSERT_EQ(out.size(), 1u);
   fillRandom(ctx, a);
-  run(ctx, out[0]);
+  runS8(ctx, out[0]);
   const int8_t *ap = ctx.ptr<int8_t>(a), *yp = ctx.ptr<int8_t>(y);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) {
@@ -322,7 +252,7 @@ TEST(LowerS8, RequantFp32MultipliersAndRoundingArgument) {
     if (!fp32)
       continue;
     fillRandom(ctx, a);
-    run(ctx, out[0]);
+    runS8(ctx, out[0]);
     const int8_t *ap = ctx.ptr<int8_t>(a), *yp = ctx.ptr<int8_t>(y);
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 8; ++j) {
@@ -369,7 +299,7 @@ TEST(LowerS8, PadAndResizeMatchTheIntegerInterpreter) {
     auto st = npucc::lower::lowerQuantizedNode(*n, ctx, out);
     ASSERT_TRUE(bool(st)) << n->name << ": " << st.error().str();
     for (const lir::Instr &in : out)
-      run(ctx, in);
+      runS8(ctx, in);
     std::vector<const ir::Tensor *> ins = {&xt};
     for (size_t i = 1; i < n->inputs.size(); ++i)
       ins.push_back(n->inputs[i] ? n->inputs[i]->constant.get() : nullptr);
