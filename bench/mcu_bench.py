@@ -174,6 +174,19 @@ def classify(callee, args, comment):
 def classify_kernel(callee, args):
     a = [ival(x) for x in args]
     name = callee[6:] if callee.startswith("npucc_") else callee
+    if name == "conv2d_s8_fast" and len(a) > 13 and None not in a[5:14]:
+        # npucc_conv_s8_fast.h: (X, W, bias, Y, panel, N, C, H, W, M, OH, OW, KH, KW, ...),
+        # group 1 only.
+        n, c, m, oh, ow, kh, kw = a[5], a[6], a[9], a[10], a[11], a[12], a[13]
+        PASSES[0] = n * m * c * kh * kw
+        return ("conv 1x1" if kh * kw == 1 else "conv kxk"), n * m * oh * ow * c * kh * kw
+    if name == "dwconv2d_s8_fast" and len(a) > 12 and None not in a[5:13]:
+        # (X, W, bias, Y, rows, N, C, H, W, OH, OW, KH, KW, ...)
+        n, c, oh, ow, kh, kw = a[5], a[6], a[9], a[10], a[11], a[12]
+        return "depthwise conv", n * c * oh * ow * kh * kw
+    if name == "gemm_s8_fast" and len(a) > 6 and None not in a[4:7]:
+        # npucc_gemm_s8_fast.h: (A, B, bias, Y, rows, N, K, ...)
+        return "gemm", a[4] * a[5] * a[6]
     if name.startswith("conv2d") and len(a) > 20 and None not in a[5:21]:
         n, c, m, oh, ow, kh, kw, g = a[5], a[6], a[9], a[10], a[11], a[12], a[13], a[20]
         macs = n * m * oh * ow * (c // max(g, 1)) * kh * kw
