@@ -25,13 +25,16 @@ static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, int8_t *NPUCC_REST
     const int8_t *pl = img + (size_t)c * plane;
     for (ky = 0; ky < KH; ky++) {
       int32_t iy = iy0 + ky * DH;
-      const int8_t *row = pl + (size_t)iy * W;
+      const int8_t *row;
+      if (iy < 0 || iy >= H) { /* a padding row: no pointer into it is formed */
+        for (kx = 0; kx < KW; kx++)
+          *col++ = (int8_t)x_zp;
+        continue;
+      }
+      row = pl + (size_t)iy * W;
       if (inside) {
         for (kx = 0; kx < KW; kx++)
           *col++ = row[ix0 + kx * DW];
-      } else if (iy < 0 || iy >= H) {
-        for (kx = 0; kx < KW; kx++)
-          *col++ = (int8_t)x_zp;
       } else {
         for (kx = 0; kx < KW; kx++) {
           int32_t ix = ix0 + kx * DW;

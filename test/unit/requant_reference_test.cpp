@@ -90,7 +90,7 @@ TEST(RequantReference, SrdhmExhaustiveSmallAndRandomLarge) {
   for (int k = 0; k < 31; ++k)
     for (int32_t a = -300; a <= 300; ++a) {
       int32_t b = int32_t(1) << k;
-      ASSERT_EQ(npucc_srdhm(a << 20, b), ref::srdhm(a << 20, b)) << a << " << 20 * 2^" << k;
+      ASSERT_EQ(npucc_srdhm(a * (1 << 20), b), ref::srdhm(a * (1 << 20), b)) << a << " << 20 * 2^" << k;
       ASSERT_EQ(npucc_srdhm(a, -b), ref::srdhm(a, -b)) << a << " * -2^" << k;
     }
   for (int32_t a : edgeValues())
@@ -147,7 +147,7 @@ TEST(RequantReference, MulQmultBothFormsAtEdgesAndRandom) {
   // Exactly representable halves: x * 2^30 / 2^(31 + s) = x / 2^(s + 1).
   for (int32_t s = 0; s <= 20; ++s)
     for (int32_t x = -64; x <= 64; ++x)
-      checkMul(x << s, 1 << 30, s);
+      checkMul(x * (1 << s), 1 << 30, s);
 }
 
 TEST(RequantReference, MulQmultRneTiesGoToEven) {
