@@ -66,12 +66,11 @@ int32_t randZp() {
 /// A random scale in [2^-12, 2^-2] (float32).
 float randScale() { return float(std::ldexp(1.0 + rint_(0, 1000) / 1000.0, -rint_(2, 12))); }
 
-/// Lowers node `n` of `g` in both modes, runs each on the same input and compares.
-/// Returns the fast mode's callee.
-std::string compareModes(const ir::Node &n, const ir::Value *x, const ir::Value *y) {
-  std::vector<int8_t> in(size_t(x->numElements()));
-  for (auto &v : in)
-    v = int8_t(rint_(-128, 127));
+/// Lowers `n` both ways, runs them on `fill`ed inputs, returns the fast callee (and the
+/// reference one in `refCallee`); the int8 outputs must be identical.
+template <typename Fill>
+std::string compareElementwise(const ir::Node &n, const ir::Value *y, Fill fill,
+                               std::string *refCallee = nullptr) {
   std::vector<int8_t> outs[2];
   std::string callee;
   for (int fast = 0; fast < 2; ++fast) {
@@ -81,16 +80,29 @@ std::string compareModes(const ir::Node &n, const ir::Value *x, const ir::Value 
     EXPECT_TRUE(bool(st)) << st.error().str();
     if (!st || out.size() != 1)
       return "";
-    std::copy(in.begin(), in.end(), ctx.ptr<int8_t>(x));
+    fill(ctx);
     runS8(ctx, out[0]);
     const int8_t *yp = ctx.ptr<int8_t>(y);
     outs[fast].assign(yp, yp + y->numElements());
     if (fast)
       callee = out[0].callee;
-    else
-      EXPECT_TRUE(out[0].callee == "npucc_conv2d_s8" || out[0].callee == "npucc_gemm_s8");
+    else if (refCallee)
+      *refCallee = out[0].callee;
   }
   EXPECT_EQ(outs[0], outs[1]) << n.name << " via " << callee;
+  return callee;
+}
+
+/// Lowers node `n` of `g` in both modes, runs each on the same random input and compares.
+/// Returns the fast mode's callee.
+std::string compareModes(const ir::Node &n, const ir::Value *x, const ir::Value *y) {
+  std::vector<int8_t> in(size_t(x->numElements()));
+  for (auto &v : in)
+    v = int8_t(rint_(-128, 127));
+  std::string ref;
+  std::string callee = compareElementwise(
+      n, y, [&](HostContext &ctx) { std::copy(in.begin(), in.end(), ctx.ptr<int8_t>(x)); }, &ref);
+  EXPECT_TRUE(ref == "npucc_conv2d_s8" || ref == "npucc_gemm_s8") << ref;
   return callee;
 }
 
@@ -209,30 +221,6 @@ TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {
     setRounding(n, (t / 2) % 2);
     EXPECT_EQ(compareModes(*n, a, y), "npucc_gemm_s8_fast");
   }
-}
-
-/// Lowers `n` both ways, runs them on `fill`ed inputs, returns the fast callee; the int8
-/// outputs must be identical.
-template <typename Fill>
-std::string compareElementwise(const ir::Node &n, const ir::Value *y, Fill fill) {
-  std::vector<int8_t> outs[2];
-  std::string callee;
-  for (int fast = 0; fast < 2; ++fast) {
-    HostContext ctx(fast != 0);
-    std::vector<lir::Instr> out;
-    auto st = npucc::lower::lowerQuantizedNode(n, ctx, out);
-    EXPECT_TRUE(bool(st)) << st.error().str();
-    if (!st || out.size() != 1)
-      return "";
-    fill(ctx);
-    runS8(ctx, out[0]);
-    const int8_t *yp = ctx.ptr<int8_t>(y);
-    outs[fast].assign(yp, yp + y->numElements());
-    if (fast)
-      callee = out[0].callee;
-  }
-  EXPECT_EQ(outs[0], outs[1]) << n.name << " via " << callee;
-  return callee;
 }
 
 /// Every (a, b) pair of int8 inputs through one Add and one Mul, for 24 random scale and
