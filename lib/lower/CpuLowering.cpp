@@ -135,6 +135,7 @@ public:
   bool planningScratch() const override { return Planning; }
   bool fastKernels() const override;
   int reserveConstant(const std::string &name) override;
+  BufferRef constant(const std::string &name, ir::Tensor data) override;
   std::string Problem; // first inconsistency seen, reported after the call
 
 private:
@@ -155,6 +156,7 @@ public:
   BufferRef valueBuffer(const Value *v, std::string &problem);
   int constIndex(const Value *v);
   int reserveConstant(const std::string &name);
+  void setConstant(int index, ir::Tensor data) { P.constants[size_t(index)].data = std::move(data); }
   std::vector<Step> Steps;
   std::vector<BufferLifetime> ArenaBuffers;
   std::vector<int64_t> ArenaOffsets;
@@ -213,6 +215,15 @@ void DriverContext::useKernelFile(const std::string &path) { L.KernelFiles.inser
 bool DriverContext::fastKernels() const { return L.fastKernels(); }
 
 int DriverContext::reserveConstant(const std::string &name) { return L.reserveConstant(name); }
+
+BufferRef DriverContext::constant(const std::string &name, ir::Tensor data) {
+  BufferRef b{Region::Const, 0, 0, int64_t(data.byteSize()), data.dtype()};
+  if (Planning) // planning only sizes the arena: no constant is added twice
+    return b;
+  b.index = L.reserveConstant(name);
+  L.setConstant(b.index, std::move(data));
+  return b;
+}
 
 int Lowering::reserveConstant(const std::string &name) {
   std::string n = sanitizeIdent(name), base = n;

@@ -26,7 +26,18 @@ static uint32_t rnd(void) {
 }
 static int32_t ri(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
 
-static int8_t X[20000], Wt[20000], Y0[40000], Y1[40000], panel[1024];
+static int8_t X[20000], Wt[20000], Y0[40000], Y1[40000];
+/* The packed weights and the panel are 8-byte aligned, as in generated code. */
+static union {
+  int64_t align;
+  int8_t v[20000];
+} wpack;
+static union {
+  int64_t align;
+  int16_t v[1024];
+} pan;
+#define Wp (wpack.v)
+#define panel (pan.v)
 static int32_t bias[64], bf[64], mult[64], shift[64], rq[256], scratch[4096];
 
 static void channel(int32_t m, int32_t rounding) {
@@ -54,6 +65,10 @@ static int conv_cases(void) {
       PT = PL = PB = PR = 0;
       SH = SW = DH = DW = 1;
     }
+    if (t % 11 == 0) { /* a taller and wider plane: the depthwise ring over many rows */
+      H = ri(13, 30);
+      W = ri(13, 30);
+    }
     OH = (H + PT + PB - ((KH - 1) * DH + 1)) / SH + 1;
     OW = (W + PL + PR - ((KW - 1) * DW + 1)) / SW + 1;
     if (OH < 1 || OW < 1)
@@ -77,12 +92,14 @@ static int conv_cases(void) {
     }
     npucc_conv2d_s8(X, Wt, bias, Y0, scratch, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT,
                     PL, G, xzp, yzp, lo, hi, NULL, mult, shift, rounding);
-    if (dw)
-      npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW, PT,
-                             PL, xzp, yzp, lo, hi, rq, rounding);
-    else
-      npucc_conv2d_s8_fast(X, Wt, bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
+    if (dw) {
+      npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, scratch, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW,
+                             PT, PL, xzp, yzp, lo, hi, rq, rounding);
+    } else {
+      npucc_conv_s8_pack(Wt, M, K, Wp); /* what the compiler does at compile time */
+      npucc_conv2d_s8_fast(X, Wp, bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
                            PT, PL, xzp, yzp, lo, hi, rq, rounding);
+    }
     for (i = 0; i < N * M * OH * OW; i++)
       if (Y0[i] != Y1[i]) {
         if (bad++ < 5)

@@ -55,6 +55,11 @@ public:
     Mem.emplace_back(size_t(bytes), 0);
     return lir::BufferRef{lir::Region::Input, int(Mem.size() - 1), 0, bytes, ir::DType::I32};
   }
+  lir::BufferRef constant(const std::string &, ir::Tensor data) override {
+    Mem.push_back(data.bytes());
+    return lir::BufferRef{lir::Region::Const, int(Mem.size() - 1), 0, int64_t(data.byteSize()),
+                          data.dtype()};
+  }
   void useKernelFile(const std::string &p) override { Files.push_back(p); }
   bool fastKernels() const override { return Fast; }
   template <typename T> T *ptr(const ir::Value *v) {
@@ -87,12 +92,12 @@ inline void runS8(HostContext &ctx, const lir::Instr &in) {
                     I(24), A(25), A(26), A(27), I(28));
   } else if (in.callee == "npucc_conv2d_s8_fast") {
     ASSERT_EQ(in.args.size(), 26u);
-    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
+    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), static_cast<int16_t *>(P(4)), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
                          I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21),
                          I(22), I(23), A(24), I(25));
   } else if (in.callee == "npucc_dwconv2d_s8_fast") {
     ASSERT_EQ(in.args.size(), 25u);
-    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), S(4), I(5), I(6), I(7), I(8), I(9), I(10),
+    npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10),
                            I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20),
                            I(21), I(22), A(23), I(24));
   } else if (in.callee == "npucc_gemm_s8") {

@@ -120,8 +120,17 @@ TEST(LowerS8Fast, ConvRandomShapesMatchReference) {
     int32_t DH = rint_(1, 2), DW = rint_(1, 2);
     std::vector<int64_t> pads = {rint_(0, 2), rint_(0, 2), rint_(0, 2), rint_(0, 2)};
     bool wzp = false;
-    if (kind == 1)
+    if (kind == 1) {
       G = M = C = rint_(2, 9);
+      if (t % 2) { // the 3x3 depthwise path; stride 1 without dilation keeps a row ring
+        KH = KW = 3;
+        DW = 1;
+        if (t % 4 == 1)
+          SH = DH = 1;
+        H = rint_(3, 24);
+        W = rint_(1, 12);
+      }
+    }
     if (kind == 2) {
       KH = KW = 1;
       pads = {0, 0, 0, 0};

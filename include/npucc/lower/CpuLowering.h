@@ -40,6 +40,12 @@ public:
   /// Adds an (empty) constant buffer whose data the caller fills in later;
   /// returns its index (lir::Region::Const).
   virtual int reserveConstant(const std::string &) { return -1; }
+  /// A new constant buffer holding `data` (e.g. weights re-laid for a kernel at
+  /// compile time), named after `name`; null (BufferRef::isNull) when the context
+  /// cannot add constants, and the caller then keeps a lowering without it.
+  virtual lir::BufferRef constant(const std::string &, ir::Tensor) {
+    return lir::BufferRef::null();
+  }
   /// CpuLowerOptions::fastKernels: int8 Conv/Gemm/MatMul may use the fast kernels
   /// (precomputed folded bias and requantization words) instead of the reference ones.
   virtual bool fastKernels() const { return false; }

@@ -6,10 +6,12 @@
 // compiler does the per-channel work once: the input zero point is folded into
 // the bias (bias_f[m] = bias[m] - x_zp * sum_k w[m][k]) and each channel's
 // multiplier becomes the four npucc_rq32_prep words (quant::requantWords). Both
-// are int32 arrays in the generated C; the weights keep their ONNX layout,
-// whose rows are already the K-contiguous streams the dot products read.
-// Depthwise convolutions copy each output row's input rows, padded with x_zp, to a small
-// scratch so that no tap needs a bounds check.
+// are int32 arrays in the generated C. Group-1 convolution weights are re-laid
+// at compile time into the kernel's blocks of four output channels
+// (npucc_conv_s8_pack, the runtime header's own definition of the layout) and
+// the input patches of two pixels are widened into an int16 panel; Gemm weights
+// keep their layout. Depthwise convolutions keep the ONNX weights and a small
+// scratch of padded input rows and one row of int32 sums.
 // Anything else (grouped non-depthwise, weight zero points, a bias_f outside
 // int32, activations as B) keeps the reference lowering in Quantized.cpp.
 //
@@ -19,6 +21,10 @@
 #include "npucc/quant/Rounding.h"
 
 #include <limits>
+
+extern "C" {
+#include "../../../runtime/kernels/npucc_conv_s8_fast.h"
+}
 
 namespace npucc::lower::qlower {
 namespace {
@@ -72,12 +78,27 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
       sums[size_t(m)] += weightAt(w, m * K + k);
   if (!foldBias(b, q.xZp, sums, biasF))
     return false;
-  std::vector<lir::Arg> args = {ctx.buffer(x), ctx.buffer(w), ints(biasF), ctx.buffer(y)};
-  // Group 1: two output pixels' input patches; depthwise: one output row's KH input rows.
-  lir::BufferRef panel =
-      ctx.scratch(depthwise ? g.KH * ((g.OW - 1) * g.SW + (g.KW - 1) * g.DW + 1) : 2 * K);
-  panel.dtype = ir::DType::I8;
-  args.push_back(panel);
+  lir::BufferRef wt, panel;
+  if (depthwise) {
+    wt = ctx.buffer(w);
+    int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(int32_t(g.OW), int32_t(g.KH),
+                                                         int32_t(g.KW), int32_t(g.SW),
+                                                         int32_t(g.DW)));
+    panel = ctx.scratch(bytes);
+    panel.dtype = ir::DType::I32; // OW int32 sums, then the padded rows
+  } else {
+    // Weights in the kernel's packed blocks; two pixels' int16 patches as the panel.
+    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(int32_t(g.M),
+                                                                          int32_t(K)))});
+    npucc_conv_s8_pack(w->constant->data<int8_t>(), int32_t(g.M), int32_t(K),
+                       packed.data<int8_t>());
+    wt = ctx.constant(w->name + "_packed", std::move(packed));
+    if (wt.isNull())
+      return false;
+    panel = ctx.scratch(2 * 2 * int64_t(npucc_conv_s8_kpad(int32_t(K))));
+    panel.dtype = ir::DType::I16;
+  }
+  std::vector<lir::Arg> args = {ctx.buffer(x), wt, ints(biasF), ctx.buffer(y), panel};
   lir::Instr in =
       makeCall(n, depthwise ? "npucc_dwconv2d_s8_fast" : "npucc_conv2d_s8_fast", std::move(args));
   std::vector<int64_t> dims = {g.N, g.C, g.H, g.W, g.M, g.OH, g.OW, g.KH, g.KW,
