@@ -29,7 +29,7 @@ namespace {
 
 /// Buffer placements allowed for the orders after the first one: enough for
 /// the 256 rounds on a model-sized instance, a few dozen at 20,000 nodes
-/// (about 0.2 s at most on a 2-core x86 host).
+/// (a few tenths of a second at most on a 2-core x86 host).
 constexpr int64_t kSearchPlacements = 1000000;
 /// Promotion rounds at most (each places every buffer once).
 constexpr int kMaxPromotions = 256;

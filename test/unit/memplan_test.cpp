@@ -260,4 +260,26 @@ TEST(MemoryPlan, ContinuousChainReachesTheBound) {
   EXPECT_EQ(plan.size, 1024 + 2048 + 16);
 }
 
+TEST(MemoryPlan, TheBoundIsNotAlwaysReachable) {
+  // Peak 6 at steps 0, 1, 3 and 4, yet no plan fits in 6: at step 0 f goes
+  // to one end (say [0,2), the other case is the mirror image); step 1 is
+  // then full with d and e in [2,6) in one of two ways, step 3 must be full
+  // with c, d and g, and step 4 puts g at 0 or 4. d at [2,5) leaves c at 5,
+  // where e is at step 2; d at [3,6) leaves c at 2, where e is. First fit in
+  // the order of any plan's offsets gives offsets no higher, so the best of
+  // all 5040 orders is the optimum: 7, which planArena finds.
+  std::vector<BufferLifetime> bufs = {{4, 4, 4}, {4, 0, 0}, {1, 2, 3}, {3, 1, 3},
+                                      {1, 1, 2}, {2, 0, 1}, {2, 3, 4}};
+  EXPECT_EQ(peakLiveBytes(bufs, 1), 6);
+  std::vector<size_t> order = {0, 1, 2, 3, 4, 5, 6};
+  int64_t optimum = INT64_MAX;
+  do
+    optimum = std::min(optimum, planArenaInOrder(bufs, order, 1).size);
+  while (std::next_permutation(order.begin(), order.end()));
+  EXPECT_EQ(optimum, 7);
+  ArenaPlan plan = planArena(bufs, 1);
+  expectValid(bufs, plan, 1);
+  EXPECT_EQ(plan.size, 7);
+}
+
 } // namespace
