@@ -261,13 +261,16 @@ ArenaPlan planArena(const std::vector<BufferLifetime> &buffers, int64_t align) {
   int64_t budget = kSearchPlacements;
   // Seeds: two-sided in time order (aimed at the bound), then first fit by
   // breadth and by area.
-  int seedIndex = 0;
-  for (auto seed : {orderByFirstUse, orderByBreadth, orderByArea}) {
+  using OrderFn =
+      std::vector<size_t> (*)(const std::vector<BufferLifetime> &, const std::vector<int64_t> &);
+  const std::pair<OrderFn, int64_t> seeds[] = {
+      {orderByFirstUse, bound}, {orderByBreadth, 0}, {orderByArea, 0}};
+  for (const auto &[seed, target] : seeds) {
     if (best.size <= bound || budget < int64_t(n))
       break;
     budget -= int64_t(n);
     std::vector<size_t> order = seed(buffers, sizes);
-    ArenaPlan plan = placeInOrder(buffers, sizes, order, align, seedIndex++ == 0 ? bound : 0);
+    ArenaPlan plan = placeInOrder(buffers, sizes, order, align, target);
     if (plan.size < best.size) {
       best = std::move(plan);
       bestOrder = std::move(order);
