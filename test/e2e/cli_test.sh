@@ -78,7 +78,6 @@ if [ -n "$printed" ] && [ "$printed" = "$declared" ]; then ok "arena printed = d
 # the models where greedy by size alone stayed above it (docs/npu.md, "Memory"): tinycnn_int8,
 # and, when the shared model folder exists, mlpt_vww_qdq, ali_ic_f32 and ali_kws_f32.
 shared="$src/../shared/models"
-[ -d "$shared" ] || shared=/work/shared/models
 arena_models=("$src/models/tinycnn_int8")
 for m in mlpt_vww_qdq ali_ic_f32 ali_kws_f32; do
   if [ -f "$shared/$m/model.onnx" ]; then arena_models+=("$shared/$m"); else echo "SKIP: arena bound of $m (no $shared/$m)"; fi
