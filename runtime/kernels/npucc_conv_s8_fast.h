@@ -12,8 +12,8 @@
  * them at compile time) and `panel` holds 2 * npucc_conv_s8_kpad(C*KH*KW) int16 (two
  * output pixels' input patches, widened once so that the inner loop multiplies
  * 16-bit pairs); both must be 8-byte aligned (constants and arena slices are). Depthwise weights keep ONNX's [C][1][KH][KW]; the depthwise
- * kernel's `work` scratch (npucc_dwconv_s8_fast_scratch bytes) holds one output row's
- * int32 sums and KH + 1 int16 input rows padded with x_zp. Pads are the
+ * kernel's `work` scratch (npucc_dwconv_s8_fast_scratch bytes, 4-byte aligned) holds
+ * int32 sums and int16 input rows padded with x_zp. Pads are the
  * top/left pads; bottom/right ones are implied. */
 #ifndef NPUCC_CONV_S8_FAST_H
 #define NPUCC_CONV_S8_FAST_H
@@ -38,14 +38,27 @@ static inline size_t npucc_conv_s8_packed_index(int32_t m, int32_t k, int32_t K)
   return ((size_t)(m / 4) * (size_t)(npucc_conv_s8_kpad(K) / 4) + (size_t)(k / 4)) * 16 +
          (size_t)(m % 4) * 4 + pos[k % 4];
 }
-/* The depthwise kernel's scratch: OW int32 sums, then KH + 1 int16 rows (a ring of input
- * rows widened to int16, and one row of x_zp) of (OW-1)*SW + (KW-1)*DW + 1 values, rounded
- * up to 4 values (the DSP path reads one value past a row's end). */
+/* The depthwise kernel's scratch. A 3x3 kernel at stride 1 without dilation (DW = DH =
+ * 1, both strides 1) runs in bands of R = npucc_dwconv_s8_fast_band(...) output rows: R * (OW + 2) int32
+ * sums, then (R + 2) * (OW + 2) int16 input rows back to back. Anything else: OW int32
+ * sums, then KH + 1 int16 rows (the input rows of one output row, and one row of x_zp)
+ * of (OW-1)*SW + (KW-1)*DW + 1 values, plus one, rounded up to 4 values. */
+#define NPUCC_DWCONV_S8_BAND_SUMS 128 /* a band's sums, at most (unless one row is more) */
+static inline int32_t npucc_dwconv_s8_fast_band(int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                                int32_t SH, int32_t SW, int32_t DH, int32_t DW) {
+  int32_t R = NPUCC_DWCONV_S8_BAND_SUMS / (OW + 2);
+  if (KH != 3 || KW != 3 || SH != 1 || SW != 1 || DH != 1 || DW != 1)
+    return 0;
+  return R < 1 ? 1 : (R > OH ? OH : R);
+}
 static inline size_t npucc_dwconv_s8_fast_row_len(int32_t OW, int32_t KW, int32_t SW, int32_t DW) {
   return (size_t)(((OW - 1) * SW + (KW - 1) * DW + 1 + 1 + 3) / 4 * 4);
 }
-static inline size_t npucc_dwconv_s8_fast_scratch(int32_t OW, int32_t KH, int32_t KW, int32_t SW,
-                                                  int32_t DW) {
+static inline size_t npucc_dwconv_s8_fast_scratch(int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                                  int32_t SH, int32_t SW, int32_t DH, int32_t DW) {
+  int32_t R = npucc_dwconv_s8_fast_band(OH, OW, KH, KW, SH, SW, DH, DW);
+  if (R)
+    return (size_t)R * (size_t)(OW + 2) * 4 + (size_t)(R + 2) * (size_t)(OW + 2) * 2;
   return (size_t)OW * 4 + (size_t)(KH + 1) * 2 * npucc_dwconv_s8_fast_row_len(OW, KW, SW, DW);
 }
 

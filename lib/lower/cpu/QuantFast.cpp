@@ -81,9 +81,9 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
   lir::BufferRef wt, panel;
   if (depthwise) {
     wt = ctx.buffer(w);
-    int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(int32_t(g.OW), int32_t(g.KH),
-                                                         int32_t(g.KW), int32_t(g.SW),
-                                                         int32_t(g.DW)));
+    int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(
+        int32_t(g.OH), int32_t(g.OW), int32_t(g.KH), int32_t(g.KW), int32_t(g.SH), int32_t(g.SW),
+        int32_t(g.DH), int32_t(g.DW)));
     panel = ctx.scratch(bytes);
     panel.dtype = ir::DType::I32; // OW int32 sums, then the padded rows
   } else {
@@ -111,7 +111,7 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
     in.args.push_back(v);
   in.args.push_back(ints(requantWordsOf(n, q)));
   in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
-  ctx.useKernelFile("kernels/npucc_conv_s8_fast.c");
+  ctx.useKernelFile(depthwise ? "kernels/npucc_dwconv_s8_fast.c" : "kernels/npucc_conv_s8_fast.c");
   out.push_back(std::move(in));
   return true;
 }

@@ -1,0 +1,96 @@
+/* npucc_rqrow_s8.h - The fast int8 kernels' output stage (C99, header-only, internal).
+ *
+ * Requantization of int32 sums to int8 with npucc_rq32_prep's words (npucc_requant.h)
+ * held in locals, for the convolution kernels npucc_conv_s8_fast.c and
+ * npucc_dwconv_s8_fast.c: a whole row per call (the words and bounds in registers for
+ * the row), the EXACT fast words inline and anything else through npucc_rq32_i8. */
+#ifndef NPUCC_RQROW_S8_H
+#define NPUCC_RQROW_S8_H
+
+#include "npucc_common.h"
+#include "npucc_requant.h"
+
+/* Out of line (a row per call keeps the words in registers), and maybe unused by one of
+ * the two kernel files that include this header. */
+#if defined(__GNUC__)
+#define NPUCC_RQROW_FN static __attribute__((noinline, unused))
+#else
+#define NPUCC_RQROW_FN static
+#endif
+
+
+/* The output stage of a convolution: rounding, zero point, clamp bounds. */
+typedef struct {
+  int32_t rounding, zp, lo, hi;
+} npucc_cf_out;
+
+/* npucc_rq32_exact with the words in locals (mult, sh = rq[1] >= 0, rnd = rq[3]:rq[2]),
+ * plus the zero point: int8 stores may alias any pointer, locals they cannot. */
+static inline int32_t npucc_cf_exact32(int32_t acc, int32_t mult, int32_t sh, int64_t rnd,
+                                       int32_t zp) {
+  int64_t p = (int64_t)acc * mult;
+  int32_t bit = ((int32_t)(p >> 32) >> sh) & 1;
+  return ((int32_t)((p + rnd + bit) >> 32) >> sh) + zp;
+}
+/* ... clamped to [lo, hi] (within int8). */
+static inline int8_t npucc_cf_exact(int32_t acc, int32_t mult, int32_t sh, int64_t rnd,
+                                    int32_t zp, int32_t lo, int32_t hi) {
+  int32_t v = npucc_cf_exact32(acc, mult, sh, rnd, zp);
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  return (int8_t)v;
+}
+/* ... saturated to int8 (no fused activation narrower than int8): one SSAT where the core
+ * has it (ACLE __ssat; not with NPUCC_PORTABLE_ONLY). */
+#if defined(__ARM_FEATURE_SAT) && !defined(NPUCC_PORTABLE_ONLY)
+#include <arm_acle.h>
+#define NPUCC_CF_SAT8(v) __ssat((v), 8)
+#else
+#define NPUCC_CF_SAT8(v) ((v) < -128 ? -128 : ((v) > 127 ? 127 : (v)))
+#endif
+static inline int8_t npucc_cf_exact_sat(int32_t acc, int32_t mult, int32_t sh, int64_t rnd,
+                                        int32_t zp) {
+  int32_t v = npucc_cf_exact32(acc, mult, sh, rnd, zp);
+  return (int8_t)NPUCC_CF_SAT8(v);
+}
+
+/* One channel's EXACT requantization with npucc_rq32_exact's fast words (rq[1] >= 0). */
+typedef struct {
+  int32_t mult, sh, rlo, rhi, zp, lo, hi;
+} npucc_cf_rq;
+
+/* y[i] = requantized s[i] (EXACT, q's words). */
+NPUCC_RQROW_FN void npucc_cf_rq_row_exact(const int32_t *NPUCC_RESTRICT s, int32_t n,
+                                                 const npucc_cf_rq *q, int8_t *NPUCC_RESTRICT y) {
+  int32_t i, mult = q->mult, sh = q->sh, zp = q->zp, lo = q->lo, hi = q->hi;
+  int64_t rnd = (int64_t)(((uint64_t)(uint32_t)q->rhi << 32) | (uint32_t)q->rlo);
+  for (i = 0; i < n; i++)
+    y[i] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
+}
+
+/* y[i] = requantized s[i] for one channel's words r. */
+static inline void npucc_cf_rq_row(const int32_t *NPUCC_RESTRICT s, int32_t n, const int32_t *r,
+                            int32_t rounding, int32_t zp, int32_t lo, int32_t hi,
+                            int8_t *NPUCC_RESTRICT y) {
+  int32_t i, rw[NPUCC_RQ32_WORDS];
+  if (r[1] >= 0 && rounding != NPUCC_RQ_FP32) {
+    npucc_cf_rq q;
+    q.mult = r[0];
+    q.sh = r[1];
+    q.rlo = r[2];
+    q.rhi = r[3];
+    q.zp = zp;
+    q.lo = lo;
+    q.hi = hi;
+    npucc_cf_rq_row_exact(s, n, &q, y);
+    return;
+  }
+  rw[0] = r[0];
+  rw[1] = r[1];
+  rw[2] = r[2];
+  rw[3] = r[3];
+  for (i = 0; i < n; i++)
+    y[i] = npucc_rq32_i8(s[i], rw, rounding, zp, lo, hi);
+}
+
+#endif /* NPUCC_RQROW_S8_H */
