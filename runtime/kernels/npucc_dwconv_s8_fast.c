@@ -10,7 +10,8 @@
 #include "npucc_rqrow_s8.h"
 
 
-/* s[i] = b + the 3x3 taps of output i (int16 rows p0, p1, p2; taps 1 apart, stride SW). */
+/* s[r * RS + i] = b + the 3x3 taps of output i of row r < rows (int16 rows p0, p1, p2 for
+ * row 0, the next row's RS values on; taps 1 apart, stride SW; rows > 1 only at SW = 1). */
 #ifdef NPUCC_DOT_DSP
 /* Two outputs per step at stride 1: per row, the words (x0,x1), (x1,x2), (x2,x3) give
  * a = SMLAD((w0,w1),(x0,x1)) + w2*x2 and c = SMLAD((w0,w1),(x1,x2)) + w2*x3; the weights
@@ -48,11 +49,13 @@ static void npucc_cf_dw3_weights(const int8_t *wk, int32_t b, npucc_cf_dw3w *k) 
 static NPUCC_NOINLINE void npucc_cf_dw3_sums(const int16_t *NPUCC_RESTRICT p0,
                                              const int16_t *NPUCC_RESTRICT p1,
                                              const int16_t *NPUCC_RESTRICT p2, int32_t SW, int32_t n,
-                                             const npucc_cf_dw3w *k, int32_t *NPUCC_RESTRICT s) {
+                                             int32_t rows, int32_t RS, const npucc_cf_dw3w *k,
+                                             int32_t *NPUCC_RESTRICT s) {
   int32_t i = 0, b = k->b;
 #ifdef NPUCC_DOT_DSP
   int32_t w01 = k->w[0], w34 = k->w[1], w67 = k->w[2], w25 = k->w[3], w8 = k->w[4];
-  if (SW == 1) {
+  if (SW == 1) { /* the rows as one run (the sums between two rows are dropped later) */
+    n += (rows - 1) * RS;
     for (; i + 2 <= n; i += 2, p0 += 2, p1 += 2, p2 += 2) {
       int32_t u = npucc_cf_ld2(p0), v = npucc_cf_ld2(p0 + 1), t = npucc_cf_ld2(p0 + 2);
       int32_t a = __smlad(w01, u, b), c = __smlad(w01, v, b);
@@ -86,10 +89,13 @@ static NPUCC_NOINLINE void npucc_cf_dw3_sums(const int16_t *NPUCC_RESTRICT p0,
   }
 #else
   int32_t w0 = k->w[0], w1 = k->w[1], w2 = k->w[2], w3 = k->w[3], w4 = k->w[4], w5 = k->w[5];
-  int32_t w6 = k->w[6], w7 = k->w[7], w8 = k->w[8];
-  for (; i < n; i++, p0 += SW, p1 += SW, p2 += SW)
-    s[i] = b + w0 * p0[0] + w1 * p0[1] + w2 * p0[2] + w3 * p1[0] + w4 * p1[1] + w5 * p1[2] +
-           w6 * p2[0] + w7 * p2[1] + w8 * p2[2];
+  int32_t w6 = k->w[6], w7 = k->w[7], w8 = k->w[8], r;
+  for (r = 0; r < rows; r++, s += RS) { /* row by row: no sums between rows */
+    const int16_t *q0 = p0 + (size_t)r * RS, *q1 = p1 + (size_t)r * RS, *q2 = p2 + (size_t)r * RS;
+    for (i = 0; i < n; i++, q0 += SW, q1 += SW, q2 += SW)
+      s[i] = b + w0 * q0[0] + w1 * q0[1] + w2 * q0[2] + w3 * q1[0] + w4 * q1[1] + w5 * q1[2] +
+             w6 * q2[0] + w7 * q2[1] + w8 * q2[2];
+  }
 #endif
 }
 
@@ -158,7 +164,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, int32
           d[j] = (int16_t)x_zp;
       }
     }
-    npucc_cf_dw3_sums(band, band + RS, band + 2 * RS, 1, (rr - 1) * RS + OW, k, sums);
+    npucc_cf_dw3_sums(band, band + RS, band + 2 * RS, 1, OW, rr, RS, k, sums);
     if (fast) {
       npucc_cf_rq_rows_exact(sums, rr, RS, OW, &q, y);
     } else {
@@ -190,7 +196,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_rows(const int8_t *img, int32_t H, int32
         rp[ky] = slot;
       }
     }
-    npucc_cf_dw3_sums(rp[0], rp[1], rp[2], SW, OW, k, sums);
+    npucc_cf_dw3_sums(rp[0], rp[1], rp[2], SW, OW, 1, 0, k, sums);
     npucc_cf_rq_row(sums, OW, r, o->rounding, o->zp, o->lo, o->hi, y);
   }
 }
