@@ -12,24 +12,20 @@
 #include "npucc_requant.h"
 #include "npucc_rqrow_s8.h"
 
+/* The panel holds two pixels' patches interleaved in groups of four k ([K4/4][pixel][4]),
+ * so that the dot product reads both through one pointer: value k of the first pixel is
+ * at NPUCC_CF_POS(k), of the second four further. */
+#define NPUCC_CF_POS(k) ((size_t)(k) + (size_t)((k) & ~3))
+
 /* The C*KH*KW input values under output pixel (oy, ox), channel-major like the
- * weights, widened to int16, into one pixel's half of the panel: the panel holds two
- * pixels' patches interleaved in groups of four k ([K4/4][pixel][4]), so that the dot
- * product reads both through one pointer; `col` points at this pixel's first group. */
-#define NPUCC_CF_PUT(v)                                                                            \
-  do {                                                                                             \
-    *col++ = (int16_t)(v);                                                                         \
-    if (++q == 4) {                                                                                \
-      q = 0;                                                                                       \
-      col += 4;                                                                                    \
-    }                                                                                              \
-  } while (0)
+ * weights, widened to int16, into one pixel's half of the panel (`col` at its first
+ * value). */
 static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RESTRICT col,
                             int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW, int32_t DH,
                             int32_t DW, int32_t iy0, int32_t ix0, int32_t x_zp) {
-  int32_t c, ky, kx, q = 0, plane = H * W;
-  int32_t inside = iy0 >= 0 && ix0 >= 0 && iy0 + (KH - 1) * DH < H && ix0 + (KW - 1) * DW < W;
-  if (KH == 1 && KW == 1 && inside) {
+  int32_t c, ky, kx, k = 0, plane = H * W;
+  int32_t hin = ix0 >= 0 && ix0 + (KW - 1) * DW < W;
+  if (KH == 1 && KW == 1 && hin && iy0 >= 0 && iy0 < H) {
     const int8_t *p = img + (size_t)iy0 * W + ix0;
     size_t s = (size_t)plane;
     for (c = 0; c + 4 <= C; c += 4, p += 4 * s, col += 8) {
@@ -48,44 +44,64 @@ static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RES
       int32_t iy = iy0 + ky * DH;
       const int8_t *row;
       if (iy < 0 || iy >= H) { /* a padding row: no pointer into it is formed */
-        for (kx = 0; kx < KW; kx++)
-          NPUCC_CF_PUT(x_zp);
+        for (kx = 0; kx < KW; kx++, k++)
+          col[NPUCC_CF_POS(k)] = (int16_t)x_zp;
         continue;
       }
       row = pl + (size_t)iy * W;
-      if (inside) {
-        for (kx = 0; kx < KW; kx++)
-          NPUCC_CF_PUT(row[ix0 + kx * DW]);
-      } else {
-        for (kx = 0; kx < KW; kx++) {
-          int32_t ix = ix0 + kx * DW;
-          NPUCC_CF_PUT(ix >= 0 && ix < W ? row[ix] : x_zp);
-        }
+      if (hin) { /* the window's columns are all inside */
+        for (kx = 0; kx < KW; kx++, k++)
+          col[NPUCC_CF_POS(k)] = row[ix0 + kx * DW];
+        continue;
+      }
+      for (kx = 0; kx < KW; kx++, k++) {
+        int32_t ix = ix0 + kx * DW;
+        col[NPUCC_CF_POS(k)] = (int16_t)(ix >= 0 && ix < W ? row[ix] : x_zp);
       }
     }
   }
 }
-#undef NPUCC_CF_PUT
 
 /* Both pixels' patches at once when they lie side by side (same row, the second SW
- * columns right) and wholly inside the image: each k writes its two values next to
- * each other in the interleaved panel. */
+ * columns right) and wholly inside the image: each k writes its two values four apart.
+ * Rows of three taps (KW = 3, DW = 1) have their own loop over all C*KH input rows. */
+static NPUCC_NOINLINE void npucc_cf_gather_pair3(const int8_t *NPUCC_RESTRICT row,
+                                                 int16_t *NPUCC_RESTRICT col, int32_t C,
+                                                 int32_t KH, size_t rstep, size_t cstep,
+                                                 int32_t SW) {
+  int32_t c, ky;
+  size_t k = 0;
+  for (c = 0; c < C; c++, row += cstep) {
+    for (ky = 0; ky < KH; ky++, row += rstep, k += 3) {
+      size_t k1 = k + 1, k2 = k + 2;
+      int16_t *d0 = col + k + (k & ~(size_t)3), *d1 = col + k1 + (k1 & ~(size_t)3);
+      int16_t *d2 = col + k2 + (k2 & ~(size_t)3);
+      d0[0] = row[0];
+      d0[4] = row[SW];
+      d1[0] = row[1];
+      d1[4] = row[SW + 1];
+      d2[0] = row[2];
+      d2[4] = row[SW + 2];
+    }
+  }
+}
 static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RESTRICT col,
                                  int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW,
                                  int32_t DH, int32_t DW, int32_t iy0, int32_t ix0, int32_t SW) {
-  int32_t c, ky, kx, q = 0;
+  int32_t c, ky, kx, k = 0;
+  if (KW == 3 && DW == 1) {
+    size_t rstep = (size_t)DH * W;
+    npucc_cf_gather_pair3(img + (size_t)iy0 * W + ix0, col, C, KH, rstep,
+                          (size_t)H * W - (size_t)KH * rstep, SW);
+    return;
+  }
   for (c = 0; c < C; c++) {
     const int8_t *row = img + ((size_t)c * H + (size_t)iy0) * W + ix0;
     for (ky = 0; ky < KH; ky++, row += (size_t)DH * W) {
-      const int8_t *t = row;
-      for (kx = 0; kx < KW; kx++, t += DW) {
-        col[0] = t[0];
-        col[4] = t[SW];
-        col++;
-        if (++q == 4) {
-          q = 0;
-          col += 4;
-        }
+      for (kx = 0; kx < KW; kx++, k++) {
+        const int8_t *t = row + (size_t)kx * DW;
+        col[NPUCC_CF_POS(k)] = t[0];
+        col[NPUCC_CF_POS(k) + 4] = t[SW];
       }
     }
   }
