@@ -12,30 +12,44 @@
 #include "npucc_requant.h"
 #include "npucc_rqrow_s8.h"
 
-/* The panel holds two pixels' patches interleaved in groups of four k ([K4/4][pixel][4]),
- * so that the dot product reads both through one pointer: value k of the first pixel is
- * at NPUCC_CF_POS(k), of the second four further. */
+/* The panel holds the two pixels' patches. With the Arm DSP extension, and on cores other
+ * than Arm, they are int16 interleaved in groups of four k ([K4/4][pixel][4]), so that the
+ * dot product reads both through one pointer: value k of pixel j at NPUCC_CF_POS(k) + 4j.
+ * On Arm cores without it (or with NPUCC_PORTABLE_ONLY) one int32 per k holds both,
+ * X_k = x0_k + x1_k * 2^23, and the dot product multiplies a weight with both pixels at
+ * once into a 64-bit sum (SMLAL; see npucc_cf_dot4x2). Same size: 4 bytes per k. */
 #define NPUCC_CF_POS(k) ((size_t)(k) + (size_t)((k) & ~3))
+#if !defined(NPUCC_DOT_DSP) && (defined(__arm__) || defined(__thumb__))
+#define NPUCC_CF_SWAR 1
+typedef int32_t npucc_cf_pan;
+#define NPUCC_CF_PUT(col, k, j, v)                                                                 \
+  ((j) ? (void)((col)[k] += (int32_t)(v) * 8388608) : (void)((col)[k] = (int32_t)(v)))
+#define NPUCC_CF_PUT2(col, k, v0, v1) ((col)[k] = (int32_t)(v0) + (int32_t)(v1) * 8388608)
+#else
+typedef int16_t npucc_cf_pan;
+#define NPUCC_CF_PUT(col, k, j, v) ((col)[NPUCC_CF_POS(k) + 4 * (size_t)(j)] = (int16_t)(v))
+#define NPUCC_CF_PUT2(col, k, v0, v1)                                                              \
+  ((col)[NPUCC_CF_POS(k)] = (int16_t)(v0), (col)[NPUCC_CF_POS(k) + 4] = (int16_t)(v1))
+#endif
 
 /* The C*KH*KW input values under output pixel (oy, ox), channel-major like the
- * weights, widened to int16, into one pixel's half of the panel (`col` at its first
- * value). */
-static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RESTRICT col,
-                            int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW, int32_t DH,
-                            int32_t DW, int32_t iy0, int32_t ix0, int32_t x_zp) {
+ * weights, into pixel j's values of the panel (pixel 0 first). */
+static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan *NPUCC_RESTRICT col,
+                            int32_t j, int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW,
+                            int32_t DH, int32_t DW, int32_t iy0, int32_t ix0, int32_t x_zp) {
   int32_t c, ky, kx, k = 0, plane = H * W;
   int32_t hin = ix0 >= 0 && ix0 + (KW - 1) * DW < W;
   if (KH == 1 && KW == 1 && hin && iy0 >= 0 && iy0 < H) {
     const int8_t *p = img + (size_t)iy0 * W + ix0;
     size_t s = (size_t)plane;
-    for (c = 0; c + 4 <= C; c += 4, p += 4 * s, col += 8) {
-      col[0] = p[0];
-      col[1] = p[s];
-      col[2] = p[2 * s];
-      col[3] = p[3 * s];
+    for (c = 0; c + 4 <= C; c += 4, p += 4 * s) {
+      NPUCC_CF_PUT(col, c, j, p[0]);
+      NPUCC_CF_PUT(col, c + 1, j, p[s]);
+      NPUCC_CF_PUT(col, c + 2, j, p[2 * s]);
+      NPUCC_CF_PUT(col, c + 3, j, p[3 * s]);
     }
     for (; c < C; c++, p += s)
-      *col++ = *p;
+      NPUCC_CF_PUT(col, c, j, *p);
     return;
   }
   for (c = 0; c < C; c++) {
@@ -45,47 +59,41 @@ static void npucc_cf_gather(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RES
       const int8_t *row;
       if (iy < 0 || iy >= H) { /* a padding row: no pointer into it is formed */
         for (kx = 0; kx < KW; kx++, k++)
-          col[NPUCC_CF_POS(k)] = (int16_t)x_zp;
+          NPUCC_CF_PUT(col, k, j, x_zp);
         continue;
       }
       row = pl + (size_t)iy * W;
       if (hin) { /* the window's columns are all inside */
         for (kx = 0; kx < KW; kx++, k++)
-          col[NPUCC_CF_POS(k)] = row[ix0 + kx * DW];
+          NPUCC_CF_PUT(col, k, j, row[ix0 + kx * DW]);
         continue;
       }
       for (kx = 0; kx < KW; kx++, k++) {
         int32_t ix = ix0 + kx * DW;
-        col[NPUCC_CF_POS(k)] = (int16_t)(ix >= 0 && ix < W ? row[ix] : x_zp);
+        NPUCC_CF_PUT(col, k, j, ix >= 0 && ix < W ? row[ix] : x_zp);
       }
     }
   }
 }
 
 /* Both pixels' patches at once when they lie side by side (same row, the second SW
- * columns right) and wholly inside the image: each k writes its two values four apart.
- * Rows of three taps (KW = 3, DW = 1) have their own loop over all C*KH input rows. */
+ * columns right) and wholly inside the image. Rows of three taps (KW = 3, DW = 1) have
+ * their own loop over all C*KH input rows. */
 static NPUCC_NOINLINE void npucc_cf_gather_pair3(const int8_t *NPUCC_RESTRICT row,
-                                                 int16_t *NPUCC_RESTRICT col, int32_t C,
+                                                 npucc_cf_pan *NPUCC_RESTRICT col, int32_t C,
                                                  int32_t KH, size_t rstep, size_t cstep,
                                                  int32_t SW) {
   int32_t c, ky;
   size_t k = 0;
   for (c = 0; c < C; c++, row += cstep) {
     for (ky = 0; ky < KH; ky++, row += rstep, k += 3) {
-      size_t k1 = k + 1, k2 = k + 2;
-      int16_t *d0 = col + k + (k & ~(size_t)3), *d1 = col + k1 + (k1 & ~(size_t)3);
-      int16_t *d2 = col + k2 + (k2 & ~(size_t)3);
-      d0[0] = row[0];
-      d0[4] = row[SW];
-      d1[0] = row[1];
-      d1[4] = row[SW + 1];
-      d2[0] = row[2];
-      d2[4] = row[SW + 2];
+      NPUCC_CF_PUT2(col, k, row[0], row[SW]);
+      NPUCC_CF_PUT2(col, k + 1, row[1], row[SW + 1]);
+      NPUCC_CF_PUT2(col, k + 2, row[2], row[SW + 2]);
     }
   }
 }
-static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, int16_t *NPUCC_RESTRICT col,
+static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan *NPUCC_RESTRICT col,
                                  int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW,
                                  int32_t DH, int32_t DW, int32_t iy0, int32_t ix0, int32_t SW) {
   int32_t c, ky, kx, k = 0;
@@ -100,8 +108,7 @@ static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, int16_t *NPUC
     for (ky = 0; ky < KH; ky++, row += (size_t)DH * W) {
       for (kx = 0; kx < KW; kx++, k++) {
         const int8_t *t = row + (size_t)kx * DW;
-        col[NPUCC_CF_POS(k)] = t[0];
-        col[NPUCC_CF_POS(k) + 4] = t[SW];
+        NPUCC_CF_PUT2(col, k, t[0], t[SW]);
       }
     }
   }
@@ -119,9 +126,52 @@ static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, int16_t *NPUC
  * (npucc_conv_s8_pack) and the two interleaved int16 patches of the panel x, over G
  * groups of four k. */
 static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
-                                           const int16_t *NPUCC_RESTRICT x, int32_t G,
+                                           const npucc_cf_pan *NPUCC_RESTRICT x, int32_t G,
                                            int32_t *NPUCC_RESTRICT acc) {
-#ifdef NPUCC_DOT_DSP
+#if defined(NPUCC_CF_SWAR)
+  /* One 32x32->64 multiply-accumulate (SMLAL) per weight and k gives both pixels:
+   * s_c = sum w_c,k * X_k = L + H * 2^23 with L = sum w*x0, H = sum w*x1. Over at most 252
+   * k, |L| <= 252 * 128 * 128 < 2^22, so L is the sign-extended low 23 bits of s_c and
+   * H = (s_c - L) / 2^23, both exact; chunks of 63 groups then go into acc. */
+  int32_t g = 0, c;
+  while (g < G) {
+    int32_t gend = G - g > 63 ? g + 63 : G;
+    int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, sv[4];
+    for (; g < gend; g++, x += 4, wp += 16) {
+      int32_t X = x[0]; /* k0: byte 0 of each channel's word */
+      s0 += (int64_t)wp[0] * X;
+      s1 += (int64_t)wp[4] * X;
+      s2 += (int64_t)wp[8] * X;
+      s3 += (int64_t)wp[12] * X;
+      X = x[1]; /* k1: byte 2 */
+      s0 += (int64_t)wp[2] * X;
+      s1 += (int64_t)wp[6] * X;
+      s2 += (int64_t)wp[10] * X;
+      s3 += (int64_t)wp[14] * X;
+      X = x[2]; /* k2: byte 1 */
+      s0 += (int64_t)wp[1] * X;
+      s1 += (int64_t)wp[5] * X;
+      s2 += (int64_t)wp[9] * X;
+      s3 += (int64_t)wp[13] * X;
+      X = x[3]; /* k3: byte 3 */
+      s0 += (int64_t)wp[3] * X;
+      s1 += (int64_t)wp[7] * X;
+      s2 += (int64_t)wp[11] * X;
+      s3 += (int64_t)wp[15] * X;
+    }
+    sv[0] = s0;
+    sv[1] = s1;
+    sv[2] = s2;
+    sv[3] = s3;
+    for (c = 0; c < 4; c++) {
+      int32_t lo = (int32_t)(sv[c] & 0x7FFFFF);
+      if (lo >= 0x400000)
+        lo -= 0x800000;
+      acc[2 * c] += lo;
+      acc[2 * c + 1] += (int32_t)((sv[c] - lo) / 8388608);
+    }
+  }
+#elif defined(NPUCC_DOT_DSP)
   int32_t h;
   for (h = 0; h < 2; h++) { /* channels 2h, 2h+1: SMLAD on (k0,k1) and (k2,k3) pairs */
     const int8_t *w = (const int8_t *)NPUCC_CF_ALIGNED8(wp + 8 * h);
@@ -265,13 +315,14 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
                           int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
                           int32_t rounding) {
   int32_t K = C * KH * KW, K4 = npucc_conv_s8_kpad(K), plane = OH * OW, n, p, m, k;
+  npucc_cf_pan *pan = (npucc_cf_pan *)(void *)panel;
   npucc_cf_out o;
   o.rounding = rounding;
   o.zp = out_zp;
   o.lo = npucc_max_i32(act_min, -128);
   o.hi = npucc_min_i32(act_max, 127);
   for (k = K; k < K4; k++) /* both pixels' last group; the packed weights are zero there */
-    panel[k / 4 * 8 + k % 4] = panel[k / 4 * 8 + 4 + k % 4] = 0;
+    NPUCC_CF_PUT2(pan, k, 0, 0);
   for (n = 0; n < N; n++) {
     const int8_t *img = X + (size_t)n * C * H * W;
     int8_t *yn = Y + (size_t)n * M * plane;
@@ -281,16 +332,16 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
       int32_t iy1 = (q / OW) * SH - PT, ix1 = (q % OW) * SW - PL;
       if (KH * KW > 1 && iy1 == iy0 && ix1 == ix0 + SW && iy0 >= 0 && ix0 >= 0 &&
           iy0 + (KH - 1) * DH < H && ix1 + (KW - 1) * DW < W) {
-        npucc_cf_gather_pair(img, panel, C, H, W, KH, KW, DH, DW, iy0, ix0, SW);
+        npucc_cf_gather_pair(img, pan, C, H, W, KH, KW, DH, DW, iy0, ix0, SW);
       } else {
-        npucc_cf_gather(img, panel, C, H, W, KH, KW, DH, DW, iy0, ix0, x_zp);
-        npucc_cf_gather(img, panel + 4, C, H, W, KH, KW, DH, DW, iy1, ix1, x_zp);
+        npucc_cf_gather(img, pan, 0, C, H, W, KH, KW, DH, DW, iy0, ix0, x_zp);
+        npucc_cf_gather(img, pan, 1, C, H, W, KH, KW, DH, DW, iy1, ix1, x_zp);
       }
       for (m = 0; m < M; m += 4) {
         int32_t acc[8], c, mc = npucc_min_i32(4, M - m);
         for (c = 0; c < 4; c++)
           acc[2 * c] = acc[2 * c + 1] = c < mc ? bias_f[m + c] : 0;
-        npucc_cf_dot4x2(Wp + (size_t)m * K4, panel, K4 / 4, acc);
+        npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, acc);
         npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o,
                              yn + (size_t)m * plane + p, plane);
       }

@@ -55,7 +55,7 @@ static int conv_cases(void) {
     int32_t KH = ri(1, 3), KW = ri(1, 3), SH = ri(1, 2), SW = ri(1, 2), DH = ri(1, 2), DW = ri(1, 2);
     int32_t PT = ri(0, 2), PL = ri(0, 2), PB = ri(0, 2), PR = ri(0, 2), M = dw ? C : ri(1, 9);
     int32_t G = dw ? C : 1, OH, OW, m, k, K, i, xzp = ri(-128, 127), yzp = ri(-128, 127);
-    int32_t lo = -128, hi = 127;
+    int32_t lo = -128, hi = 127, xe, we;
     if (t % 5 == 0) {
       KH = KW = 3;
       DH = DW = 1;
@@ -69,6 +69,12 @@ static int conv_cases(void) {
       H = ri(13, 30);
       W = ri(13, 30);
     }
+    if ((t % 13 == 2 || t % 17 == 3) && !dw) { /* K = C*3*3 > 252: the SWAR dot's chunks */
+      C = ri(30, 40);
+      KH = KW = 3;
+      H = ri(3, 8);
+      W = ri(3, 8);
+    }
     OH = (H + PT + PB - ((KH - 1) * DH + 1)) / SH + 1;
     OW = (W + PL + PR - ((KW - 1) * DW + 1)) / SW + 1;
     if (OH < 1 || OW < 1)
@@ -78,10 +84,12 @@ static int conv_cases(void) {
       hi = ri(lo, 127);
     }
     K = (C / G) * KH * KW;
+    xe = ri(0, 1) ? -128 : 127; /* t % 17 == 3: every input xe, every weight we: the */
+    we = ri(0, 1) ? -128 : 127; /* largest sums, e.g. 2^14 per product */
     for (i = 0; i < N * C * H * W; i++)
-      X[i] = (int8_t)ri(-128, 127);
+      X[i] = (int8_t)(t % 17 == 3 ? xe : ri(-128, 127));
     for (i = 0; i < M * K; i++)
-      Wt[i] = (int8_t)ri(-128, 127);
+      Wt[i] = (int8_t)(t % 17 == 3 ? we : ri(-128, 127));
     for (m = 0; m < M; m++) {
       int32_t s = 0;
       bias[m] = ri(-100000, 100000);
