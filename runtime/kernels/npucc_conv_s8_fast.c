@@ -163,12 +163,10 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
     sv[1] = s1;
     sv[2] = s2;
     sv[3] = s3;
-    for (c = 0; c < 4; c++) {
-      int32_t lo = (int32_t)(sv[c] & 0x7FFFFF);
-      if (lo >= 0x400000)
-        lo -= 0x800000;
+    for (c = 0; c < 4; c++) { /* arithmetic right shifts, as npucc_requant.h assumes */
+      int32_t lo = (int32_t)((uint32_t)sv[c] << 9) >> 9;
       acc[2 * c] += lo;
-      acc[2 * c + 1] += (int32_t)((sv[c] - lo) / 8388608);
+      acc[2 * c + 1] += (int32_t)((sv[c] - lo) >> 23);
     }
   }
 #elif defined(NPUCC_DOT_DSP)
