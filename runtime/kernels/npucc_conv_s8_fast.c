@@ -19,8 +19,7 @@
  * X_k = x0_k + x1_k * 2^23, and the dot product multiplies a weight with both pixels at
  * once into a 64-bit sum (SMLAL; see npucc_cf_dot4x2). Same size: 4 bytes per k. */
 #define NPUCC_CF_POS(k) ((size_t)(k) + (size_t)((k) & ~3))
-#if !defined(NPUCC_DOT_DSP) && (defined(__arm__) || defined(__thumb__))
-#define NPUCC_CF_SWAR 1
+#if defined(NPUCC_DOT_SWAR)
 typedef int32_t npucc_cf_pan;
 #define NPUCC_CF_PUT(col, k, j, v)                                                                 \
   ((j) ? (void)((col)[k] += (int32_t)(v) * 8388608) : (void)((col)[k] = (int32_t)(v)))
@@ -128,7 +127,7 @@ static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan 
 static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
                                            const npucc_cf_pan *NPUCC_RESTRICT x, int32_t G,
                                            int32_t *NPUCC_RESTRICT acc) {
-#if defined(NPUCC_CF_SWAR)
+#if defined(NPUCC_DOT_SWAR)
   /* One 32x32->64 multiply-accumulate (SMLAL) per weight and k gives both pixels:
    * s_c = sum w_c,k * X_k = L + H * 2^23 with L = sum w*x0, H = sum w*x1. Over at most 252
    * k, |L| <= 252 * 128 * 128 < 2^22, so L is the sign-extended low 23 bits of s_c and

@@ -39,6 +39,13 @@ static inline int32_t npucc_sxtb16_odd(int32_t v) {
 }
 #endif
 
+/* Arm cores without the DSP extension (or with NPUCC_PORTABLE_ONLY): the convolution
+ * kernels multiply one int8 weight with two activations at once, as x0 + x1 * 2^23 in one
+ * 32-bit operand of a 32x32->64 multiply-accumulate (SMLAL), and split the 64-bit sum. */
+#if !defined(NPUCC_DOT_DSP) && (defined(__arm__) || defined(__thumb__))
+#define NPUCC_DOT_SWAR 1
+#endif
+
 static inline void npucc_dot_2x2(const int8_t *NPUCC_RESTRICT w0, const int8_t *NPUCC_RESTRICT w1,
                                  const int8_t *NPUCC_RESTRICT x0, const int8_t *NPUCC_RESTRICT x1,
                                  int32_t K, int32_t acc[4]) {
