@@ -39,10 +39,12 @@ static inline int32_t npucc_sxtb16_odd(int32_t v) {
 }
 #endif
 
-/* Arm cores without the DSP extension (or with NPUCC_PORTABLE_ONLY): the convolution
- * kernels multiply one int8 weight with two activations at once, as x0 + x1 * 2^23 in one
- * 32-bit operand of a 32x32->64 multiply-accumulate (SMLAL), and split the 64-bit sum. */
-#if !defined(NPUCC_DOT_DSP) && (defined(__arm__) || defined(__thumb__))
+/* Arm cores with a 32x32->64 multiply-accumulate (SMLAL: the ARM instruction set, or
+ * Thumb-2, i.e. Cortex-M3 and up, not M0/M0+/M23) without the DSP extension, or with
+ * NPUCC_PORTABLE_ONLY: the convolution kernels multiply one int8 weight with two
+ * activations at once, as x0 + x1 * 2^23 in one 32-bit operand, and split the 64-bit sum. */
+#if !defined(NPUCC_DOT_DSP) &&                                                                  \
+    (defined(__ARM_ARCH_ISA_ARM) || (defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2))
 #define NPUCC_DOT_SWAR 1
 #endif
 
