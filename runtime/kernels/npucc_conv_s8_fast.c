@@ -136,28 +136,21 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
   while (g < G) {
     int32_t gend = G - g > 63 ? g + 63 : G;
     int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, sv[4];
+#define NPUCC_CF_K(i, o) /* X_k, k = i of the group, times byte o of each channel's word */   \
+  do {                                                                                             \
+    int32_t X = x[i];                                                                              \
+    s0 += (int64_t)wp[o] * X;                                                                      \
+    s1 += (int64_t)wp[4 + (o)] * X;                                                                \
+    s2 += (int64_t)wp[8 + (o)] * X;                                                                \
+    s3 += (int64_t)wp[12 + (o)] * X;                                                               \
+  } while (0)
     for (; g < gend; g++, x += 4, wp += 16) {
-      int32_t X = x[0]; /* k0: byte 0 of each channel's word */
-      s0 += (int64_t)wp[0] * X;
-      s1 += (int64_t)wp[4] * X;
-      s2 += (int64_t)wp[8] * X;
-      s3 += (int64_t)wp[12] * X;
-      X = x[1]; /* k1: byte 2 */
-      s0 += (int64_t)wp[2] * X;
-      s1 += (int64_t)wp[6] * X;
-      s2 += (int64_t)wp[10] * X;
-      s3 += (int64_t)wp[14] * X;
-      X = x[2]; /* k2: byte 1 */
-      s0 += (int64_t)wp[1] * X;
-      s1 += (int64_t)wp[5] * X;
-      s2 += (int64_t)wp[9] * X;
-      s3 += (int64_t)wp[13] * X;
-      X = x[3]; /* k3: byte 3 */
-      s0 += (int64_t)wp[3] * X;
-      s1 += (int64_t)wp[7] * X;
-      s2 += (int64_t)wp[11] * X;
-      s3 += (int64_t)wp[15] * X;
+      NPUCC_CF_K(0, 0);
+      NPUCC_CF_K(1, 2);
+      NPUCC_CF_K(2, 1);
+      NPUCC_CF_K(3, 3);
     }
+#undef NPUCC_CF_K
     sv[0] = s0;
     sv[1] = s1;
     sv[2] = s2;
@@ -205,47 +198,27 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
   const int16_t *end = x + 8 * G;
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
   int32_t a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+  /* value k = i of the group (both pixels, four apart) times byte o of each channel's word
+   * (npucc_conv_s8_pack: k0, k1, k2, k3 at bytes 0, 2, 1, 3) */
+#define NPUCC_CF_K(i, o)                                                                           \
+  do {                                                                                             \
+    int32_t u = x[i], v = x[4 + (i)];                                                              \
+    a0 += wp[o] * u;                                                                               \
+    a1 += wp[o] * v;                                                                               \
+    a2 += wp[4 + (o)] * u;                                                                         \
+    a3 += wp[4 + (o)] * v;                                                                         \
+    a4 += wp[8 + (o)] * u;                                                                         \
+    a5 += wp[8 + (o)] * v;                                                                         \
+    a6 += wp[12 + (o)] * u;                                                                        \
+    a7 += wp[12 + (o)] * v;                                                                        \
+  } while (0)
   for (; x != end; x += 8, wp += 16) {
-    int32_t u = x[0], v = x[4]; /* k0: byte 0 of each channel's word */
-    a0 += wp[0] * u;
-    a1 += wp[0] * v;
-    a2 += wp[4] * u;
-    a3 += wp[4] * v;
-    a4 += wp[8] * u;
-    a5 += wp[8] * v;
-    a6 += wp[12] * u;
-    a7 += wp[12] * v;
-    u = x[1]; /* k1: byte 2 */
-    v = x[5];
-    a0 += wp[2] * u;
-    a1 += wp[2] * v;
-    a2 += wp[6] * u;
-    a3 += wp[6] * v;
-    a4 += wp[10] * u;
-    a5 += wp[10] * v;
-    a6 += wp[14] * u;
-    a7 += wp[14] * v;
-    u = x[2]; /* k2: byte 1 */
-    v = x[6];
-    a0 += wp[1] * u;
-    a1 += wp[1] * v;
-    a2 += wp[5] * u;
-    a3 += wp[5] * v;
-    a4 += wp[9] * u;
-    a5 += wp[9] * v;
-    a6 += wp[13] * u;
-    a7 += wp[13] * v;
-    u = x[3]; /* k3: byte 3 */
-    v = x[7];
-    a0 += wp[3] * u;
-    a1 += wp[3] * v;
-    a2 += wp[7] * u;
-    a3 += wp[7] * v;
-    a4 += wp[11] * u;
-    a5 += wp[11] * v;
-    a6 += wp[15] * u;
-    a7 += wp[15] * v;
+    NPUCC_CF_K(0, 0);
+    NPUCC_CF_K(1, 2);
+    NPUCC_CF_K(2, 1);
+    NPUCC_CF_K(3, 3);
   }
+#undef NPUCC_CF_K
   acc[0] = a0;
   acc[1] = a1;
   acc[2] = a2;
