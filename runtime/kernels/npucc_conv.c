@@ -3,16 +3,57 @@
  * depthwise Conv is in npucc_dwconv.c. */
 #include "npucc_conv.h"
 
-/* Rows (output channels) and columns (output pixels) of the register tile:
- * 8 x 8 accumulators are 8 AVX registers (8 independent addition chains). */
+/* Rows (output channels) and columns (output pixels) of the register tile.
+ * With SIMD (SSE2, AVX, NEON) 8 x 8: 8 AVX registers, 8 independent addition
+ * chains. Without (Cortex-M, RV32), 4 x 4: 16 accumulators, 4 weights and 4
+ * inputs fit the 32 single-precision registers of an FPv4/FPv5 or RV32F core.
+ * -DNPUCC_CONV_SMALL_TILE=0/1 overrides the choice. Only the tile shape
+ * differs: each output is the same sum in the same order. */
+#ifndef NPUCC_CONV_SMALL_TILE
+#if defined(__SSE2__) || defined(__AVX__) || defined(__ARM_NEON) || defined(__ARM_NEON__)
+#define NPUCC_CONV_SMALL_TILE 0
+#else
+#define NPUCC_CONV_SMALL_TILE 1
+#endif
+#endif
+#if NPUCC_CONV_SMALL_TILE
+#define NPUCC_CONV_MR 4
+#define NPUCC_CONV_NR 4
+#else
 #define NPUCC_CONV_MR 8
 #define NPUCC_CONV_NR 8
+#endif
+/* Floats per im2col row in the scratch: the widest tile, whatever the build
+ * (the compiler sizes the scratch without knowing it). */
+#define NPUCC_CONV_SCRATCH_NR 8
 
 /* tile[MR][NR] = sum over k < kc of arow[r][k] * brow[k][0..NR): A (the
  * weights) read in place, each im2col row segment through a pointer. The
  * accumulators are named scalars for gcc's SLP vectorizer (arrays for clang),
  * as in npucc_gemm.c; every sum runs over k in order from 0. */
-#if defined(__clang__)
+#if NPUCC_CONV_SMALL_TILE
+static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *const *brow,
+                             float *NPUCC_RESTRICT tile) {
+  const float *NPUCC_RESTRICT p0 = arow[0], *NPUCC_RESTRICT p1 = arow[1];
+  const float *NPUCC_RESTRICT p2 = arow[2], *NPUCC_RESTRICT p3 = arow[3];
+  float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
+  float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
+  float c32 = 0.0f, c33 = 0.0f;
+  int32_t k;
+  for (k = 0; k < kc; k++) {
+    const float *NPUCC_RESTRICT b = brow[k];
+    float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], a;
+    a = p0[k]; c00 += a * b0; c01 += a * b1; c02 += a * b2; c03 += a * b3;
+    a = p1[k]; c10 += a * b0; c11 += a * b1; c12 += a * b2; c13 += a * b3;
+    a = p2[k]; c20 += a * b0; c21 += a * b1; c22 += a * b2; c23 += a * b3;
+    a = p3[k]; c30 += a * b0; c31 += a * b1; c32 += a * b2; c33 += a * b3;
+  }
+  tile[0] = c00; tile[1] = c01; tile[2] = c02; tile[3] = c03;
+  tile[4] = c10; tile[5] = c11; tile[6] = c12; tile[7] = c13;
+  tile[8] = c20; tile[9] = c21; tile[10] = c22; tile[11] = c23;
+  tile[12] = c30; tile[13] = c31; tile[14] = c32; tile[15] = c33;
+}
+#elif defined(__clang__)
 NPUCC_HOT
 static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *const *brow,
                              float *NPUCC_RESTRICT tile) {
@@ -108,7 +149,7 @@ size_t npucc_conv2d_scratch_floats(int32_t C, int32_t M, int32_t OH, int32_t OW,
   (void)M;
   (void)OH;
   (void)OW;
-  return (size_t)(npucc_min_i32(kdim, NPUCC_CONV_KC) + 1) * NPUCC_CONV_NR;
+  return (size_t)(npucc_min_i32(kdim, NPUCC_CONV_KC) + 1) * NPUCC_CONV_SCRATCH_NR;
 }
 
 /* Points rows[k] (k < kc, im2col rows k0.. of one group's image of img_len

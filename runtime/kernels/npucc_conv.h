@@ -7,10 +7,10 @@
  * [act_min, act_max] (pass -FLT_MAX/FLT_MAX for no fused activation).
  * 1-D convolutions are 2-D ones with H = KH = 1.
  *
- * npucc_conv2d_f32 is an indirect convolution: 8 x 8 register tiles (output
- * channels x consecutive pixels of one output row) whose weights are read in
+ * npucc_conv2d_f32 is an indirect convolution: 8 x 8 register tiles (4 x 4
+ * without SIMD; output channels x consecutive pixels of one output row) whose weights are read in
  * place and whose im2col rows are read in place through one pointer per row,
- * or gathered (8 floats, zero-padded) where a row meets the padding, the end
+ * or gathered (one tile row, zero-padded) where a row meets the padding, the end
  * of the output row or a stride. Each output sums over k in order, in blocks
  * of NPUCC_CONV_KC with the bias added after the first: the same operations
  * as the packed SGEMM over an implicit im2col view it replaced, so the

@@ -11,6 +11,9 @@
 //     k in order in blocks of 256 and add the bias after the first block.
 //     It must also be within 1e-5 (relative to max(1, max|ref|), the
 //     tolerance of kernels_conv_test) of a double-precision loop;
+//   - the microcontroller build's 4 x 4 register tile (NPUCC_CONV_SMALL_TILE,
+//     compiled a second time under other names by test/CMakeLists.txt) gives
+//     the same bits as the host's 8 x 8 tile;
 //   - its scratch, pre-filled with NaN, is sized exactly (a canary follows)
 //     and bounded, and the lowering requests the same bytes for a Conv node
 //     (so a larger workspace cannot come back unnoticed).
@@ -34,6 +37,12 @@
 extern "C" {
 #include "../../runtime/kernels/npucc_conv.h"
 #include "../../runtime/kernels/npucc_gemm.h"
+// runtime/kernels/npucc_conv.c built with -DNPUCC_CONV_SMALL_TILE=1 (test/CMakeLists.txt).
+void npucc_conv2d_f32_small_tile(const float *X, const float *Wt, const float *bias, float *Y,
+                                 float *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                                 int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                 int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                                 int32_t PL, int32_t group, float act_min, float act_max);
 }
 
 namespace npucc::lower {
@@ -200,6 +209,21 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
       auto old = sgemmConv(c, OH, OW, X, Wt, bias, lo, hi);
       ASSERT_EQ(0, memcmp(got.data(), old.data(), got.size() * sizeof(float)))
           << "not bit-identical to the packed SGEMM: " << name(c);
+    }
+    // The microcontroller tile (4 x 4) must give the same bits, in the same scratch.
+    {
+      size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
+      std::vector<float> s(floats + 16, std::numeric_limits<float>::quiet_NaN());
+      for (size_t i = floats; i < s.size(); i++)
+        s[i] = 12345.0f;
+      std::vector<float> small(got.size(), -999.0f);
+      npucc_conv2d_f32_small_tile(X.data(), Wt.data(), bias, small.data(), s.data(), c.N, c.C,
+                                  c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT,
+                                  c.PL, c.G, lo, hi);
+      for (size_t i = floats; i < s.size(); i++)
+        ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << name(c);
+      ASSERT_EQ(0, memcmp(got.data(), small.data(), got.size() * sizeof(float)))
+          << "the 4 x 4 tile differs from the 8 x 8 one: " << name(c);
     }
     ran++;
     deep += (c.C / c.G) * c.KH * c.KW > NPUCC_CONV_KC;
