@@ -74,6 +74,28 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
     for (j = 0; j < NPUCC_CONV_NR; j++)
       tile[i * NPUCC_CONV_NR + j] = c[i][j];
 }
+/* The first 4 rows of npucc_conv_micro, for the last rows of a layer whose
+ * output channels are not a multiple of 8 (or fewer than 5). */
+NPUCC_HOT
+static void npucc_conv_micro4(int32_t kc, const float *const *arow, const float *const *brow,
+                              float *NPUCC_RESTRICT tile) {
+  float c[4][NPUCC_CONV_NR];
+  int32_t i, j, k;
+  for (i = 0; i < 4; i++)
+    for (j = 0; j < NPUCC_CONV_NR; j++)
+      c[i][j] = 0.0f;
+  for (k = 0; k < kc; k++) {
+    const float *NPUCC_RESTRICT b = brow[k];
+    for (i = 0; i < 4; i++) {
+      float a = arow[i][k];
+      for (j = 0; j < NPUCC_CONV_NR; j++)
+        c[i][j] += a * b[j];
+    }
+  }
+  for (i = 0; i < 4; i++)
+    for (j = 0; j < NPUCC_CONV_NR; j++)
+      tile[i * NPUCC_CONV_NR + j] = c[i][j];
+}
 #else
 #define NPUCC_CONV_DECL(r)                                                                         \
   float c##r##0 = 0.0f, c##r##1 = 0.0f, c##r##2 = 0.0f, c##r##3 = 0.0f, c##r##4 = 0.0f,          \
@@ -105,6 +127,20 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
   }
   NPUCC_CONV_OUT(0) NPUCC_CONV_OUT(1) NPUCC_CONV_OUT(2) NPUCC_CONV_OUT(3)
   NPUCC_CONV_OUT(4) NPUCC_CONV_OUT(5) NPUCC_CONV_OUT(6) NPUCC_CONV_OUT(7)
+}
+/* The first 4 rows of npucc_conv_micro, for the last rows of a layer whose
+ * output channels are not a multiple of 8 (or fewer than 5). */
+NPUCC_HOT
+static void npucc_conv_micro4(int32_t kc, const float *const *arow, const float *const *brow,
+                              float *NPUCC_RESTRICT tile) {
+  int32_t k;
+  NPUCC_CONV_DECL(0); NPUCC_CONV_DECL(1); NPUCC_CONV_DECL(2); NPUCC_CONV_DECL(3);
+  for (k = 0; k < kc; k++) {
+    const float *NPUCC_RESTRICT b = brow[k];
+    float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7];
+    NPUCC_CONV_FMA(0) NPUCC_CONV_FMA(1) NPUCC_CONV_FMA(2) NPUCC_CONV_FMA(3)
+  }
+  NPUCC_CONV_OUT(0) NPUCC_CONV_OUT(1) NPUCC_CONV_OUT(2) NPUCC_CONV_OUT(3)
 }
 #undef NPUCC_CONV_DECL
 #undef NPUCC_CONV_FMA
@@ -160,7 +196,12 @@ static void npucc_conv_rows(const float *img, size_t img_len, int32_t H, int32_t
                             int32_t KH, int32_t KW, int32_t SW, int32_t DH, int32_t DW,
                             int32_t iy0, int32_t ix0, int32_t nr, int32_t k0, int32_t kc,
                             float *gath, const float *zero, const float **rows) {
-  int32_t kx = k0 % KW, ky = (k0 / KW) % KH, ch = k0 / (KW * KH), k, t;
+  int32_t kx = 0, ky = 0, ch = 0, k, t;
+  if (k0 > 0) { /* no divisions for the first (often the only) depth block */
+    kx = k0 % KW;
+    ky = (k0 / KW) % KH;
+    ch = k0 / (KW * KH);
+  }
   for (k = 0; k < kc; k++) {
     int32_t iy = iy0 + ky * DH, ix = ix0 + kx * DW;
     if (iy < 0 || iy >= H) {
@@ -218,6 +259,24 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
   int32_t oh = pointwise ? 1 : OH, ow = pointwise ? OH * OW : OW;
   float *zero = scratch, *gath = scratch + NPUCC_CONV_NR, tile[NPUCC_CONV_MR * NPUCC_CONV_NR];
   const float *rows[NPUCC_CONV_KC], *arow[NPUCC_CONV_MR];
+  if (pointwise && (kdim <= NPUCC_GEMM_KC || mg == 1 || OH * OW == 1)) {
+    /* The image is the K x N matrix: the SGEMM's unpacked path reads it in
+     * place (scratch: K x 8 floats for a partial last panel), its
+     * matrix-vector cases need none. */
+    npucc_gemm_bsrc bs;
+    memset(&bs, 0, sizeof(bs));
+    bs.rs = H * W;
+    bs.cs = 1;
+    for (n = 0; n < N; n++) {
+      for (g = 0; g < group; g++) {
+        bs.data = X + ((size_t)n * C + (size_t)g * cg) * H * W;
+        npucc_sgemm_core_f32(mg, OH * OW, kdim, 1.0f, Wt + (size_t)g * mg * kdim, kdim, 1, &bs,
+                             Y + ((size_t)n * M + (size_t)g * mg) * OH * OW, OH * OW, 0,
+                             bias ? bias + (size_t)g * mg : NULL, act_min, act_max, scratch);
+      }
+    }
+    return;
+  }
   for (r = 0; r < NPUCC_CONV_NR; r++)
     zero[r] = 0.0f;
   for (n = 0; n < N; n++) {
@@ -239,7 +298,12 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
               int32_t mr = npucc_min_i32(NPUCC_CONV_MR, mg - i);
               for (r = 0; r < NPUCC_CONV_MR; r++)
                 arow[r] = wg + (size_t)(i + npucc_min_i32(r, mr - 1)) * kdim + k0;
-              npucc_conv_micro(kc, arow, rows, tile);
+#if !NPUCC_CONV_SMALL_TILE
+              if (mr <= 4)
+                npucc_conv_micro4(kc, arow, rows, tile);
+              else
+#endif
+                npucc_conv_micro(kc, arow, rows, tile);
               npucc_conv_store(tile, y + (size_t)i * OH * OW, OH * OW, mr, nr,
                                bg ? bg + i : NULL, first, last && clamp, act_min, act_max);
             }

@@ -16,7 +16,10 @@
  * as the packed SGEMM over an implicit im2col view it replaced, so the
  * results are bit-identical. Its scratch, npucc_conv2d_scratch_floats, is
  * (min(K, NPUCC_CONV_KC) + 1) x 8 floats (at most 8,224 bytes) whatever the
- * image size, plus NPUCC_CONV_KC row pointers on the stack. ConvTranspose
+ * image size, plus NPUCC_CONV_KC row pointers on the stack. A pointwise
+ * convolution (1x1, stride 1, no pads) with K <= NPUCC_GEMM_KC, one output
+ * channel or one pixel runs the SGEMM's unpacked or matrix-vector path on
+ * the image in place instead (as before; its scratch fits). ConvTranspose
  * runs the SGEMM (needs npucc_gemm.c). Depthwise convolutions (C/group == 1)
  * have their own kernel in npucc_dwconv.h. */
 #ifndef NPUCC_CONV_H
