@@ -220,6 +220,9 @@ static void npucc_conv_rows(const float *img, size_t img_len, int32_t H, int32_t
         if (SW == 1) {
           lo = ix < 0 ? -ix : 0;
           hi = W - ix;
+        } else if (ix >= 0 && ix + (nr - 1) * SW < W) { /* inside: no divisions */
+          lo = 0;
+          hi = nr;
         } else {
           lo = ix < 0 ? (-ix + SW - 1) / SW : 0;
           hi = ix < W ? (W - 1 - ix) / SW + 1 : 0;
