@@ -10,7 +10,9 @@
 //     row segment read in place through a pointer or gathered when it meets
 //     the padding). Its scratch is small and bounded whatever the model:
 //     (min(K, 256) + 1) x 8 floats, at most 8 KiB (cpuConvScratchBytes). A
-//     single-channel input with group 1 also goes here.
+//     single-channel input with group 1 also goes here; pointwise ones with
+//     K <= 256, one output channel or one pixel run the SGEMM's unpacked or
+//     matrix-vector path inside the kernel (their scratch fits the same bound).
 //   - ConvTranspose: npucc_conv_transpose2d_f32 (SGEMM + col2im scatter).
 // 1-D convolutions are lowered as 2-D ones with H = 1; 3-D ones are
 // rejected. An absent bias is passed as lir::BufferRef::null() (NULL in C).
