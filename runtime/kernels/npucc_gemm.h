@@ -3,8 +3,9 @@
  * The SGEMM core (npucc_sgemm_core_f32) computes
  *     C[M x N] = (accumulate ? C : 0) + row_bias + alpha * A[M x K] * B[K x N]
  * then clamps to [act_min, act_max]. A is a strided matrix; B is a strided
- * matrix or an implicit im2col view of an NCHW image (used by the Conv
- * kernels, so no im2col buffer is ever materialized). Both operands are
+ * matrix or an implicit im2col view of an NCHW image (no im2col buffer is
+ * ever materialized; the float Conv kernel now runs its own indirect loop,
+ * npucc_conv.c, and is checked bit for bit against this view). Both operands are
  * packed block by block into the caller's scratch buffer, whose size in
  * floats is npucc_sgemm_scratch_floats(M, N, K); products small enough to
  * stay in cache (row-major A and B, K <= NPUCC_GEMM_KC, alpha 1) are run on

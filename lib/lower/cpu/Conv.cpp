@@ -5,10 +5,14 @@
 //     npucc_depthwise_conv2d_f32 (runtime/kernels/npucc_dwconv.c), a direct
 //     kernel whose scratch holds one zero-padded, stride-phase-split input
 //     channel and one flat output plane (no scratch for large planes);
-//   - otherwise npucc_conv2d_f32: the packed SGEMM over an implicit im2col
-//     view (scratch = the SGEMM's packing buffers). A single-channel input
-//     with group 1 also goes here: all M filters then share one packed B,
-//     about twice as fast as the direct kernel.
+//   - otherwise npucc_conv2d_f32: an indirect convolution (8 x 8 register
+//     tiles of output channels x pixels, weights read in place, each im2col
+//     row segment read in place through a pointer or gathered when it meets
+//     the padding). Its scratch is small and bounded whatever the model:
+//     (min(K, 256) + 1) x 8 floats, at most 8 KiB (cpuConvScratchBytes). A
+//     single-channel input with group 1 also goes here; pointwise ones with
+//     K <= 256, one output channel or one pixel run the SGEMM's unpacked or
+//     matrix-vector path inside the kernel (their scratch fits the same bound).
 //   - ConvTranspose: npucc_conv_transpose2d_f32 (SGEMM + col2im scatter).
 // 1-D convolutions are lowered as 2-D ones with H = 1; 3-D ones are
 // rejected. An absent bias is passed as lir::BufferRef::null() (NULL in C).
@@ -27,6 +31,12 @@ namespace npucc::lower {
 /// Bytes of scratch npucc_sgemm_core_f32 needs (defined in MatMul.cpp,
 /// mirrors npucc_sgemm_scratch_floats in runtime/kernels/npucc_gemm.c).
 int64_t cpuSgemmScratchBytes(int64_t M, int64_t N, int64_t K);
+
+/// Bytes of scratch npucc_conv2d_f32 needs for K = C/group*KH*KW im2col rows;
+/// mirrors npucc_conv2d_scratch_floats in runtime/kernels/npucc_conv.c (256 =
+/// NPUCC_CONV_KC, 8 = the tile width; kernels_conv_test checks they agree):
+/// one gathered 8-value row per im2col row of a depth block, and 8 zeros.
+int64_t cpuConvScratchBytes(int64_t K) { return (std::min<int64_t>(K, 256) + 1) * 8 * 4; }
 
 /// Bytes of scratch npucc_depthwise_conv2d_f32 needs; mirrors
 /// npucc_depthwise_conv2d_scratch_floats in runtime/kernels/npucc_dwconv.c
@@ -210,7 +220,7 @@ Status lowerConvFamily(const ir::Node &n, LowerContext &ctx, std::vector<lir::In
     scratchBytes = cpuDepthwiseScratchBytes(g.OH, g.OW, g.KH, g.KW, g.SH, g.SW, g.DH, g.DW);
   } else {
     in.callee = "npucc_conv2d_f32";
-    scratchBytes = cpuSgemmScratchBytes(g.M / g.G, g.OH * g.OW, g.C / g.G * g.KH * g.KW);
+    scratchBytes = cpuConvScratchBytes(g.C / g.G * g.KH * g.KW);
   }
   if (in.callee == "npucc_depthwise_conv2d_f32") {
     ctx.useKernelFile("kernels/npucc_dwconv.c");

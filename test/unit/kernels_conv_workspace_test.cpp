@@ -1,0 +1,302 @@
+//===- kernels_conv_workspace_test.cpp - float Conv: indirect kernel, small workspace ---===//
+//
+// npucc_conv2d_f32 (runtime/kernels/npucc_conv.c) is an indirect convolution
+// whose scratch is at most (NPUCC_CONV_KC + 1) x 8 floats whatever the model.
+// Checked here:
+//   - on random shapes (fixed seed: groups, odd channel counts, K above
+//     NPUCC_CONV_KC, strides, dilations, asymmetric pads, 1x1, images
+//     narrower than the tile, batch 2) its output is bit-identical to the
+//     packed SGEMM over the implicit im2col view (npucc_sgemm_core_f32, the
+//     kernel it replaces, still in npucc_gemm.c): both sum each output over
+//     k in order in blocks of 256 and add the bias after the first block.
+//     It must also be within 1e-5 (relative to max(1, max|ref|), the
+//     tolerance of kernels_conv_test) of a double-precision loop;
+//   - the microcontroller build's 4 x 4 register tile (NPUCC_CONV_SMALL_TILE,
+//     compiled a second time under other names by test/CMakeLists.txt) gives
+//     the same bits as the host's 8 x 8 tile;
+//   - its scratch, pre-filled with NaN, is sized exactly (a canary follows)
+//     and bounded, and the lowering requests the same bytes for a Conv node
+//     (so a larger workspace cannot come back unnoticed).
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include "npucc/ir/Graph.h"
+#include "npucc/lower/CpuLowering.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "../../runtime/kernels/npucc_conv.h"
+#include "../../runtime/kernels/npucc_gemm.h"
+// runtime/kernels/npucc_conv.c built with -DNPUCC_CONV_SMALL_TILE=1 (test/CMakeLists.txt).
+void npucc_conv2d_f32_small_tile(const float *X, const float *Wt, const float *bias, float *Y,
+                                 float *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                                 int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                 int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                                 int32_t PL, int32_t group, float act_min, float act_max);
+}
+
+namespace npucc::lower {
+int64_t cpuConvScratchBytes(int64_t K); // lib/lower/cpu/Conv.cpp
+} // namespace npucc::lower
+
+namespace {
+
+struct Shape2 {
+  int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
+  bool bias, clamp;
+};
+
+int outSize(int in, int k, int s, int d, int p0, int p1) {
+  return (in + p0 + p1 - ((k - 1) * d + 1)) / s + 1;
+}
+
+std::string name(const Shape2 &c) {
+  char buf[200];
+  snprintf(buf, sizeof buf, "N%d C%d %dx%d M%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d g%d b%d c%d", c.N,
+           c.C, c.H, c.W, c.M, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.PB, c.PR, c.G,
+           c.bias, c.clamp);
+  return buf;
+}
+
+std::vector<float> randomVec(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+/// The previous float Conv: the packed SGEMM over the implicit im2col view
+/// (a pointwise conv reads the image as the K x N matrix), per image and group.
+std::vector<float> sgemmConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
+                             const std::vector<float> &Wt, const float *bias, float lo, float hi) {
+  int cg = c.C / c.G, mg = c.M / c.G, kdim = cg * c.KH * c.KW;
+  bool pointwise = c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
+                   OH == c.H && OW == c.W;
+  npucc_gemm_bsrc bs;
+  memset(&bs, 0, sizeof(bs));
+  if (pointwise) {
+    bs.rs = c.H * c.W;
+    bs.cs = 1;
+  } else {
+    bs.is_conv = 1;
+    bs.in_h = c.H;
+    bs.in_w = c.W;
+    bs.k_h = c.KH;
+    bs.k_w = c.KW;
+    bs.stride_h = c.SH;
+    bs.stride_w = c.SW;
+    bs.dil_h = c.DH;
+    bs.dil_w = c.DW;
+    bs.pad_t = c.PT;
+    bs.pad_l = c.PL;
+    bs.out_w = OW;
+  }
+  std::vector<float> Y(size_t(c.N) * c.M * OH * OW);
+  std::vector<float> s(npucc_sgemm_scratch_floats(mg, OH * OW, kdim) + 1);
+  for (int n = 0; n < c.N; n++)
+    for (int g = 0; g < c.G; g++) {
+      bs.data = X.data() + (size_t(n) * c.C + size_t(g) * cg) * c.H * c.W;
+      npucc_sgemm_core_f32(mg, OH * OW, kdim, 1.0f, Wt.data() + size_t(g) * mg * kdim, kdim, 1, &bs,
+                           Y.data() + (size_t(n) * c.M + size_t(g) * mg) * OH * OW, OH * OW, 0,
+                           bias ? bias + size_t(g) * mg : nullptr, lo, hi, s.data());
+    }
+  return Y;
+}
+
+std::vector<double> naiveConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
+                              const std::vector<float> &Wt, const float *bias, float lo, float hi) {
+  int cg = c.C / c.G, mg = c.M / c.G;
+  std::vector<double> Y(size_t(c.N) * c.M * OH * OW);
+  for (int n = 0; n < c.N; n++)
+    for (int m = 0; m < c.M; m++)
+      for (int oy = 0; oy < OH; oy++)
+        for (int ox = 0; ox < OW; ox++) {
+          double s = bias ? bias[m] : 0.0;
+          for (int ci = 0; ci < cg; ci++)
+            for (int ky = 0; ky < c.KH; ky++)
+              for (int kx = 0; kx < c.KW; kx++) {
+                int iy = oy * c.SH - c.PT + ky * c.DH, ix = ox * c.SW - c.PL + kx * c.DW;
+                if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W)
+                  continue;
+                int ch = m / mg * cg + ci;
+                s += double(X[((size_t(n) * c.C + ch) * c.H + iy) * c.W + ix]) *
+                     Wt[((size_t(m) * cg + ci) * c.KH + ky) * c.KW + kx];
+              }
+          Y[((size_t(n) * c.M + m) * OH + oy) * OW + ox] =
+              std::min(std::max(s, double(lo)), double(hi));
+        }
+  return Y;
+}
+
+/// Runs npucc_conv2d_f32 with exactly sized NaN-filled scratch and a canary.
+std::vector<float> indirectConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
+                                const std::vector<float> &Wt, const float *bias, float lo, float hi,
+                                bool &canaryOk) {
+  size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
+  std::vector<float> s(floats + 16, std::numeric_limits<float>::quiet_NaN());
+  for (size_t i = floats; i < s.size(); i++)
+    s[i] = 12345.0f;
+  std::vector<float> Y(size_t(c.N) * c.M * OH * OW, -999.0f);
+  npucc_conv2d_f32(X.data(), Wt.data(), bias, Y.data(), s.data(), c.N, c.C, c.H, c.W, c.M, OH, OW,
+                   c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.G, lo, hi);
+  canaryOk = true;
+  for (size_t i = floats; i < s.size(); i++)
+    canaryOk = canaryOk && s[i] == 12345.0f;
+  return Y;
+}
+
+TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int> u(0, 1 << 30);
+  auto pick = [&](int lo, int hi) { return lo + u(rng) % (hi - lo + 1); };
+  int ran = 0, deep = 0, pointwise = 0;
+  for (int iter = 0; iter < 400; iter++) {
+    Shape2 c;
+    c.N = iter % 7 == 0 ? 2 : 1;
+    c.G = iter % 5 == 0 ? pick(2, 3) : 1;
+    c.C = c.G * (iter % 4 == 0 ? pick(20, 45) : pick(1, 9));
+    c.M = c.G * pick(1, 19);
+    c.H = pick(1, 20);
+    c.W = pick(1, 23);
+    bool pw = iter % 6 == 0;
+    c.KH = pw ? 1 : pick(1, 5);
+    c.KW = pw ? 1 : pick(1, 5);
+    c.SH = pw ? 1 : pick(1, 3);
+    c.SW = pw ? 1 : pick(1, 3);
+    c.DH = pw ? 1 : pick(1, 2);
+    c.DW = pw ? 1 : pick(1, 2);
+    c.PT = pw ? 0 : pick(0, 3);
+    c.PL = pw ? 0 : pick(0, 3);
+    c.PB = pw ? 0 : pick(0, 3);
+    c.PR = pw ? 0 : pick(0, 3);
+    c.bias = iter % 2 == 0;
+    c.clamp = iter % 3 == 0;
+    if (c.H + c.PT + c.PB < (c.KH - 1) * c.DH + 1 || c.W + c.PL + c.PR < (c.KW - 1) * c.DW + 1)
+      continue;
+    int OH = outSize(c.H, c.KH, c.SH, c.DH, c.PT, c.PB);
+    int OW = outSize(c.W, c.KW, c.SW, c.DW, c.PL, c.PR);
+    auto X = randomVec(size_t(c.N) * c.C * c.H * c.W, rng);
+    auto Wt = randomVec(size_t(c.M) * (c.C / c.G) * c.KH * c.KW, rng);
+    auto B = randomVec(c.M, rng);
+    const float *bias = c.bias ? B.data() : nullptr;
+    float lo = c.clamp ? -0.25f : -FLT_MAX, hi = c.clamp ? 0.5f : FLT_MAX;
+    bool canaryOk = false;
+    auto got = indirectConv(c, OH, OW, X, Wt, bias, lo, hi, canaryOk);
+    ASSERT_TRUE(canaryOk) << "scratch overrun: " << name(c);
+    auto ref = naiveConv(c, OH, OW, X, Wt, bias, lo, hi);
+    double maxRef = 1.0, maxErr = 0.0;
+    for (size_t i = 0; i < ref.size(); i++) {
+      maxRef = std::max(maxRef, std::fabs(ref[i]));
+      double e = std::fabs(double(got[i]) - ref[i]);
+      maxErr = e <= maxErr ? maxErr : e; // NaN makes maxErr NaN and fails below
+    }
+    ASSERT_LE(maxErr, 1e-5 * maxRef) << name(c);
+    bool isPw = c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
+                OH == c.H && OW == c.W;
+    auto old = sgemmConv(c, OH, OW, X, Wt, bias, lo, hi);
+    ASSERT_EQ(0, memcmp(got.data(), old.data(), got.size() * sizeof(float)))
+        << "not bit-identical to the packed SGEMM: " << name(c);
+    // The microcontroller tile (4 x 4) must give the same bits, in the same scratch.
+    {
+      size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
+      std::vector<float> s(floats + 16, std::numeric_limits<float>::quiet_NaN());
+      for (size_t i = floats; i < s.size(); i++)
+        s[i] = 12345.0f;
+      std::vector<float> small(got.size(), -999.0f);
+      npucc_conv2d_f32_small_tile(X.data(), Wt.data(), bias, small.data(), s.data(), c.N, c.C,
+                                  c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT,
+                                  c.PL, c.G, lo, hi);
+      for (size_t i = floats; i < s.size(); i++)
+        ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << name(c);
+      ASSERT_EQ(0, memcmp(got.data(), small.data(), got.size() * sizeof(float)))
+          << "the 4 x 4 tile differs from the 8 x 8 one: " << name(c);
+    }
+    ran++;
+    deep += (c.C / c.G) * c.KH * c.KW > NPUCC_CONV_KC;
+    pointwise += isPw;
+  }
+  EXPECT_GT(ran, 300);
+  EXPECT_GT(deep, 10); // K above one depth block
+  EXPECT_GT(pointwise, 20);
+}
+
+TEST(KernelsConvIndirect, WorkspaceIsSmallBoundedAndMatchesTheLowering) {
+  // Scratch depends on K = C/group*KH*KW only: one gathered 8-float row per
+  // im2col row of a depth block (at most NPUCC_CONV_KC) and 8 zeros.
+  const size_t bound = (NPUCC_CONV_KC + 1) * 8;
+  struct {
+    int C, M, OH, OW, KH, KW, G;
+    size_t floats;
+  } cases[] = {
+      {1, 8, 28, 28, 5, 5, 1, 26 * 8},    // mnist8 Convolution28
+      {8, 16, 14, 14, 5, 5, 1, 201 * 8},  // mnist8 Convolution110
+      {64, 128, 56, 56, 3, 3, 1, bound},  // K = 576
+      {512, 512, 7, 7, 3, 3, 1, bound},   // K = 4608
+      {256, 1280, 7, 7, 1, 1, 1, bound},  // pointwise, K = 256
+      {24, 144, 56, 56, 1, 1, 1, 25 * 8}, // pointwise, K = 24
+      {6, 9, 8, 8, 3, 3, 3, 19 * 8},      // groups
+  };
+  for (const auto &c : cases) {
+    size_t f = npucc_conv2d_scratch_floats(c.C, c.M, c.OH, c.OW, c.KH, c.KW, c.G);
+    EXPECT_EQ(f, c.floats) << c.C << "->" << c.M << " k" << c.KH;
+    EXPECT_LE(f, bound);
+    EXPECT_EQ(npucc::lower::cpuConvScratchBytes(int64_t(c.C) / c.G * c.KH * c.KW),
+              int64_t(f * sizeof(float)));
+  }
+}
+
+/// Records the scratch a lowering requests.
+struct ScratchCtx : npucc::lower::LowerContext {
+  std::vector<int64_t> scratchBytes;
+  int next = 0;
+  npucc::lir::BufferRef buffer(const npucc::ir::Value *v) override {
+    npucc::lir::BufferRef r;
+    r.region = npucc::lir::Region::Input;
+    r.index = next++;
+    r.size = int64_t(v->byteSize());
+    return r;
+  }
+  npucc::lir::BufferRef scratch(int64_t bytes) override {
+    scratchBytes.push_back(bytes);
+    npucc::lir::BufferRef r;
+    r.region = npucc::lir::Region::Input;
+    r.index = next++;
+    r.size = bytes;
+    return r;
+  }
+  void useKernelFile(const std::string &) override {}
+};
+
+TEST(LowerConvWorkspace, MnistConvRequestsAtMostOneSmallBlock) {
+  using namespace npucc::ir;
+  // mnist8's second convolution: 8 -> 16 channels, 5x5, 14x14, pads 2 (the
+  // packed SGEMM needed 172,800 bytes of scratch for it).
+  Graph g;
+  Value *x = g.addValue("x", DType::F32, Shape{1, 8, 14, 14});
+  Value *w = g.addConstant(
+      "w", Tensor::fromFloats(Shape{16, 8, 5, 5}, std::vector<float>(16 * 8 * 5 * 5, 0.5f)));
+  Value *y = g.addValue("y", DType::F32, Shape{1, 16, 14, 14});
+  Node *n = g.addNode(OpKind::Conv, "conv", {x, w}, {y});
+  n->attrs["kernel_shape"] = std::vector<int64_t>{5, 5};
+  n->attrs["pads"] = std::vector<int64_t>{2, 2, 2, 2};
+  ScratchCtx ctx;
+  std::vector<npucc::lir::Instr> body;
+  ASSERT_TRUE(npucc::lower::lowerConvFamily(*n, ctx, body).ok());
+  ASSERT_EQ(body.size(), 1u);
+  EXPECT_EQ(body[0].callee, "npucc_conv2d_f32");
+  ASSERT_EQ(ctx.scratchBytes.size(), 1u);
+  EXPECT_EQ(ctx.scratchBytes[0], 201 * 8 * 4);
+}
+
+} // namespace
