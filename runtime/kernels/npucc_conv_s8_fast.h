@@ -9,9 +9,10 @@
  *   rq[4m..4m+3] = npucc_rq32_prep(mult[m], shift[m], rounding)  (npucc_requant.h),
  * so the inner loops are pure int8 dot products and padding reads x_zp.
  * Group 1 takes its weights packed by npucc_conv_s8_pack (below; the compiler packs
- * them at compile time) and `panel` holds 2 * npucc_conv_s8_kpad(C*KH*KW) int16 (two
- * output pixels' input patches, widened once so that the inner loop multiplies
- * 16-bit pairs); both must be 8-byte aligned (constants and arena slices are). Depthwise weights keep ONNX's [C][1][KH][KW]; the depthwise
+ * them at compile time) and `panel` holds 4 * npucc_conv_s8_kpad(C*KH*KW) bytes (two
+ * output pixels' input patches: two int16 per k, or on Arm cores without the DSP
+ * extension one int32 per k holding both; npucc_conv_s8_fast.c); both must be 8-byte
+ * aligned (constants and arena slices are). Depthwise weights keep ONNX's [C][1][KH][KW]; the depthwise
  * kernel's `work` scratch (npucc_dwconv_s8_fast_scratch bytes, 4-byte aligned) holds
  * int32 sums and int16 input rows padded with x_zp. Pads are the
  * top/left pads; bottom/right ones are implied. */

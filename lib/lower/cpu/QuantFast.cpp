@@ -8,10 +8,10 @@
 // multiplier becomes the four npucc_rq32_prep words (quant::requantWords). Both
 // are int32 arrays in the generated C. Group-1 convolution weights are re-laid
 // at compile time into the kernel's blocks of four output channels
-// (npucc_conv_s8_pack, the runtime header's own definition of the layout) and
-// the input patches of two pixels are widened into an int16 panel; Gemm weights
-// keep their layout. Depthwise convolutions keep the ONNX weights and a small
-// scratch of padded input rows and one row of int32 sums.
+// (npucc_conv_s8_pack, the runtime header's own definition of the layout), with
+// a panel of 4 bytes per k for two pixels' input patches; Gemm weights keep their
+// layout. Depthwise convolutions keep the ONNX weights and a small scratch of
+// padded int16 input rows and their int32 sums (npucc_dwconv_s8_fast_scratch).
 // Anything else (grouped non-depthwise, weight zero points, a bias_f outside
 // int32, activations as B) keeps the reference lowering in Quantized.cpp.
 //
@@ -85,9 +85,9 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
         int32_t(g.OH), int32_t(g.OW), int32_t(g.KH), int32_t(g.KW), int32_t(g.SH), int32_t(g.SW),
         int32_t(g.DH), int32_t(g.DW)));
     panel = ctx.scratch(bytes);
-    panel.dtype = ir::DType::I32; // OW int32 sums, then the padded rows
+    panel.dtype = ir::DType::I32; // int32 sums, then the padded rows
   } else {
-    // Weights in the kernel's packed blocks; two pixels' int16 patches as the panel.
+    // Weights in the kernel's packed blocks; two pixels' patches as the panel.
     ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(int32_t(g.M),
                                                                           int32_t(K)))});
     npucc_conv_s8_pack(w->constant->data<int8_t>(), int32_t(g.M), int32_t(K),
