@@ -1,12 +1,12 @@
 /* npucc_conv_s8_fast.c - int8 Conv as a register-blocked int8 GEMM (see npucc_conv_s8_fast.h).
- * Group-1 convolutions gather the input patches of two output pixels into a small
- * int16 panel (padding = x_zp; a 1x1 convolution's patch is one strided column),
- * then every block of four output channels (weights packed at compile time by
- * npucc_conv_s8_pack) runs npucc_cf_dot4x2 over the panel: eight int32
- * accumulators in registers, one weight stream and two patches. With the Arm DSP
- * extension the block runs as two 2x2 halves of SMLAD (two 16-bit products per
- * instruction). Each block is requantized with the words in locals (npucc_rqrow_s8.h).
- * Depthwise convolutions: npucc_dwconv_s8_fast.c. */
+ * Group-1 convolutions gather the input patches of two output pixels into a small panel
+ * (padding = x_zp; a 1x1 convolution's patch is one strided column), then every block of
+ * four output channels (weights packed at compile time by npucc_conv_s8_pack) runs
+ * npucc_cf_dot4x2 over the panel: eight int32 sums (4 channels x 2 pixels), one weight
+ * stream and one panel stream. Arm without the DSP extension: one SMLAL per weight and
+ * k on both pixels; with it: two 2x2 halves of SMLAD (two 16-bit products per
+ * instruction); elsewhere a 4x2 multiply-add loop. Each block is requantized with the
+ * words in locals (npucc_rqrow_s8.h). Depthwise convolutions: npucc_dwconv_s8_fast.c. */
 #include "npucc_conv_s8_fast.h"
 #include "npucc_dot_s8.h"
 #include "npucc_requant.h"
