@@ -2,16 +2,15 @@
  * Input rows are widened to int16 once into a small scratch, padded with x_zp, so that no
  * tap needs a bounds check. 3x3 kernels (DW = 1) sum an output row with the weights in
  * registers (DSP: 16-bit weight pairs through SMLAD/SMLAxy, two outputs per step at
- * stride 1), then requantize the row (npucc_rqrow_s8.h); stride 1 without dilation keeps a
- * ring of three rows (one new row per output row). Other kernels sum tap by tap. */
+ * stride 1), then requantize (npucc_rqrow_s8.h). At stride 1 without dilation they run in
+ * bands of output rows whose input rows lie back to back (one run of sums per band);
+ * strides of 2 and dilations widen the three input rows of each output row. Other
+ * kernels sum tap by tap. */
 #include "npucc_conv_s8_fast.h"
 #include "npucc_dot_s8.h"
 #include "npucc_requant.h"
 #include "npucc_rqrow_s8.h"
 
-
-/* s[r * RS + i] = b + the 3x3 taps of output i of row r < rows (int16 rows p0, p1, p2 for
- * row 0, the next row's RS values on; taps 1 apart, stride SW; rows > 1 only at SW = 1). */
 #ifdef NPUCC_DOT_DSP
 /* Two outputs per step at stride 1: per row, the words (x0,x1), (x1,x2), (x2,x3) give
  * a = SMLAD((w0,w1),(x0,x1)) + w2*x2 and c = SMLAD((w0,w1),(x1,x2)) + w2*x3; the weights
@@ -46,6 +45,8 @@ static void npucc_cf_dw3_weights(const int8_t *wk, int32_t b, npucc_cf_dw3w *k) 
   k->b = b;
 }
 
+/* s[r * RS + i] = b + the 3x3 taps of output i of row r < rows (int16 rows p0, p1, p2 for
+ * row 0, the next row's RS values on; taps 1 apart, stride SW; rows > 1 only at SW = 1). */
 static NPUCC_NOINLINE void npucc_cf_dw3_sums(const int16_t *NPUCC_RESTRICT p0,
                                              const int16_t *NPUCC_RESTRICT p1,
                                              const int16_t *NPUCC_RESTRICT p2, int32_t SW, int32_t n,

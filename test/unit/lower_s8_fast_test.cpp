@@ -122,7 +122,7 @@ TEST(LowerS8Fast, ConvRandomShapesMatchReference) {
     bool wzp = false;
     if (kind == 1) {
       G = M = C = rint_(2, 9);
-      if (t % 2) { // the 3x3 depthwise path; stride 1 without dilation keeps a row ring
+      if (t % 2) { // the 3x3 depthwise path; stride 1 without dilation runs in row bands
         KH = KW = 3;
         DW = 1;
         if (t % 4 == 1)
