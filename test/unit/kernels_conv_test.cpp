@@ -13,6 +13,8 @@
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/CpuLowering.h"
 
+#include "ConvReference.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -34,13 +36,10 @@ extern "C" {
 
 namespace {
 
-std::vector<float> randomVec(size_t n, std::mt19937 &rng, float lo = -1.0f, float hi = 1.0f) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
+using npucc::test::ConvCase;
+using npucc::test::convName;
+using npucc::test::convOut;
+using npucc::test::randomVec;
 
 /// Fails unless max|got - ref| <= tol * max(1, max|ref|).
 void expectClose(const std::vector<float> &got, const std::vector<double> &ref, double tol,
@@ -205,48 +204,11 @@ TEST(KernelsGemm, BatchedMatMulWithBroadcastOffsets) {
 // Convolutions
 // ----------------------------------------------------------------------------
 
-struct ConvCase {
-  int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
-  bool bias, clamp;
-};
-
-int convOut(int in, int k, int s, int d, int p0, int p1) {
-  return (in + p0 + p1 - ((k - 1) * d + 1)) / s + 1;
-}
-
+/// The reference, with the case's bias vector (if the case has one).
 std::vector<double> naiveConv(const ConvCase &c, int OH, int OW, const std::vector<float> &X,
                               const std::vector<float> &Wt, const std::vector<float> &B, float lo,
                               float hi) {
-  int cg = c.C / c.G, mg = c.M / c.G;
-  std::vector<double> Y(size_t(c.N) * c.M * OH * OW);
-  for (int n = 0; n < c.N; n++)
-    for (int m = 0; m < c.M; m++) {
-      int g = m / mg;
-      for (int oy = 0; oy < OH; oy++)
-        for (int ox = 0; ox < OW; ox++) {
-          double s = c.bias ? B[m] : 0.0;
-          for (int ci = 0; ci < cg; ci++)
-            for (int ky = 0; ky < c.KH; ky++)
-              for (int kx = 0; kx < c.KW; kx++) {
-                int iy = oy * c.SH - c.PT + ky * c.DH, ix = ox * c.SW - c.PL + kx * c.DW;
-                if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W)
-                  continue;
-                int ch = g * cg + ci;
-                s += double(X[((size_t(n) * c.C + ch) * c.H + iy) * c.W + ix]) *
-                     Wt[((size_t(m) * cg + ci) * c.KH + ky) * c.KW + kx];
-              }
-          Y[((size_t(n) * c.M + m) * OH + oy) * OW + ox] = clampD(s, lo, hi);
-        }
-    }
-  return Y;
-}
-
-std::string convName(const ConvCase &c) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "N%d C%d %dx%d M%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d g%d b%d c%d", c.N,
-           c.C, c.H, c.W, c.M, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.PB, c.PR, c.G,
-           c.bias, c.clamp);
-  return buf;
+  return npucc::test::naiveConv(c, OH, OW, X, Wt, c.bias ? B.data() : nullptr, lo, hi);
 }
 
 const ConvCase ConvCases[] = {

@@ -24,6 +24,8 @@
 #include "npucc/ir/Graph.h"
 #include "npucc/lower/CpuLowering.h"
 
+#include "ConvReference.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -51,34 +53,15 @@ int64_t cpuConvScratchBytes(int64_t K); // lib/lower/cpu/Conv.cpp
 
 namespace {
 
-struct Shape2 {
-  int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
-  bool bias, clamp;
-};
-
-int outSize(int in, int k, int s, int d, int p0, int p1) {
-  return (in + p0 + p1 - ((k - 1) * d + 1)) / s + 1;
-}
-
-std::string name(const Shape2 &c) {
-  char buf[200];
-  snprintf(buf, sizeof buf, "N%d C%d %dx%d M%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d g%d b%d c%d", c.N,
-           c.C, c.H, c.W, c.M, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL, c.PB, c.PR, c.G,
-           c.bias, c.clamp);
-  return buf;
-}
-
-std::vector<float> randomVec(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
+using npucc::test::convName;
+using npucc::test::convOut;
+using npucc::test::naiveConv;
+using npucc::test::randomVec;
+using npucc::test::ConvCase;
 
 /// The previous float Conv: the packed SGEMM over the implicit im2col view
 /// (a pointwise conv reads the image as the K x N matrix), per image and group.
-std::vector<float> sgemmConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
+std::vector<float> sgemmConv(const ConvCase &c, int OH, int OW, const std::vector<float> &X,
                              const std::vector<float> &Wt, const float *bias, float lo, float hi) {
   int cg = c.C / c.G, mg = c.M / c.G, kdim = cg * c.KH * c.KW;
   bool pointwise = c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
@@ -114,33 +97,8 @@ std::vector<float> sgemmConv(const Shape2 &c, int OH, int OW, const std::vector<
   return Y;
 }
 
-std::vector<double> naiveConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
-                              const std::vector<float> &Wt, const float *bias, float lo, float hi) {
-  int cg = c.C / c.G, mg = c.M / c.G;
-  std::vector<double> Y(size_t(c.N) * c.M * OH * OW);
-  for (int n = 0; n < c.N; n++)
-    for (int m = 0; m < c.M; m++)
-      for (int oy = 0; oy < OH; oy++)
-        for (int ox = 0; ox < OW; ox++) {
-          double s = bias ? bias[m] : 0.0;
-          for (int ci = 0; ci < cg; ci++)
-            for (int ky = 0; ky < c.KH; ky++)
-              for (int kx = 0; kx < c.KW; kx++) {
-                int iy = oy * c.SH - c.PT + ky * c.DH, ix = ox * c.SW - c.PL + kx * c.DW;
-                if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W)
-                  continue;
-                int ch = m / mg * cg + ci;
-                s += double(X[((size_t(n) * c.C + ch) * c.H + iy) * c.W + ix]) *
-                     Wt[((size_t(m) * cg + ci) * c.KH + ky) * c.KW + kx];
-              }
-          Y[((size_t(n) * c.M + m) * OH + oy) * OW + ox] =
-              std::min(std::max(s, double(lo)), double(hi));
-        }
-  return Y;
-}
-
 /// Runs npucc_conv2d_f32 with exactly sized NaN-filled scratch and a canary.
-std::vector<float> indirectConv(const Shape2 &c, int OH, int OW, const std::vector<float> &X,
+std::vector<float> indirectConv(const ConvCase &c, int OH, int OW, const std::vector<float> &X,
                                 const std::vector<float> &Wt, const float *bias, float lo, float hi,
                                 bool &canaryOk) {
   size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
@@ -162,7 +120,7 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
   auto pick = [&](int lo, int hi) { return lo + u(rng) % (hi - lo + 1); };
   int ran = 0, deep = 0, pointwise = 0;
   for (int iter = 0; iter < 400; iter++) {
-    Shape2 c;
+    ConvCase c;
     c.N = iter % 7 == 0 ? 2 : 1;
     c.G = iter % 5 == 0 ? pick(2, 3) : 1;
     c.C = c.G * (iter % 4 == 0 ? pick(20, 45) : pick(1, 9));
@@ -184,8 +142,8 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
     c.clamp = iter % 3 == 0;
     if (c.H + c.PT + c.PB < (c.KH - 1) * c.DH + 1 || c.W + c.PL + c.PR < (c.KW - 1) * c.DW + 1)
       continue;
-    int OH = outSize(c.H, c.KH, c.SH, c.DH, c.PT, c.PB);
-    int OW = outSize(c.W, c.KW, c.SW, c.DW, c.PL, c.PR);
+    int OH = convOut(c.H, c.KH, c.SH, c.DH, c.PT, c.PB);
+    int OW = convOut(c.W, c.KW, c.SW, c.DW, c.PL, c.PR);
     auto X = randomVec(size_t(c.N) * c.C * c.H * c.W, rng);
     auto Wt = randomVec(size_t(c.M) * (c.C / c.G) * c.KH * c.KW, rng);
     auto B = randomVec(c.M, rng);
@@ -193,7 +151,7 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
     float lo = c.clamp ? -0.25f : -FLT_MAX, hi = c.clamp ? 0.5f : FLT_MAX;
     bool canaryOk = false;
     auto got = indirectConv(c, OH, OW, X, Wt, bias, lo, hi, canaryOk);
-    ASSERT_TRUE(canaryOk) << "scratch overrun: " << name(c);
+    ASSERT_TRUE(canaryOk) << "scratch overrun: " << convName(c);
     auto ref = naiveConv(c, OH, OW, X, Wt, bias, lo, hi);
     double maxRef = 1.0, maxErr = 0.0;
     for (size_t i = 0; i < ref.size(); i++) {
@@ -201,12 +159,12 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
       double e = std::fabs(double(got[i]) - ref[i]);
       maxErr = e <= maxErr ? maxErr : e; // NaN makes maxErr NaN and fails below
     }
-    ASSERT_LE(maxErr, 1e-5 * maxRef) << name(c);
+    ASSERT_LE(maxErr, 1e-5 * maxRef) << convName(c);
     bool isPw = c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
                 OH == c.H && OW == c.W;
     auto old = sgemmConv(c, OH, OW, X, Wt, bias, lo, hi);
     ASSERT_EQ(0, memcmp(got.data(), old.data(), got.size() * sizeof(float)))
-        << "not bit-identical to the packed SGEMM: " << name(c);
+        << "not bit-identical to the packed SGEMM: " << convName(c);
     // The microcontroller tile (4 x 4) must give the same bits, in the same scratch.
     {
       size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
@@ -218,9 +176,9 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
                                   c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT,
                                   c.PL, c.G, lo, hi);
       for (size_t i = floats; i < s.size(); i++)
-        ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << name(c);
+        ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << convName(c);
       ASSERT_EQ(0, memcmp(got.data(), small.data(), got.size() * sizeof(float)))
-          << "the 4 x 4 tile differs from the 8 x 8 one: " << name(c);
+          << "the 4 x 4 tile differs from the 8 x 8 one: " << convName(c);
     }
     ran++;
     deep += (c.C / c.G) * c.KH * c.KW > NPUCC_CONV_KC;

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include "ConvReference.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -35,13 +37,7 @@ int64_t cpuDepthwiseScratchBytes(int64_t OH, int64_t OW, int64_t KH, int64_t KW,
 
 namespace {
 
-std::vector<float> randomVec(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
+using npucc::test::randomVec;
 
 /// A NaN-filled scratch buffer of exactly `floats` floats plus a canary tail.
 struct NanScratch {
