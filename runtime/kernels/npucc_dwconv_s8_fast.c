@@ -115,24 +115,6 @@ static void npucc_cf_widen(int16_t *NPUCC_RESTRICT d, const int8_t *NPUCC_RESTRI
     d[i] = s[i];
 }
 
-/* y[b * OW + i] = requantized s[b * RS + i] for rows b < rows (EXACT fast words in q);
- * the common full-range clamp is one saturation. */
-static NPUCC_NOINLINE void npucc_cf_rq_rows_exact(const int32_t *NPUCC_RESTRICT s, int32_t rows,
-                                                  int32_t RS, int32_t OW, const npucc_cf_rq *q,
-                                                  int8_t *NPUCC_RESTRICT y) {
-  int32_t i, mult = q->mult, sh = q->sh, zp = q->zp, lo = q->lo, hi = q->hi;
-  int64_t rnd = (int64_t)(((uint64_t)(uint32_t)q->rhi << 32) | (uint32_t)q->rlo);
-  if (lo == -128 && hi == 127) {
-    for (; rows > 0; rows--, s += RS, y += OW)
-      for (i = 0; i < OW; i++)
-        y[i] = npucc_cf_exact_sat(s[i], mult, sh, rnd, zp);
-    return;
-  }
-  for (; rows > 0; rows--, s += RS, y += OW)
-    for (i = 0; i < OW; i++)
-      y[i] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
-}
-
 /* One channel of a 3x3 depthwise convolution at strides 1 (DW = DH = 1): bands of up to R
  * output rows. The band's R + 2 input rows lie back to back, RS = OW + 2 values apart
  * (x_zp in the padding columns and in rows outside the image), so the whole band is one
@@ -144,15 +126,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, int32
                                              int32_t x_zp, const npucc_cf_dw3w *k,
                                              const int32_t *r, const npucc_cf_out *o,
                                              int32_t *sums, int8_t *y) {
-  int32_t RS = OW + 2, oy0, b, j, fast = r[1] >= 0 && o->rounding != NPUCC_RQ_FP32;
-  npucc_cf_rq q;
-  q.mult = r[0];
-  q.sh = r[1];
-  q.rlo = r[2];
-  q.rhi = r[3];
-  q.zp = o->zp;
-  q.lo = o->lo;
-  q.hi = o->hi;
+  int32_t RS = OW + 2, oy0, b, j;
   for (oy0 = 0; oy0 < OH; oy0 += R, y += (size_t)R * OW) {
     int32_t rr = npucc_min_i32(R, OH - oy0);
     for (b = 0; b < rr + 2; b++) {
@@ -166,13 +140,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, int32
       }
     }
     npucc_cf_dw3_sums(band, band + RS, band + 2 * RS, 1, OW, rr, RS, k, sums);
-    if (fast) {
-      npucc_cf_rq_rows_exact(sums, rr, RS, OW, &q, y);
-    } else {
-      for (b = 0; b < rr; b++)
-        npucc_cf_rq_row(sums + (size_t)b * RS, OW, r, o->rounding, o->zp, o->lo, o->hi,
-                        y + (size_t)b * OW);
-    }
+    npucc_cf_rq_rows(sums, rr, RS, OW, r, o, y);
   }
 }
 
@@ -198,7 +166,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_rows(const int8_t *img, int32_t H, int32
       }
     }
     npucc_cf_dw3_sums(rp[0], rp[1], rp[2], SW, OW, 1, 0, k, sums);
-    npucc_cf_rq_row(sums, OW, r, o->rounding, o->zp, o->lo, o->hi, y);
+    npucc_cf_rq_rows(sums, 1, OW, OW, r, o, y);
   }
 }
 
@@ -208,18 +176,18 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
                             int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t x_zp,
                             int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
                             int32_t rounding) {
-  int32_t lo = npucc_max_i32(act_min, -128), hi = npucc_min_i32(act_max, 127);
   int32_t n, c, oy, ox, ky, kx, i, PW = (OW - 1) * SW + (KW - 1) * DW + 1;
+  int32_t RL = (int32_t)npucc_dwconv_s8_fast_row_len(OW, KW, SW, DW);
+  int32_t left = npucc_min_i32(PL, PW), mid = npucc_max_i32(0, npucc_min_i32(W, PW - PL));
+  int32_t s3 = KH == 3 && KW == 3 && DW == 1;
+  int32_t R = npucc_dwconv_s8_fast_band(OH, OW, KH, KW, SH, SW, DH, DW);
+  int32_t *sums = work;
+  int16_t *rows = (int16_t *)(work + (R ? R * (OW + 2) : OW)), *zrow = rows + (size_t)KH * RL;
   npucc_cf_out o;
   o.rounding = rounding;
   o.zp = out_zp;
-  o.lo = lo;
-  o.hi = hi;
-  int32_t RL = (int32_t)npucc_dwconv_s8_fast_row_len(OW, KW, SW, DW);
-  int32_t left = npucc_min_i32(PL, PW), mid = npucc_max_i32(0, npucc_min_i32(W, PW - PL));
-  int32_t s3 = KH == 3 && KW == 3 && DW == 1, R = npucc_dwconv_s8_fast_band(OH, OW, KH, KW, SH, SW, DH, DW);
-  int32_t *sums = work;
-  int16_t *rows = (int16_t *)(work + (R ? R * (OW + 2) : OW)), *zrow = rows + (size_t)KH * RL;
+  o.lo = npucc_max_i32(act_min, -128);
+  o.hi = npucc_min_i32(act_max, 127);
   /* every row's padding columns (and the padding row) hold x_zp once and for all: rows
    * only ever get columns left..left+mid-1 rewritten */
   for (i = 0; i < (R ? (R + 2) * (OW + 2) : (KH + 1) * RL); i++)
@@ -258,7 +226,7 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
               sums[ox] += wv * t[(size_t)ox * SW];
           }
         }
-        npucc_cf_rq_row(sums, OW, r, rounding, out_zp, lo, hi, yc + (size_t)oy * OW);
+        npucc_cf_rq_rows(sums, 1, OW, OW, r, &o, yc + (size_t)oy * OW);
       }
     }
   }

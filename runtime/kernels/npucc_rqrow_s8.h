@@ -54,43 +54,42 @@ static inline int8_t npucc_cf_exact_sat(int32_t acc, int32_t mult, int32_t sh, i
   return (int8_t)NPUCC_CF_SAT8(v);
 }
 
-/* One channel's EXACT requantization with npucc_rq32_exact's fast words (rq[1] >= 0). */
-typedef struct {
-  int32_t mult, sh, rlo, rhi, zp, lo, hi;
-} npucc_cf_rq;
-
-/* y[i] = requantized s[i] (EXACT, q's words). */
-NPUCC_RQROW_FN void npucc_cf_rq_row_exact(const int32_t *NPUCC_RESTRICT s, int32_t n,
-                                                 const npucc_cf_rq *q, int8_t *NPUCC_RESTRICT y) {
-  int32_t i, mult = q->mult, sh = q->sh, zp = q->zp, lo = q->lo, hi = q->hi;
-  int64_t rnd = (int64_t)(((uint64_t)(uint32_t)q->rhi << 32) | (uint32_t)q->rlo);
-  for (i = 0; i < n; i++)
-    y[i] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
+/* y[b * n + i] = requantized s[b * RS + i] for rows b < rows and i < n, EXACT rounding
+ * with npucc_rq32_exact's fast words (r[1] >= 0) in locals; the common full-range clamp
+ * is one saturation. */
+NPUCC_RQROW_FN void npucc_cf_rq_rows_exact(const int32_t *NPUCC_RESTRICT s, int32_t rows,
+                                           int32_t RS, int32_t n, const int32_t *r, int32_t zp,
+                                           int32_t lo, int32_t hi, int8_t *NPUCC_RESTRICT y) {
+  int32_t i, mult = r[0], sh = r[1];
+  int64_t rnd = (int64_t)(((uint64_t)(uint32_t)r[3] << 32) | (uint32_t)r[2]);
+  if (lo == -128 && hi == 127) {
+    for (; rows > 0; rows--, s += RS, y += n)
+      for (i = 0; i < n; i++)
+        y[i] = npucc_cf_exact_sat(s[i], mult, sh, rnd, zp);
+    return;
+  }
+  for (; rows > 0; rows--, s += RS, y += n)
+    for (i = 0; i < n; i++)
+      y[i] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
 }
 
-/* y[i] = requantized s[i] for one channel's words r. */
-static inline void npucc_cf_rq_row(const int32_t *NPUCC_RESTRICT s, int32_t n, const int32_t *r,
-                            int32_t rounding, int32_t zp, int32_t lo, int32_t hi,
-                            int8_t *NPUCC_RESTRICT y) {
+/* The same for one channel's words r in any rounding (npucc_rq32_i8 where the EXACT fast
+ * words do not apply). */
+static inline void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t rows, int32_t RS,
+                                    int32_t n, const int32_t *r, const npucc_cf_out *o,
+                                    int8_t *NPUCC_RESTRICT y) {
   int32_t i, rw[NPUCC_RQ32_WORDS];
-  if (r[1] >= 0 && rounding != NPUCC_RQ_FP32) {
-    npucc_cf_rq q;
-    q.mult = r[0];
-    q.sh = r[1];
-    q.rlo = r[2];
-    q.rhi = r[3];
-    q.zp = zp;
-    q.lo = lo;
-    q.hi = hi;
-    npucc_cf_rq_row_exact(s, n, &q, y);
+  if (r[1] >= 0 && o->rounding != NPUCC_RQ_FP32) {
+    npucc_cf_rq_rows_exact(s, rows, RS, n, r, o->zp, o->lo, o->hi, y);
     return;
   }
   rw[0] = r[0];
   rw[1] = r[1];
   rw[2] = r[2];
   rw[3] = r[3];
-  for (i = 0; i < n; i++)
-    y[i] = npucc_rq32_i8(s[i], rw, rounding, zp, lo, hi);
+  for (; rows > 0; rows--, s += RS, y += n)
+    for (i = 0; i < n; i++)
+      y[i] = npucc_rq32_i8(s[i], rw, o->rounding, o->zp, o->lo, o->hi);
 }
 
 #endif /* NPUCC_RQROW_S8_H */
