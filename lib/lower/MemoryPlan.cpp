@@ -123,13 +123,20 @@ ArenaPlan placeInOrder(const std::vector<BufferLifetime> &buffers,
   return plan;
 }
 
+/// 0..n-1 sorted by `less` (each order's comparator ends in the index, so the result
+/// is deterministic).
+template <typename Less> std::vector<size_t> indexOrder(size_t n, Less less) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), less);
+  return order;
+}
+
 /// In time order: earlier first use first; ties: longer lifetime, larger
 /// size, lower index.
 std::vector<size_t> orderByFirstUse(const std::vector<BufferLifetime> &buffers,
                                     const std::vector<int64_t> &sizes) {
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return indexOrder(buffers.size(), [&](size_t a, size_t b) {
     if (buffers[a].first != buffers[b].first)
       return buffers[a].first < buffers[b].first;
     if (buffers[a].last != buffers[b].last)
@@ -138,21 +145,17 @@ std::vector<size_t> orderByFirstUse(const std::vector<BufferLifetime> &buffers,
       return sizes[a] > sizes[b];
     return a < b;
   });
-  return order;
 }
 
 std::vector<size_t> orderBySize(const std::vector<BufferLifetime> &buffers,
                                 const std::vector<int64_t> &sizes) {
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return indexOrder(buffers.size(), [&](size_t a, size_t b) {
     if (sizes[a] != sizes[b])
       return sizes[a] > sizes[b];
     if (buffers[a].first != buffers[b].first)
       return buffers[a].first < buffers[b].first;
     return a < b;
   });
-  return order;
 }
 
 /// Greedy by breadth (Pisarchyk and Lee, 2020): instructions by decreasing
@@ -205,9 +208,7 @@ std::vector<size_t> orderByBreadth(const std::vector<BufferLifetime> &buffers,
     size_t x = table[k][a], y = table[k][b - (size_t(1) << k)];
     busiest[i] = better(y, x) ? y : x;
   }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return indexOrder(n, [&](size_t a, size_t b) {
     bool za = sizes[a] == 0, zb = sizes[b] == 0;
     if (za != zb)
       return zb;
@@ -217,25 +218,21 @@ std::vector<size_t> orderByBreadth(const std::vector<BufferLifetime> &buffers,
       return sizes[a] > sizes[b];
     return a < b;
   });
-  return order;
 }
 
 /// Largest size x lifetime first (ties: size, then index).
 std::vector<size_t> orderByArea(const std::vector<BufferLifetime> &buffers,
                                 const std::vector<int64_t> &sizes) {
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
   auto area = [&](size_t i) {
     return double(sizes[i]) * double(int64_t(buffers[i].last) - buffers[i].first + 1);
   };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  return indexOrder(buffers.size(), [&](size_t a, size_t b) {
     if (area(a) != area(b))
       return area(a) > area(b);
     if (sizes[a] != sizes[b])
       return sizes[a] > sizes[b];
     return a < b;
   });
-  return order;
 }
 
 uint64_t hashOrder(const std::vector<size_t> &order) {
