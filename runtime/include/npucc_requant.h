@@ -212,7 +212,9 @@ static inline int8_t npucc_requant_i8_r(int32_t acc, int32_t mult, int32_t right
  *     then rounded to an integer at bit s; a product that cannot land inside int8 after the
  *     zero point (>= 2^(s+10)) saturates directly.
  *   Anything else (multipliers >= 0.5 in EXACT, |acc| >= 2^24 in FP32):
- *     {mult, -1, right_shift, rounding}: the generic npucc_requant_i8_r. */
+ *     {mult, -1, right_shift, rounding}: the generic npucc_requant_i8_r, except EXACT with
+ *     right_shift in -30..0 and mult >= 2^30, which npucc_rq32_exact_left does in 32-bit
+ *     operations (npucc_rq32_is_left). */
 #define NPUCC_RQ32_WORDS 4
 
 static inline void npucc_rq32_prep(int32_t mult, int32_t right_shift, int32_t rounding,
@@ -286,6 +288,25 @@ static inline int32_t npucc_rq32_fp32_mag(uint32_t a, const int32_t *rq) {
   return (int32_t)((r + ((1u << (k - 1)) - 1) + ((r >> k) & 1)) >> k);
 }
 
+/* EXACT for multipliers >= 0.5: right_shift = -L in -30..0 and a normalized mult (>= 2^30),
+ * the words {mult, -1, -L, EXACT} (a channel whose weights are all zero often has such a
+ * multiplier). The accumulator is clamped to |x| <= 2^(30-L) first: beyond it the
+ * reference's x * 2^L * M is >= 2^29 in magnitude, so it saturates int8 the same way as
+ * the clamped one, and the sum with the zero point cannot overflow. Then one rounding of
+ * x * 2^L * mult / 2^31, ties to even, with a 32x32->64 multiply: the product rounded at
+ * bit 31 (bit 31 of the low word is the quotient's lowest bit). */
+static inline int npucc_rq32_is_left(const int32_t *rq, int32_t rounding) {
+  return rq[1] < 0 && rounding == NPUCC_RQ_EXACT && rq[2] <= 0 && rq[2] >= -30 &&
+         rq[0] >= (1 << 30);
+}
+static inline int32_t npucc_rq32_exact_left(int32_t acc, int32_t mult, int32_t L) {
+  int32_t b = (int32_t)1 << (30 - L);
+  int32_t x = (acc < -b ? -b : (acc > b ? b : acc)) * ((int32_t)1 << L);
+  int64_t p = (int64_t)x * mult;
+  int32_t bit = (int32_t)(((uint32_t)p) >> 31);
+  return (int32_t)((p + ((int64_t)1 << 30) - 1 + bit) >> 31);
+}
+
 /* The generic path of npucc_rq32_i8 (kept out of line so that the fast path inlines). */
 #if defined(__GNUC__) || defined(__clang__)
 static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
@@ -293,6 +314,10 @@ static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
 static inline int8_t npucc_rq32_generic(
 #endif
     int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp, int32_t lo, int32_t hi) {
+  if (npucc_rq32_is_left(rq, rounding)) {
+    int32_t v = npucc_rq32_exact_left(acc, rq[0], -rq[2]) + out_zp;
+    return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+  }
   if (rq[1] < 0)
     return npucc_requant_i8_r(acc, rq[0], rq[2], out_zp, lo, hi, rounding);
   return npucc_requant_i8_r(acc, rq[0] * 128, rq[1] - 24, out_zp, lo, hi, rounding);

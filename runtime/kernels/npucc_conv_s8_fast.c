@@ -242,6 +242,13 @@ static inline void npucc_cf_store_exact(const int32_t *NPUCC_RESTRICT acc, const
   for (; r != rend; r += NPUCC_RQ32_WORDS, acc += 2, y += plane) {
     int32_t mult = r[0], sh = r[1];
     int64_t rnd = (int64_t)(((uint64_t)(uint32_t)r[3] << 32) | (uint32_t)r[2]);
+    if (sh < 0 && npucc_rq32_is_left(r, NPUCC_RQ_EXACT)) { /* a multiplier >= 0.5 */
+      int32_t v1 = npucc_rq32_exact_left(acc[1], mult, -r[2]) + zp;
+      int32_t v0 = npucc_rq32_exact_left(acc[0], mult, -r[2]) + zp;
+      y[d] = (int8_t)(v1 < lo ? lo : (v1 > hi ? hi : v1));
+      y[0] = (int8_t)(v0 < lo ? lo : (v0 > hi ? hi : v0));
+      continue;
+    }
     if (sh < 0) {
       y[d] = npucc_rq32_i8(acc[1], r, NPUCC_RQ_EXACT, zp, lo, hi);
       y[0] = npucc_rq32_i8(acc[0], r, NPUCC_RQ_EXACT, zp, lo, hi);

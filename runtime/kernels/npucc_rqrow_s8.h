@@ -83,6 +83,15 @@ static inline void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t row
     npucc_cf_rq_rows_exact(s, rows, RS, n, r, o->zp, o->lo, o->hi, y);
     return;
   }
+  if (npucc_rq32_is_left(r, o->rounding)) { /* a multiplier >= 0.5 */
+    int32_t mult = r[0], L = -r[2], zp = o->zp, lo = o->lo, hi = o->hi;
+    for (; rows > 0; rows--, s += RS, y += n)
+      for (i = 0; i < n; i++) {
+        int32_t v = npucc_rq32_exact_left(s[i], mult, L) + zp;
+        y[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+      }
+    return;
+  }
   rw[0] = r[0];
   rw[1] = r[1];
   rw[2] = r[2];

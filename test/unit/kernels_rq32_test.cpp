@@ -122,6 +122,18 @@ TEST(Rq32, PrepChoosesTheFastPathForTypicalMultipliers) {
   EXPECT_EQ(rq[1], -1);
   npucc_rq32_prep(0x6B5F2E81, 8, NPUCC_RQ_FP32, rq);
   EXPECT_EQ(rq[1], -1);
+  // Of the generic words, EXACT multipliers in [0.5, 2^30) with a normalized mult take the
+  // 32-bit left path (npucc_rq32_exact_left); larger ones, unnormalized mults and fp32 do not.
+  for (int32_t shift : {0, -1, -30}) {
+    npucc_rq32_prep(0x6B5F2E80, shift, NPUCC_RQ_EXACT, rq);
+    EXPECT_TRUE(npucc_rq32_is_left(rq, NPUCC_RQ_EXACT)) << shift;
+  }
+  npucc_rq32_prep(0x6B5F2E80, -31, NPUCC_RQ_EXACT, rq);
+  EXPECT_FALSE(npucc_rq32_is_left(rq, NPUCC_RQ_EXACT));
+  npucc_rq32_prep(0x3FFFFFFF, 0, NPUCC_RQ_EXACT, rq);
+  EXPECT_FALSE(npucc_rq32_is_left(rq, NPUCC_RQ_EXACT));
+  npucc_rq32_prep(0x6B5F2E81, 0, NPUCC_RQ_FP32, rq);
+  EXPECT_FALSE(npucc_rq32_is_left(rq, NPUCC_RQ_FP32));
 }
 
 } // namespace
