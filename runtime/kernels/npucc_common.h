@@ -24,6 +24,13 @@
 #else
 #define NPUCC_NOINLINE
 #endif
+/* A helper written once but meant to be specialised at each call site (e.g. with its
+ * clamp bounds as constants), which gcc's size heuristics would otherwise call. */
+#if defined(__GNUC__)
+#define NPUCC_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NPUCC_ALWAYS_INLINE inline
+#endif
 
 /* Host builds on x86-64 GNU/Linux with GCC also compile the hottest inner
  * loops (NPUCC_HOT) for AVX2 and pick the variant at load time (GNU ifunc), so

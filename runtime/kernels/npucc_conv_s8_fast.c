@@ -230,59 +230,85 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
 #endif
 }
 
-/* y[c * plane + j] = requantized acc[2c + j] for the channels of words r..rend (4 words
- * each) and pixels j = 0 and j = d (d = 0 for a lone last pixel: its second value is
- * stored first and then overwritten). EXACT rounding: the fast words inline, anything
- * else through npucc_rq32_i8. Inlined into two call sites below, one with the common
- * full-range clamp as constants (fewer live registers). */
-static inline void npucc_cf_store_exact(const int32_t *NPUCC_RESTRICT acc, const int32_t *r,
-                                        const int32_t *rend, int32_t d, int8_t *NPUCC_RESTRICT y,
-                                        int32_t plane, int32_t zp, int32_t lo, int32_t hi,
-                                        int32_t full) {
+/* y[j] and y[d] (see below) for one channel whose words are not the EXACT fast ones (a
+ * multiplier >= 0.5): out of line, so that the loop below keeps its registers. */
+static NPUCC_NOINLINE void npucc_cf_store_other(const int32_t *acc, const int32_t *r, int32_t d,
+                                                int8_t *y, int32_t zp, int32_t lo, int32_t hi) {
+  if (npucc_rq32_is_left(r, NPUCC_RQ_EXACT)) {
+    int32_t v1 = npucc_rq32_exact_left(acc[1], r[0], -r[2]) + zp;
+    int32_t v0 = npucc_rq32_exact_left(acc[0], r[0], -r[2]) + zp;
+    y[d] = (int8_t)(v1 < lo ? lo : (v1 > hi ? hi : v1));
+    y[0] = (int8_t)(v0 < lo ? lo : (v0 > hi ? hi : v0));
+    return;
+  }
+  y[d] = npucc_rq32_i8(acc[1], r, NPUCC_RQ_EXACT, zp, lo, hi);
+  y[0] = npucc_rq32_i8(acc[0], r, NPUCC_RQ_EXACT, zp, lo, hi);
+}
+
+/* y[o_c + j] = requantized acc[2c + j] for the channels c of words r..rend (4 words each)
+ * and pixels j = 0 and j = d (d = 0 for a lone last pixel: its second value is stored
+ * first and then overwritten), o_c = c * plane, or ch[c] * plane with a channel map.
+ * EXACT rounding: the fast words inline, anything else through npucc_cf_store_other.
+ * Inlined into four call sites below (with and without the map, with the common
+ * full-range clamp as constants or not: fewer live registers). */
+static NPUCC_ALWAYS_INLINE void npucc_cf_store_exact(const int32_t *NPUCC_RESTRICT acc,
+                                                     const int32_t *r, const int32_t *rend,
+                                                     int32_t d, int8_t *yb, const int32_t *ch,
+                                                     int32_t plane, int32_t zp, int32_t lo,
+                                                     int32_t hi, int32_t full) {
+  int8_t *NPUCC_RESTRICT y = yb;
   for (; r != rend; r += NPUCC_RQ32_WORDS, acc += 2, y += plane) {
+    int8_t *yc = ch ? yb + (size_t)*ch++ * (size_t)plane : y;
     int32_t mult = r[0], sh = r[1];
     int64_t rnd = (int64_t)(((uint64_t)(uint32_t)r[3] << 32) | (uint32_t)r[2]);
-    if (sh < 0 && npucc_rq32_is_left(r, NPUCC_RQ_EXACT)) { /* a multiplier >= 0.5 */
-      int32_t v1 = npucc_rq32_exact_left(acc[1], mult, -r[2]) + zp;
-      int32_t v0 = npucc_rq32_exact_left(acc[0], mult, -r[2]) + zp;
-      y[d] = (int8_t)(v1 < lo ? lo : (v1 > hi ? hi : v1));
-      y[0] = (int8_t)(v0 < lo ? lo : (v0 > hi ? hi : v0));
-      continue;
-    }
     if (sh < 0) {
-      y[d] = npucc_rq32_i8(acc[1], r, NPUCC_RQ_EXACT, zp, lo, hi);
-      y[0] = npucc_rq32_i8(acc[0], r, NPUCC_RQ_EXACT, zp, lo, hi);
-      continue;
-    }
-    if (full) { /* a constant where this is inlined */
-      y[d] = npucc_cf_exact_sat(acc[1], mult, sh, rnd, zp);
-      y[0] = npucc_cf_exact_sat(acc[0], mult, sh, rnd, zp);
+      npucc_cf_store_other(acc, r, d, yc, zp, lo, hi);
+    } else if (full) { /* a constant where this is inlined */
+      yc[d] = npucc_cf_exact_sat(acc[1], mult, sh, rnd, zp);
+      yc[0] = npucc_cf_exact_sat(acc[0], mult, sh, rnd, zp);
     } else {
-      y[d] = npucc_cf_exact(acc[1], mult, sh, rnd, zp, lo, hi);
-      y[0] = npucc_cf_exact(acc[0], mult, sh, rnd, zp, lo, hi);
+      yc[d] = npucc_cf_exact(acc[1], mult, sh, rnd, zp, lo, hi);
+      yc[0] = npucc_cf_exact(acc[0], mult, sh, rnd, zp, lo, hi);
     }
   }
 }
 
-/* y[c * plane + j] = requantized acc[2c + j] for the mc channels of a block (words r, 4 per
- * channel) and one or two pixels. */
+/* y[o_c + j] = requantized acc[2c + j] for the mc channels of a block (words r, 4 per
+ * channel) and one or two pixels (o_c as above). */
 static NPUCC_NOINLINE void npucc_cf_store_block(const int32_t *NPUCC_RESTRICT acc, int32_t mc,
                                                 int32_t two, const int32_t *r,
-                                                const npucc_cf_out *o, int8_t *NPUCC_RESTRICT y,
-                                                int32_t plane) {
+                                                const npucc_cf_out *o, int8_t *y,
+                                                const int32_t *ch, int32_t plane) {
   int32_t c, j, zp = o->zp, lo = o->lo, hi = o->hi, rounding = o->rounding;
   const int32_t *rend = r + mc * NPUCC_RQ32_WORDS;
   if (rounding != NPUCC_RQ_FP32 && lo == -128 && hi == 127) {
-    npucc_cf_store_exact(acc, r, rend, two, y, plane, zp, -128, 127, 1);
+    if (ch)
+      npucc_cf_store_exact(acc, r, rend, two, y, ch, plane, zp, -128, 127, 1);
+    else
+      npucc_cf_store_exact(acc, r, rend, two, y, NULL, plane, zp, -128, 127, 1);
     return;
   }
   if (rounding != NPUCC_RQ_FP32) {
-    npucc_cf_store_exact(acc, r, rend, two, y, plane, zp, lo, hi, 0);
+    if (ch)
+      npucc_cf_store_exact(acc, r, rend, two, y, ch, plane, zp, lo, hi, 0);
+    else
+      npucc_cf_store_exact(acc, r, rend, two, y, NULL, plane, zp, lo, hi, 0);
     return;
   }
-  for (c = 0; c < mc; c++, r += NPUCC_RQ32_WORDS, y += plane)
+  for (c = 0; c < mc; c++, r += NPUCC_RQ32_WORDS) {
+    int8_t *yc = y + (size_t)(ch ? ch[c] : c) * (size_t)plane;
     for (j = 0; j <= two; j++)
-      y[j] = npucc_rq32_i8(acc[2 * c + j], r, rounding, zp, lo, hi);
+      yc[j] = npucc_rq32_i8(acc[2 * c + j], r, rounding, zp, lo, hi);
+  }
+}
+
+/* The planes of the channels whose weights are all zero: chmap's pairs (channel, value)
+ * after its live list, each channel's plane filled with its constant output. */
+static void npucc_cf_fill_constant(int8_t *yn, const int32_t *chmap, int32_t M, size_t plane) {
+  int32_t i, L = chmap[0];
+  const int32_t *d = chmap + 1 + L;
+  for (i = 0; i < M - L; i++, d += 2)
+    memset(yn + (size_t)d[0] * plane, (unsigned char)(d[1] & 0xFF), plane);
 }
 
 void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias_f, int8_t *Y,
@@ -290,8 +316,9 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
                           int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
                           int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t x_zp,
                           int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
-                          int32_t rounding) {
+                          int32_t rounding, const int32_t *chmap) {
   int32_t K = C * KH * KW, K4 = npucc_conv_s8_kpad(K), plane = OH * OW, n, p, m, k;
+  int32_t L = chmap ? chmap[0] : M; /* the computed channels: packed slots 0..L-1 */
   npucc_cf_pan *pan = (npucc_cf_pan *)(void *)panel;
   npucc_cf_out o;
   o.rounding = rounding;
@@ -303,6 +330,10 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
   for (n = 0; n < N; n++) {
     const int8_t *img = X + (size_t)n * C * H * W;
     int8_t *yn = Y + (size_t)n * M * plane;
+    if (chmap)
+      npucc_cf_fill_constant(yn, chmap, M, (size_t)plane);
+    if (L == 0)
+      continue;
     for (p = 0; p < plane; p += 2) {
       int32_t two = p + 1 < plane, q = two ? p + 1 : p;
       int32_t iy0 = (p / OW) * SH - PT, ix0 = (p % OW) * SW - PL;
@@ -314,13 +345,17 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
         npucc_cf_gather(img, pan, 0, C, H, W, KH, KW, DH, DW, iy0, ix0, x_zp);
         npucc_cf_gather(img, pan, 1, C, H, W, KH, KW, DH, DW, iy1, ix1, x_zp);
       }
-      for (m = 0; m < M; m += 4) {
-        int32_t acc[8], c, mc = npucc_min_i32(4, M - m);
+      for (m = 0; m < L; m += 4) {
+        int32_t acc[8], c, mc = npucc_min_i32(4, L - m);
         for (c = 0; c < 4; c++)
           acc[2 * c] = acc[2 * c + 1] = c < mc ? bias_f[m + c] : 0;
         npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, acc);
-        npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o,
-                             yn + (size_t)m * plane + p, plane);
+        if (chmap)
+          npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o, yn + p,
+                               chmap + 1 + m, plane);
+        else
+          npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o,
+                               yn + (size_t)m * plane + p, NULL, plane);
       }
     }
   }

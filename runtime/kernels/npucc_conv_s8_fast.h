@@ -15,7 +15,13 @@
  * aligned (constants and arena slices are). Depthwise weights keep ONNX's [C][1][KH][KW]; the depthwise
  * kernel's `work` scratch (npucc_dwconv_s8_fast_scratch bytes, 4-byte aligned) holds
  * int32 sums and int16 input rows padded with x_zp. Pads are the
- * top/left pads; bottom/right ones are implied. */
+ * top/left pads; bottom/right ones are implied.
+ * Channels whose weights are all zero have a constant output (bias_f[m] requantized); the
+ * compiler leaves them out of the group-1 kernel's work with `chmap` (NULL: none): chmap[0]
+ * = L, the number of computed channels, chmap[1 + j] = the output channel of packed slot
+ * j < L (Wp, bias_f and rq hold the L computed channels in slot order), then one pair
+ * (output channel, int8 value) for each of the M - L constant channels, whose planes the
+ * kernel fills. */
 #ifndef NPUCC_CONV_S8_FAST_H
 #define NPUCC_CONV_S8_FAST_H
 
@@ -77,7 +83,7 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
                           int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
                           int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t x_zp,
                           int32_t out_zp, int32_t act_min, int32_t act_max, const int32_t *rq,
-                          int32_t rounding);
+                          int32_t rounding, const int32_t *chmap);
 void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bias_f, int8_t *Y,
                             int32_t *work, int32_t N, int32_t C, int32_t H, int32_t W, int32_t OH,
                             int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,

@@ -48,6 +48,34 @@ static void channel(int32_t m, int32_t rounding) {
   npucc_rq32_prep(mult[m], shift[m], rounding, rq + 4 * m);
 }
 
+/* The chmap of npucc_conv2d_s8_fast for the M x K weights Wt, as the compiler builds it
+ * (lib/lower/cpu/QuantFast.cpp): NULL if no channel's weights are all zero, else the
+ * computed channels' weights, folded biases and words compacted into Wl, bfl and rql. */
+static int8_t Wl[20000];
+static int32_t chmap[1 + 3 * 64], bfl[64], rql[256];
+static const int32_t *constant_channels(int32_t M, int32_t K, int32_t rounding, int32_t yzp,
+                                        int32_t lo, int32_t hi) {
+  int32_t m, k, L = 0, nd = 0, d[2 * 64];
+  for (m = 0; m < M; m++) {
+    for (k = 0; k < K && Wt[m * K + k] == 0; k++) {
+    }
+    if (k == K) {
+      d[2 * nd] = m;
+      d[2 * nd++ + 1] = npucc_rq32_i8(bf[m], rq + 4 * m, rounding, yzp, lo, hi);
+      continue;
+    }
+    memcpy(Wl + L * K, Wt + m * K, (size_t)K);
+    memcpy(rql + 4 * L, rq + 4 * m, 4 * sizeof(int32_t));
+    bfl[L] = bf[m];
+    chmap[1 + L++] = m;
+  }
+  if (nd == 0)
+    return NULL;
+  chmap[0] = L;
+  memcpy(chmap + 1 + L, d, (size_t)nd * 2 * sizeof(int32_t));
+  return chmap;
+}
+
 static int conv_cases(void) {
   int t, bad = 0;
   for (t = 0; t < 600; t++) {
@@ -90,6 +118,10 @@ static int conv_cases(void) {
       X[i] = (int8_t)(t % 17 == 3 ? xe : ri(-128, 127));
     for (i = 0; i < M * K; i++)
       Wt[i] = (int8_t)(t % 17 == 3 ? we : ri(-128, 127));
+    if (!dw && t % 3 == 2) /* channels with all-zero weights: constant planes (chmap) */
+      for (m = 0; m < M; m++)
+        if ((m + t) % 3 == 0 || t % 9 == 8) /* t % 9 == 8: all of them */
+          memset(Wt + m * K, 0, (size_t)K);
     for (m = 0; m < M; m++) {
       int32_t s = 0;
       bias[m] = ri(-100000, 100000);
@@ -104,9 +136,11 @@ static int conv_cases(void) {
       npucc_dwconv2d_s8_fast(X, Wt, bf, Y1, scratch, N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW,
                              PT, PL, xzp, yzp, lo, hi, rq, rounding);
     } else {
-      npucc_conv_s8_pack(Wt, M, K, Wp); /* what the compiler does at compile time */
-      npucc_conv2d_s8_fast(X, Wp, bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW,
-                           PT, PL, xzp, yzp, lo, hi, rq, rounding);
+      const int32_t *map = constant_channels(M, K, rounding, yzp, lo, hi);
+      /* what the compiler does at compile time */
+      npucc_conv_s8_pack(map ? Wl : Wt, map ? map[0] : M, K, Wp);
+      npucc_conv2d_s8_fast(X, Wp, map ? bfl : bf, Y1, panel, N, C, H, W, M, OH, OW, KH, KW, SH,
+                           SW, DH, DW, PT, PL, xzp, yzp, lo, hi, map ? rql : rq, rounding, map);
     }
     for (i = 0; i < N * M * OH * OW; i++)
       if (Y0[i] != Y1[i]) {

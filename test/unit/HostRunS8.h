@@ -91,10 +91,10 @@ inline void runS8(HostContext &ctx, const lir::Instr &in) {
                     I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21), I(22), I(23),
                     I(24), A(25), A(26), A(27), I(28));
   } else if (in.callee == "npucc_conv2d_s8_fast") {
-    ASSERT_EQ(in.args.size(), 26u);
-    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), static_cast<int16_t *>(P(4)), I(5), I(6), I(7), I(8), I(9), I(10), I(11),
-                         I(12), I(13), I(14), I(15), I(16), I(17), I(18), I(19), I(20), I(21),
-                         I(22), I(23), A(24), I(25));
+    ASSERT_EQ(in.args.size(), 27u);
+    npucc_conv2d_s8_fast(S(0), S(1), A(2), S(3), static_cast<int16_t *>(P(4)), I(5), I(6), I(7),
+                         I(8), I(9), I(10), I(11), I(12), I(13), I(14), I(15), I(16), I(17), I(18),
+                         I(19), I(20), I(21), I(22), I(23), A(24), I(25), A(26));
   } else if (in.callee == "npucc_dwconv2d_s8_fast") {
     ASSERT_EQ(in.args.size(), 25u);
     npucc_dwconv2d_s8_fast(S(0), S(1), A(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10),

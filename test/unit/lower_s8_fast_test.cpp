@@ -162,6 +162,12 @@ TEST(LowerS8Fast, ConvRandomShapesMatchReference) {
     ir::Tensor wt(ir::DType::I8, {M, C / G, KH, KW}), bt(ir::DType::I32, {M});
     for (int64_t i = 0; i < wt.numElements(); ++i)
       wt.data<int8_t>()[i] = int8_t(rint_(-127, 127));
+    if (kind != 1 && t % 4 == 2) { // channels with all-zero weights (all of them if t % 16 == 14)
+      int64_t K = wt.numElements() / M;
+      for (int32_t m = 0; m < M; ++m)
+        if ((m + t) % 3 == 0 || t % 16 == 14)
+          std::fill_n(wt.data<int8_t>() + m * K, K, int8_t(0));
+    }
     for (int64_t i = 0; i < M; ++i)
       bt.data<int32_t>()[i] = rint_(-30000, 30000);
     ir::Value *w = g.addConstant("w", wt), *b = g.addConstant("b", bt);
@@ -199,6 +205,49 @@ TEST(LowerS8Fast, ConvRandomShapesMatchReference) {
   EXPECT_GT(fastConv, 150);
   EXPECT_GT(fastDw, 50);
   EXPECT_GT(reference, 50);
+}
+
+// Channels whose weights are all zero output a constant: the lowering packs only the others
+// and hands the kernel their output channels and the constants (chmap); the outputs match
+// the reference in both roundings, also with a ReLU6 clamp and when every channel is zero.
+TEST(LowerS8Fast, ConvConstantChannelsAreFilledNotComputed) {
+  for (int t = 0; t < 6; ++t) {
+    const int32_t C = 3, M = 7, H = 5, W = 4, K = C * 3 * 3;
+    ir::Graph g;
+    ir::Value *x = qval(g, "x", {1, C, H, W}, 0.05f, 3);
+    ir::Tensor wt(ir::DType::I8, {M, C, 3, 3}), bt(ir::DType::I32, {M});
+    for (int32_t m = 0; m < M; ++m) {
+      bool zero = m == 1 || m == 4 || m == 5 || t >= 4;
+      for (int32_t k = 0; k < K; ++k)
+        wt.data<int8_t>()[m * K + k] = zero ? int8_t(0) : int8_t(rint_(-127, 127));
+      bt.data<int32_t>()[m] = (m - 3) * 4000; // constants below, at and above the zero point
+    }
+    ir::Value *w = g.addConstant("w", wt), *b = g.addConstant("b", bt);
+    w->quant = ir::QuantParams{std::vector<float>(size_t(M), 0.02f), {0}, 0};
+    ir::Value *y = qval(g, "y", {1, M, H, W}, 0.4f, -5);
+    ir::Node *n = g.addNode(ir::OpKind::Conv, "conv", {x, w, b}, {y});
+    n->attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+    n->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+    if (t % 2) {
+      n->attrs["act_min"] = 0.0f;
+      n->attrs["act_max"] = 6.0f;
+    }
+    setRounding(n, t / 2 % 2);
+    EXPECT_EQ(compareModes(*n, x, y), "npucc_conv2d_s8_fast");
+
+    HostContext ctx(true);
+    std::vector<lir::Instr> out;
+    ASSERT_TRUE(bool(npucc::lower::lowerQuantizedNode(*n, ctx, out)));
+    ASSERT_EQ(out.size(), 1u);
+    const auto &chmap = std::get<lir::IntArray>(out[0].args.back()).values;
+    std::vector<int64_t> live = t >= 4 ? std::vector<int64_t>{} : std::vector<int64_t>{0, 2, 3, 6};
+    ASSERT_EQ(chmap.size(), 1 + live.size() + 2 * (M - live.size()));
+    EXPECT_EQ(chmap[0], int64_t(live.size()));
+    EXPECT_TRUE(std::equal(live.begin(), live.end(), chmap.begin() + 1));
+    const auto &packed = std::get<lir::BufferRef>(out[0].args[1]);
+    EXPECT_EQ(packed.size, int64_t(npucc_conv_s8_packed_bytes(int32_t(live.size()), K)));
+    EXPECT_EQ(std::get<lir::IntArray>(out[0].args[2]).values.size(), live.size()); // bias_f
+  }
 }
 
 TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {

@@ -20,9 +20,11 @@
 
 #include "npucc/quant/Rounding.h"
 
+#include <algorithm>
 #include <limits>
 
 extern "C" {
+#include "../../../runtime/include/npucc_requant.h"
 #include "../../../runtime/kernels/npucc_conv_s8_fast.h"
 }
 
@@ -63,6 +65,41 @@ bool constantOperands(const ir::Value *w, const ir::Value *b) {
   return w && w->isConstant() && w->dtype == ir::DType::I8 && (!b || b->isConstant());
 }
 
+/// The chmap of npucc_conv2d_s8_fast (npucc_conv_s8_fast.h) when some of the M channels of
+/// w [M][K] have all-zero weights, else empty. Such a channel's output is its bias_f
+/// requantized (npucc_rq32_i8, the kernels' own requantization of the same words); the
+/// others' weights go to `live`, and their words and bias_f stay, in order, in `words`
+/// and `biasF`.
+std::vector<int64_t> constantChannels(const int8_t *w, int64_t M, int64_t K, const ProductQ &q,
+                                      int32_t rounding, std::vector<int64_t> &words,
+                                      std::vector<int64_t> &biasF, std::vector<int8_t> &live) {
+  std::vector<int64_t> liveCh, constant, keptWords, keptBias;
+  int32_t lo = std::max<int32_t>(q.clamp.lo, -128), hi = std::min<int32_t>(q.clamp.hi, 127);
+  for (int64_t m = 0; m < M; ++m) {
+    const int8_t *row = w + m * K;
+    if (std::any_of(row, row + K, [](int8_t v) { return v != 0; })) {
+      liveCh.push_back(m);
+      live.insert(live.end(), row, row + K);
+      keptWords.insert(keptWords.end(), words.begin() + 4 * m, words.begin() + 4 * m + 4);
+      keptBias.push_back(biasF[size_t(m)]);
+      continue;
+    }
+    int32_t rq[NPUCC_RQ32_WORDS];
+    for (int i = 0; i < NPUCC_RQ32_WORDS; ++i)
+      rq[i] = int32_t(words[size_t(4 * m + i)]);
+    constant.push_back(m);
+    constant.push_back(npucc_rq32_i8(int32_t(biasF[size_t(m)]), rq, rounding, q.yZp, lo, hi));
+  }
+  if (constant.empty())
+    return {};
+  std::vector<int64_t> chmap = {int64_t(liveCh.size())};
+  chmap.insert(chmap.end(), liveCh.begin(), liveCh.end());
+  chmap.insert(chmap.end(), constant.begin(), constant.end());
+  words = std::move(keptWords);
+  biasF = std::move(keptBias);
+  return chmap;
+}
+
 } // namespace
 
 bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
@@ -78,6 +115,7 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
       sums[size_t(m)] += weightAt(w, m * K + k);
   if (!foldBias(b, q.xZp, sums, biasF))
     return false;
+  std::vector<int64_t> words = requantWordsOf(n, q), chmap;
   lir::BufferRef wt, panel;
   if (depthwise) {
     wt = ctx.buffer(w);
@@ -87,11 +125,17 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
     panel = ctx.scratch(bytes);
     panel.dtype = ir::DType::I32; // int32 sums, then the padded rows
   } else {
+    // Channels with all-zero weights output a constant: the kernel fills their planes
+    // (chmap) and computes only the others, whose weights, bias_f and words it takes.
+    std::vector<int8_t> live;
+    chmap = constantChannels(w->constant->data<int8_t>(), g.M, K, q,
+                             quant::roundingCode(quant::roundingOf(n)), words, biasF, live);
+    int32_t L = chmap.empty() ? int32_t(g.M) : int32_t(chmap[0]);
     // Weights in the kernel's packed blocks; two pixels' patches as the panel.
-    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(int32_t(g.M),
-                                                                          int32_t(K)))});
-    npucc_conv_s8_pack(w->constant->data<int8_t>(), int32_t(g.M), int32_t(K),
-                       packed.data<int8_t>());
+    ir::Tensor packed(ir::DType::I8,
+                      {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
+    npucc_conv_s8_pack(chmap.empty() ? w->constant->data<int8_t>() : live.data(), L,
+                       int32_t(K), packed.data<int8_t>());
     wt = ctx.constant(w->name + "_packed", std::move(packed));
     if (wt.isNull())
       return false;
@@ -109,8 +153,10 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
     in.args.push_back(v);
   for (int64_t v : {int64_t(q.xZp), int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi)})
     in.args.push_back(v);
-  in.args.push_back(ints(requantWordsOf(n, q)));
+  in.args.push_back(ints(words));
   in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+  if (!depthwise)
+    in.args.push_back(ints(chmap));
   ctx.useKernelFile(depthwise ? "kernels/npucc_dwconv_s8_fast.c" : "kernels/npucc_conv_s8_fast.c");
   out.push_back(std::move(in));
   return true;
