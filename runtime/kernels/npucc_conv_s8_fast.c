@@ -121,6 +121,17 @@ static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan 
 #define NPUCC_CF_ALIGNED8(p) (p)
 #endif
 
+/* Two words from an 8-byte aligned pointer, which then advances by `step` bytes: one
+ * post-indexed LDRD with GCC or clang (they do not form it from two loads themselves). */
+#if defined(NPUCC_DOT_DSP) && defined(__GNUC__)
+#define NPUCC_CF_LDRD(a, b, ptr, step)                                                            \
+  __asm__("ldrd %0, %1, [%2], #" #step : "=r"(a), "=r"(b), "+r"(ptr) : : )
+#elif defined(NPUCC_DOT_DSP)
+#define NPUCC_CF_LDRD(a, b, ptr, step)                                                            \
+  (memcpy(&(a), (ptr), 4), memcpy(&(b), (const char *)(ptr) + 4, 4),                              \
+   (ptr) = (const void *)((const char *)(ptr) + (step)))
+#endif
+
 /* acc[2c + j] += sum_k w[c][k] * x_j[k] for the four channels of one packed block
  * (npucc_conv_s8_pack) and the two interleaved int16 patches of the panel x, over G
  * groups of four k. */
@@ -168,26 +179,27 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
     const int16_t *p = (const int16_t *)NPUCC_CF_ALIGNED8(x);
     int32_t a00 = acc[4 * h], a01 = acc[4 * h + 1], a10 = acc[4 * h + 2], a11 = acc[4 * h + 3];
     int32_t g = G;
-#define NPUCC_CF_GROUP(P, Wq)                                                                      \
+#define NPUCC_CF_GROUP()                                                                           \
   do {                                                                                             \
-    int32_t pa, pb, qa, qb, wa, wb, wa0, wa1, wb0, wb1;                                            \
-    memcpy(&wa, (Wq), 4);                                                                          \
-    memcpy(&wb, (Wq) + 4, 4);                                                                      \
-    memcpy(&pa, (P), 4);                                                                           \
-    memcpy(&pb, (P) + 2, 4);                                                                       \
-    memcpy(&qa, (P) + 4, 4);                                                                       \
-    memcpy(&qb, (P) + 6, 4);                                                                       \
-    wa0 = __sxtb16(wa);                                                                            \
-    wa1 = npucc_sxtb16_odd(wa);                                                                    \
-    wb0 = __sxtb16(wb);                                                                            \
-    wb1 = npucc_sxtb16_odd(wb);                                                                    \
-    a00 = __smlad(wa1, pb, __smlad(wa0, pa, a00));                                                 \
-    a01 = __smlad(wa1, qb, __smlad(wa0, qa, a01));                                                 \
-    a10 = __smlad(wb1, pb, __smlad(wb0, pa, a10));                                                 \
-    a11 = __smlad(wb1, qb, __smlad(wb0, qa, a11));                                                 \
+    int32_t pa, pb, qa, qb, wa, wb, w0, w1;                                                        \
+    NPUCC_CF_LDRD(wa, wb, w, 16); /* the two channels' words of the group */                      \
+    NPUCC_CF_LDRD(pa, pb, p, 8);  /* pixel 0: (k0,k1), (k2,k3) */                                 \
+    NPUCC_CF_LDRD(qa, qb, p, 8);  /* pixel 1 */                                                   \
+    w0 = __sxtb16(wa);                                                                             \
+    w1 = npucc_sxtb16_odd(wa);                                                                     \
+    a00 = __smlad(w1, pb, __smlad(w0, pa, a00));                                                   \
+    a01 = __smlad(w1, qb, __smlad(w0, qa, a01));                                                   \
+    w0 = __sxtb16(wb);                                                                             \
+    w1 = npucc_sxtb16_odd(wb);                                                                     \
+    a10 = __smlad(w1, pb, __smlad(w0, pa, a10));                                                   \
+    a11 = __smlad(w1, qb, __smlad(w0, qa, a11));                                                   \
   } while (0)
-    for (; g > 0; g--, p += 8, w += 16)
-      NPUCC_CF_GROUP(p, w);
+    if (g & 1)
+      NPUCC_CF_GROUP();
+    for (g >>= 1; g > 0; g--) {
+      NPUCC_CF_GROUP();
+      NPUCC_CF_GROUP();
+    }
 #undef NPUCC_CF_GROUP
     acc[4 * h] = a00;
     acc[4 * h + 1] = a01;
