@@ -24,12 +24,18 @@ typedef int32_t npucc_cf_pan;
 #define NPUCC_CF_PUT(col, k, j, v)                                                                 \
   ((j) ? (void)((col)[k] += (int32_t)(v) * 8388608) : (void)((col)[k] = (int32_t)(v)))
 #define NPUCC_CF_PUT2(col, k, v0, v1) ((col)[k] = (int32_t)(v0) + (int32_t)(v1) * 8388608)
+#define NPUCC_CF_GROUP_STEP 4 /* panel entries per group of four k */
+#define NPUCC_CF_GPUT(q, i, v0, v1) ((q)[i] = (int32_t)(v0) + (int32_t)(v1) * 8388608)
 #else
 typedef int16_t npucc_cf_pan;
 #define NPUCC_CF_PUT(col, k, j, v) ((col)[NPUCC_CF_POS(k) + 4 * (size_t)(j)] = (int16_t)(v))
 #define NPUCC_CF_PUT2(col, k, v0, v1)                                                              \
   ((col)[NPUCC_CF_POS(k)] = (int16_t)(v0), (col)[NPUCC_CF_POS(k) + 4] = (int16_t)(v1))
+#define NPUCC_CF_GROUP_STEP 8
+#define NPUCC_CF_GPUT(q, i, v0, v1) ((q)[i] = (int16_t)(v0), (q)[4 + (i)] = (int16_t)(v1))
 #endif
+/* NPUCC_CF_GPUT(q, i, v0, v1): value k = 4g + i of both pixels, q = the panel at group g
+ * (g * NPUCC_CF_GROUP_STEP entries in). */
 
 /* The C*KH*KW input values under output pixel (oy, ox), channel-major like the
  * weights, into pixel j's values of the panel (pixel 0 first). */
@@ -92,10 +98,25 @@ static NPUCC_NOINLINE void npucc_cf_gather_pair3(const int8_t *NPUCC_RESTRICT ro
     }
   }
 }
+/* ... and a 1x1 patch: one value per channel, a group of four channels a step. */
+static NPUCC_NOINLINE void npucc_cf_gather_pair1(const int8_t *NPUCC_RESTRICT t,
+                                                 npucc_cf_pan *NPUCC_RESTRICT col, int32_t C,
+                                                 size_t s, int32_t SW) {
+  int32_t c, i;
+  for (c = C >> 2; c > 0; c--, col += NPUCC_CF_GROUP_STEP)
+    for (i = 0; i < 4; i++, t += s)
+      NPUCC_CF_GPUT(col, i, t[0], t[SW]);
+  for (i = 0; i < (C & 3); i++, t += s)
+    NPUCC_CF_GPUT(col, i, t[0], t[SW]);
+}
 static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan *NPUCC_RESTRICT col,
                                  int32_t C, int32_t H, int32_t W, int32_t KH, int32_t KW,
                                  int32_t DH, int32_t DW, int32_t iy0, int32_t ix0, int32_t SW) {
   int32_t c, ky, kx, k = 0;
+  if (KH == 1 && KW == 1) {
+    npucc_cf_gather_pair1(img + (size_t)iy0 * W + ix0, col, C, (size_t)H * W, SW);
+    return;
+  }
   if (KW == 3 && DW == 1) {
     size_t rstep = (size_t)DH * W;
     npucc_cf_gather_pair3(img + (size_t)iy0 * W + ix0, col, C, KH, rstep,
@@ -132,18 +153,20 @@ static void npucc_cf_gather_pair(const int8_t *NPUCC_RESTRICT img, npucc_cf_pan 
    (ptr) = (const void *)((const char *)(ptr) + (step)))
 #endif
 
-/* acc[2c + j] += sum_k w[c][k] * x_j[k] for the four channels of one packed block
+/* acc[2c + j] = b[c] + sum_k w[c][k] * x_j[k] for the four channels of one packed block
  * (npucc_conv_s8_pack) and the two interleaved int16 patches of the panel x, over G
  * groups of four k. */
 static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
                                            const npucc_cf_pan *NPUCC_RESTRICT x, int32_t G,
-                                           int32_t *NPUCC_RESTRICT acc) {
+                                           const int32_t *b, int32_t *NPUCC_RESTRICT acc) {
 #if defined(NPUCC_DOT_SWAR)
   /* One 32x32->64 multiply-accumulate (SMLAL) per weight and k gives both pixels:
    * s_c = sum w_c,k * X_k = L + H * 2^23 with L = sum w*x0, H = sum w*x1. Over at most 252
    * k, |L| <= 252 * 128 * 128 < 2^22, so L is the sign-extended low 23 bits of s_c and
    * H = (s_c - L) / 2^23, both exact; chunks of 63 groups then go into acc. */
   int32_t g = 0, c;
+  for (c = 0; c < 4; c++)
+    acc[2 * c] = acc[2 * c + 1] = b[c];
   while (g < G) {
     int32_t gend = G - g > 63 ? g + 63 : G;
     int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, sv[4];
@@ -177,7 +200,7 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
   for (h = 0; h < 2; h++) { /* channels 2h, 2h+1: SMLAD on (k0,k1) and (k2,k3) pairs */
     const int8_t *w = (const int8_t *)NPUCC_CF_ALIGNED8(wp + 8 * h);
     const int16_t *p = (const int16_t *)NPUCC_CF_ALIGNED8(x);
-    int32_t a00 = acc[4 * h], a01 = acc[4 * h + 1], a10 = acc[4 * h + 2], a11 = acc[4 * h + 3];
+    int32_t a00 = b[2 * h], a01 = a00, a10 = b[2 * h + 1], a11 = a10;
     int32_t g = G;
 #define NPUCC_CF_GROUP()                                                                           \
   do {                                                                                             \
@@ -208,8 +231,7 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
   }
 #else
   const int16_t *end = x + 8 * G;
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  int32_t a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+  int32_t a0 = b[0], a1 = a0, a2 = b[1], a3 = a2, a4 = b[2], a5 = a4, a6 = b[3], a7 = a6;
   /* value k = i of the group (both pixels, four apart) times byte o of each channel's word
    * (npucc_conv_s8_pack: k0, k1, k2, k3 at bytes 0, 2, 1, 3) */
 #define NPUCC_CF_K(i, o)                                                                           \
@@ -331,6 +353,7 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
                           int32_t rounding, const int32_t *chmap) {
   int32_t K = C * KH * KW, K4 = npucc_conv_s8_kpad(K), plane = OH * OW, n, p, m, k;
   int32_t L = chmap ? chmap[0] : M; /* the computed channels: packed slots 0..L-1 */
+  int32_t btail[4];
   npucc_cf_pan *pan = (npucc_cf_pan *)(void *)panel;
   npucc_cf_out o;
   o.rounding = rounding;
@@ -339,6 +362,8 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
   o.hi = npucc_min_i32(act_max, 127);
   for (k = K; k < K4; k++) /* both pixels' last group; the packed weights are zero there */
     NPUCC_CF_PUT2(pan, k, 0, 0);
+  for (k = 0; k < 4; k++) /* the last block's biases (zero in its padding rows) */
+    btail[k] = (L & ~3) + k < L ? bias_f[(L & ~3) + k] : 0;
   for (n = 0; n < N; n++) {
     const int8_t *img = X + (size_t)n * C * H * W;
     int8_t *yn = Y + (size_t)n * M * plane;
@@ -350,7 +375,7 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
       int32_t two = p + 1 < plane, q = two ? p + 1 : p;
       int32_t iy0 = (p / OW) * SH - PT, ix0 = (p % OW) * SW - PL;
       int32_t iy1 = (q / OW) * SH - PT, ix1 = (q % OW) * SW - PL;
-      if (KH * KW > 1 && iy1 == iy0 && ix1 == ix0 + SW && iy0 >= 0 && ix0 >= 0 &&
+      if (iy1 == iy0 && ix1 == ix0 + SW && iy0 >= 0 && ix0 >= 0 &&
           iy0 + (KH - 1) * DH < H && ix1 + (KW - 1) * DW < W) {
         npucc_cf_gather_pair(img, pan, C, H, W, KH, KW, DH, DW, iy0, ix0, SW);
       } else {
@@ -358,10 +383,8 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
         npucc_cf_gather(img, pan, 1, C, H, W, KH, KW, DH, DW, iy1, ix1, x_zp);
       }
       for (m = 0; m < L; m += 4) {
-        int32_t acc[8], c, mc = npucc_min_i32(4, L - m);
-        for (c = 0; c < 4; c++)
-          acc[2 * c] = acc[2 * c + 1] = c < mc ? bias_f[m + c] : 0;
-        npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, acc);
+        int32_t acc[8], mc = npucc_min_i32(4, L - m);
+        npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, mc == 4 ? bias_f + m : btail, acc);
         if (chmap)
           npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o, yn + p,
                                chmap + 1 + m, plane);
