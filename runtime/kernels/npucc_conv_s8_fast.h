@@ -46,17 +46,22 @@ static inline size_t npucc_conv_s8_packed_index(int32_t m, int32_t k, int32_t K)
          (size_t)(m % 4) * 4 + pos[k % 4];
 }
 /* The depthwise kernel's scratch. A 3x3 kernel at stride 1 without dilation (DW = DH =
- * 1, both strides 1) runs in bands of R = npucc_dwconv_s8_fast_band(...) output rows: R * (OW + 2) int32
- * sums, then (R + 2) * (OW + 2) int16 input rows back to back. Anything else: OW int32
- * sums, then KH + 1 int16 rows (the input rows of one output row, and one row of x_zp)
- * of (OW-1)*SW + (KW-1)*DW + 1 values, plus one, rounded up to 4 values. */
+ * 1, both strides 1) runs in bands of R = npucc_dwconv_s8_fast_band(...) rows of the
+ * plane, transposed when it is taller than wide (npucc_dwconv_s8_fast_tr: the bands then
+ * run down columns, so that their rows are the longer side; OL = the rows' length, OW or
+ * OH): R * (OL + 2) int32 sums, then (R + 2) * (OL + 2) int16 input rows back to back.
+ * Anything else: OW int32 sums, then KH + 1 int16 rows (the input rows of one output row,
+ * and one row of x_zp) of (OW-1)*SW + (KW-1)*DW + 1 values, plus one, rounded up to 4
+ * values. */
 #define NPUCC_DWCONV_S8_BAND_SUMS 128 /* a band's sums, at most (unless one row is more) */
+static inline int32_t npucc_dwconv_s8_fast_tr(int32_t OH, int32_t OW) { return OH > OW; }
 static inline int32_t npucc_dwconv_s8_fast_band(int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                                                 int32_t SH, int32_t SW, int32_t DH, int32_t DW) {
-  int32_t R = NPUCC_DWCONV_S8_BAND_SUMS / (OW + 2);
+  int32_t tr = npucc_dwconv_s8_fast_tr(OH, OW), OL = tr ? OH : OW, NR = tr ? OW : OH;
+  int32_t R = NPUCC_DWCONV_S8_BAND_SUMS / (OL + 2);
   if (KH != 3 || KW != 3 || SH != 1 || SW != 1 || DH != 1 || DW != 1)
     return 0;
-  return R < 1 ? 1 : (R > OH ? OH : R);
+  return R < 1 ? 1 : (R > NR ? NR : R);
 }
 static inline size_t npucc_dwconv_s8_fast_row_len(int32_t OW, int32_t KW, int32_t SW, int32_t DW) {
   return (size_t)(((OW - 1) * SW + (KW - 1) * DW + 1 + 1 + 3) / 4 * 4);
@@ -64,8 +69,9 @@ static inline size_t npucc_dwconv_s8_fast_row_len(int32_t OW, int32_t KW, int32_
 static inline size_t npucc_dwconv_s8_fast_scratch(int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                                                   int32_t SH, int32_t SW, int32_t DH, int32_t DW) {
   int32_t R = npucc_dwconv_s8_fast_band(OH, OW, KH, KW, SH, SW, DH, DW);
+  size_t RS = (size_t)(npucc_dwconv_s8_fast_tr(OH, OW) ? OH : OW) + 2;
   if (R)
-    return (size_t)R * (size_t)(OW + 2) * 4 + (size_t)(R + 2) * (size_t)(OW + 2) * 2;
+    return (size_t)R * RS * 4 + (size_t)(R + 2) * RS * 2;
   return (size_t)OW * 4 + (size_t)(KH + 1) * 2 * npucc_dwconv_s8_fast_row_len(OW, KW, SW, DW);
 }
 

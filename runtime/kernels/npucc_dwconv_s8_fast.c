@@ -115,33 +115,80 @@ static void npucc_cf_widen(int16_t *NPUCC_RESTRICT d, const int8_t *NPUCC_RESTRI
     d[i] = s[i];
 }
 
+/* d[0..n) = the int8 values s[0], s[step], ... widened to int16 (a column of the plane). */
+static void npucc_cf_widen_col(int16_t *NPUCC_RESTRICT d, const int8_t *NPUCC_RESTRICT s,
+                               int32_t n, int32_t step) {
+  int32_t i = 0;
+  size_t s1 = (size_t)step, s2 = 2 * s1, s3 = 3 * s1;
+  for (; i + 4 <= n; i += 4, s += 4 * s1) {
+    int32_t a = s[0], b = s[s1], c = s[s2], e = s[s3];
+    d[i] = (int16_t)a;
+    d[i + 1] = (int16_t)b;
+    d[i + 2] = (int16_t)c;
+    d[i + 3] = (int16_t)e;
+  }
+  for (; i < n; i++, s += s1)
+    d[i] = *s;
+}
+
+/* Where a band's rows come from and go to: input row iy of the oriented plane at img + iy
+ * * XS with its values XE apart, output row oy at y + oy * YS with its values YE apart
+ * (XS = W, XE = 1, YS = OW, YE = 1; transposed, the columns: XS = 1, XE = W, YS = 1,
+ * YE = OW). */
+typedef struct {
+  int32_t XS, XE, YS, YE;
+} npucc_cf_orient;
+
 /* One channel of a 3x3 depthwise convolution at strides 1 (DW = DH = 1): bands of up to R
- * output rows. The band's R + 2 input rows lie back to back, RS = OW + 2 values apart
- * (x_zp in the padding columns and in rows outside the image), so the whole band is one
- * run of (rr - 1) * RS + OW sums over three row pointers RS apart: no per-row set-up,
- * and the RS - OW sums between two rows are computed and dropped. */
-static NPUCC_NOINLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, int32_t W,
-                                             int32_t OH, int32_t OW, int32_t PT, int32_t left,
-                                             int32_t mid, int16_t *band, int32_t R,
-                                             int32_t x_zp, const npucc_cf_dw3w *k,
-                                             const int32_t *r, const npucc_cf_out *o,
-                                             int32_t *sums, int8_t *y) {
+ * rows of the oriented plane (H input rows, OH x OW outputs, PT pad rows on top). The
+ * band's R + 2 input rows lie back to back, RS = OW + 2 values apart (x_zp in the padding
+ * columns and in rows outside the image), so the whole band is one run of
+ * (rr - 1) * RS + OW sums over three row pointers RS apart: no per-row set-up, and the
+ * RS - OW sums between two rows are computed and dropped. */
+static NPUCC_ALWAYS_INLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, int32_t OH,
+                                                  int32_t OW, int32_t PT, int32_t left,
+                                                  int32_t mid, int16_t *band, int32_t R,
+                                                  int32_t x_zp, const npucc_cf_dw3w *k,
+                                                  const int32_t *r, const npucc_cf_out *o,
+                                                  int32_t *sums, int8_t *y,
+                                                  const npucc_cf_orient *g, int32_t col) {
   int32_t RS = OW + 2, oy0, b, j;
-  for (oy0 = 0; oy0 < OH; oy0 += R, y += (size_t)R * OW) {
+  for (oy0 = 0; oy0 < OH; oy0 += R, y += (size_t)R * g->YS) {
     int32_t rr = npucc_min_i32(R, OH - oy0);
     for (b = 0; b < rr + 2; b++) {
       int32_t iy = oy0 - PT + b;
       int16_t *d = band + (size_t)b * RS;
-      if (iy >= 0 && iy < H) {
-        npucc_cf_widen(d + left, img + (size_t)iy * W, mid);
-      } else {
+      if (iy < 0 || iy >= H) {
         for (j = 0; j < RS; j++)
           d[j] = (int16_t)x_zp;
+      } else if (col) { /* a constant where this is inlined */
+        npucc_cf_widen_col(d + left, img + (size_t)iy, mid, g->XE);
+      } else {
+        npucc_cf_widen(d + left, img + (size_t)iy * g->XS, mid);
       }
     }
     npucc_cf_dw3_sums(band, band + RS, band + 2 * RS, 1, OW, rr, RS, k, sums);
-    npucc_cf_rq_rows(sums, rr, RS, OW, r, o, y);
+    npucc_cf_rq_rows(sums, rr, RS, OW, r, o, y, g->YS, g->YE);
   }
+}
+/* ... along the rows of the plane, or down its columns (npucc_dwconv_s8_fast_tr). */
+static NPUCC_NOINLINE void npucc_cf_dw3_band_rows(const int8_t *img, int32_t H, int32_t OH,
+                                                  int32_t OW, int32_t PT, int32_t left,
+                                                  int32_t mid, int16_t *band, int32_t R,
+                                                  int32_t x_zp, const npucc_cf_dw3w *k,
+                                                  const int32_t *r, const npucc_cf_out *o,
+                                                  int32_t *sums, int8_t *y,
+                                                  const npucc_cf_orient *g) {
+  npucc_cf_dw3_band(img, H, OH, OW, PT, left, mid, band, R, x_zp, k, r, o, sums, y, g, 0);
+}
+static NPUCC_NOINLINE void npucc_cf_dw3_band_cols(const int8_t *img, int32_t H, int32_t OH,
+                                                  int32_t OW, int32_t PT, int32_t left,
+                                                  int32_t mid, int16_t *band, int32_t R,
+                                                  int32_t x_zp, const npucc_cf_dw3w *k,
+                                                  const int32_t *r, const npucc_cf_out *o,
+                                                  int32_t *sums, int8_t *y,
+                                                  const npucc_cf_orient *g) {
+  npucc_cf_dw3_band(img, H, OH, OW, PT, left, mid, band, R, x_zp, k, r, o, sums, y, g, 1);
 }
 
 /* One channel of a 3x3 depthwise convolution (DW = 1) at stride 2 or with dilation: the
@@ -166,7 +213,7 @@ static NPUCC_NOINLINE void npucc_cf_dw3_rows(const int8_t *img, int32_t H, int32
       }
     }
     npucc_cf_dw3_sums(rp[0], rp[1], rp[2], SW, OW, 1, 0, k, sums);
-    npucc_cf_rq_rows(sums, 1, OW, OW, r, o, y);
+    npucc_cf_rq_rows(sums, 1, OW, OW, r, o, y, OW, 1);
   }
 }
 
@@ -181,8 +228,10 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
   int32_t left = npucc_min_i32(PL, PW), mid = npucc_max_i32(0, npucc_min_i32(W, PW - PL));
   int32_t s3 = KH == 3 && KW == 3 && DW == 1;
   int32_t R = npucc_dwconv_s8_fast_band(OH, OW, KH, KW, SH, SW, DH, DW);
-  int32_t *sums = work;
-  int16_t *rows = (int16_t *)(work + (R ? R * (OW + 2) : OW)), *zrow = rows + (size_t)KH * RL;
+  int32_t tr = R && npucc_dwconv_s8_fast_tr(OH, OW); /* bands down the columns */
+  int32_t RS = (tr ? OH : OW) + 2, *sums = work;
+  int16_t *rows = (int16_t *)(work + (R ? R * RS : OW)), *zrow = rows + (size_t)KH * RL;
+  npucc_cf_orient g;
   npucc_cf_out o;
   o.rounding = rounding;
   o.zp = out_zp;
@@ -190,8 +239,21 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
   o.hi = npucc_min_i32(act_max, 127);
   /* every row's padding columns (and the padding row) hold x_zp once and for all: rows
    * only ever get columns left..left+mid-1 rewritten */
-  for (i = 0; i < (R ? (R + 2) * (OW + 2) : (KH + 1) * RL); i++)
+  for (i = 0; i < (R ? (R + 2) * RS : (KH + 1) * RL); i++)
     rows[i] = (int16_t)x_zp;
+  if (tr) { /* the transposed plane: W rows of H values, pads swapped */
+    g.XS = 1;
+    g.XE = W;
+    g.YS = 1;
+    g.YE = OW;
+    left = npucc_min_i32(PT, RS);
+    mid = npucc_max_i32(0, npucc_min_i32(H, RS - PT));
+  } else {
+    g.XS = W;
+    g.XE = 1;
+    g.YS = OW;
+    g.YE = 1;
+  }
   for (n = 0; n < N; n++) {
     for (c = 0; c < C; c++) {
       const int8_t *img = X + ((size_t)n * C + c) * H * W;
@@ -200,9 +262,17 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
       int8_t *yc = Y + ((size_t)n * C + c) * OH * OW;
       if (s3) {
         npucc_cf_dw3w k;
-        npucc_cf_dw3_weights(wk, bias_f[c], &k);
-        if (R)
-          npucc_cf_dw3_band(img, H, W, OH, OW, PT, left, mid, rows, R, x_zp, &k, r, &o, sums, yc);
+        static const unsigned char tpos[9] = {0, 3, 6, 1, 4, 7, 2, 5, 8};
+        int8_t wt[9];
+        for (i = 0; i < 9 && tr; i++) /* the transposed kernel */
+          wt[i] = wk[tpos[i]];
+        npucc_cf_dw3_weights(tr ? wt : wk, bias_f[c], &k);
+        if (tr)
+          npucc_cf_dw3_band_cols(img, W, OW, OH, PL, left, mid, rows, R, x_zp, &k, r, &o, sums,
+                                 yc, &g);
+        else if (R)
+          npucc_cf_dw3_band_rows(img, H, OH, OW, PT, left, mid, rows, R, x_zp, &k, r, &o, sums,
+                                 yc, &g);
         else
           npucc_cf_dw3_rows(img, H, W, OH, OW, SH, SW, DH, PT, left, mid, rows, RL, zrow, &k, r, &o,
                             sums, yc);
@@ -226,7 +296,7 @@ void npucc_dwconv2d_s8_fast(const int8_t *X, const int8_t *Wt, const int32_t *bi
               sums[ox] += wv * t[(size_t)ox * SW];
           }
         }
-        npucc_cf_rq_rows(sums, 1, OW, OW, r, &o, yc + (size_t)oy * OW);
+        npucc_cf_rq_rows(sums, 1, OW, OW, r, &o, yc + (size_t)oy * OW, OW, 1);
       }
     }
   }

@@ -54,41 +54,50 @@ static inline int8_t npucc_cf_exact_sat(int32_t acc, int32_t mult, int32_t sh, i
   return (int8_t)NPUCC_CF_SAT8(v);
 }
 
-/* y[b * n + i] = requantized s[b * RS + i] for rows b < rows and i < n, EXACT rounding
- * with npucc_rq32_exact's fast words (r[1] >= 0) in locals; the common full-range clamp
- * is one saturation. */
+/* y[b * YS + i * YE] = requantized s[b * RS + i] for rows b < rows and i < n, EXACT
+ * rounding with npucc_rq32_exact's fast words (r[1] >= 0) in locals; the common
+ * full-range clamp is one saturation. */
 NPUCC_RQROW_FN void npucc_cf_rq_rows_exact(const int32_t *NPUCC_RESTRICT s, int32_t rows,
                                            int32_t RS, int32_t n, const int32_t *r, int32_t zp,
-                                           int32_t lo, int32_t hi, int8_t *NPUCC_RESTRICT y) {
+                                           int32_t lo, int32_t hi, int8_t *NPUCC_RESTRICT y,
+                                           int32_t YS, int32_t YE) {
   int32_t i, mult = r[0], sh = r[1];
   int64_t rnd = (int64_t)(((uint64_t)(uint32_t)r[3] << 32) | (uint32_t)r[2]);
-  if (lo == -128 && hi == 127) {
-    for (; rows > 0; rows--, s += RS, y += n)
+  if (lo == -128 && hi == 127 && YE == 1) {
+    for (; rows > 0; rows--, s += RS, y += YS)
       for (i = 0; i < n; i++)
         y[i] = npucc_cf_exact_sat(s[i], mult, sh, rnd, zp);
     return;
   }
-  for (; rows > 0; rows--, s += RS, y += n)
+  if (lo == -128 && hi == 127) {
+    for (; rows > 0; rows--, s += RS, y += YS) {
+      int8_t *yi = y;
+      for (i = 0; i < n; i++, yi += YE)
+        *yi = npucc_cf_exact_sat(s[i], mult, sh, rnd, zp);
+    }
+    return;
+  }
+  for (; rows > 0; rows--, s += RS, y += YS)
     for (i = 0; i < n; i++)
-      y[i] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
+      y[(size_t)i * YE] = npucc_cf_exact(s[i], mult, sh, rnd, zp, lo, hi);
 }
 
 /* The same for one channel's words r in any rounding (npucc_rq32_i8 where the EXACT fast
  * words do not apply). */
 static inline void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t rows, int32_t RS,
                                     int32_t n, const int32_t *r, const npucc_cf_out *o,
-                                    int8_t *NPUCC_RESTRICT y) {
+                                    int8_t *NPUCC_RESTRICT y, int32_t YS, int32_t YE) {
   int32_t i, rw[NPUCC_RQ32_WORDS];
   if (r[1] >= 0 && o->rounding != NPUCC_RQ_FP32) {
-    npucc_cf_rq_rows_exact(s, rows, RS, n, r, o->zp, o->lo, o->hi, y);
+    npucc_cf_rq_rows_exact(s, rows, RS, n, r, o->zp, o->lo, o->hi, y, YS, YE);
     return;
   }
   if (npucc_rq32_is_left(r, o->rounding)) { /* a multiplier >= 0.5 */
     int32_t mult = r[0], L = -r[2], zp = o->zp, lo = o->lo, hi = o->hi;
-    for (; rows > 0; rows--, s += RS, y += n)
+    for (; rows > 0; rows--, s += RS, y += YS)
       for (i = 0; i < n; i++) {
         int32_t v = npucc_rq32_exact_left(s[i], mult, L) + zp;
-        y[i] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+        y[(size_t)i * YE] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
       }
     return;
   }
@@ -96,9 +105,9 @@ static inline void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t row
   rw[1] = r[1];
   rw[2] = r[2];
   rw[3] = r[3];
-  for (; rows > 0; rows--, s += RS, y += n)
+  for (; rows > 0; rows--, s += RS, y += YS)
     for (i = 0; i < n; i++)
-      y[i] = npucc_rq32_i8(s[i], rw, o->rounding, o->zp, o->lo, o->hi);
+      y[(size_t)i * YE] = npucc_rq32_i8(s[i], rw, o->rounding, o->zp, o->lo, o->hi);
 }
 
 #endif /* NPUCC_RQROW_S8_H */
