@@ -29,12 +29,24 @@ void npucc_maxpool2d_s8(const int8_t *X, int8_t *Y, int32_t NC, int32_t H, int32
   }
 }
 
+/* The sum of x[0..n). */
+static int32_t npucc_sum_s8(const int8_t *x, int32_t n) {
+  int32_t a = 0, b = 0, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a += x[i] + x[i + 1];
+    b += x[i + 2] + x[i + 3];
+  }
+  for (; i < n; i++)
+    a += x[i];
+  return a + b;
+}
+
 void npucc_avgpool2d_s8(const int8_t *X, int8_t *Y, int32_t NC, int32_t H, int32_t W, int32_t OH,
                         int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW, int32_t PT,
                         int32_t PL, int32_t PB, int32_t PR, int32_t count_include_pad,
                         int32_t x_zp, int32_t out_zp, const int32_t *mult,
                         const int32_t *shift) {
-  int32_t p, oy, ox, iy, ix;
+  int32_t p, oy, ox, iy;
   for (p = 0; p < NC; p++) {
     const int8_t *img = X + (size_t)p * H * W;
     int8_t *yp = Y + (size_t)p * OH * OW;
@@ -50,10 +62,16 @@ void npucc_avgpool2d_s8(const int8_t *X, int8_t *Y, int32_t NC, int32_t H, int32
         int32_t cx = count_include_pad
                          ? npucc_min_i32(x1, W + PR) - npucc_max_i32(x0, -PL)
                          : vx1 - vx0;
-        int32_t acc = 0, count;
-        for (iy = vy0; iy < vy1; iy++)
-          for (ix = vx0; ix < vx1; ix++)
-            acc += (int32_t)img[(size_t)iy * W + ix] - x_zp;
+        int32_t acc = 0, count, nx = vx1 - vx0, ny = vy1 - vy0;
+        if (nx > 0 && ny > 0) {
+          if (nx == W) { /* whole rows: one run (e.g. a global average) */
+            acc = npucc_sum_s8(img + (size_t)vy0 * W, ny * W);
+          } else {
+            for (iy = vy0; iy < vy1; iy++)
+              acc += npucc_sum_s8(img + (size_t)iy * W + vx0, nx);
+          }
+          acc -= nx * ny * x_zp; /* x_zp off every value inside the image */
+        }
         count = cy > 0 && cx > 0 ? cy * cx : 0;
         yp[(size_t)oy * OW + ox] =
             count > 0 ? npucc_requant_i8(acc, mult[count], shift[count], out_zp, -128, 127)

@@ -78,6 +78,14 @@ std::vector<PoolCase> cases() {
               v.push_back({5, 6, 3, 3, s, s, pt, pl, pb, pr, ceil});
               v.push_back({6, 5, 2, 3, s, 3 - s, pt, pl, pb, pr, ceil});
             }
+  // Windows as wide as the image (whole rows, one run: a global average at K = H x W) and
+  // one narrower, with and without side pads.
+  for (int32_t pl = 0; pl <= 1; ++pl)
+    for (int32_t pr = 0; pr <= 1; ++pr)
+      for (int32_t dk = 0; dk <= 1; ++dk) {
+        v.push_back({4, 5, 4, 5 - dk, 1, 1, 0, pl, 0, pr, false});
+        v.push_back({7, 9, 3, 9 - dk, 2, 1, 1, pl, 0, pr, false});
+      }
   // 1-D along W (H = 1, KH = 1) and along H (W = 1, KW = 1), asymmetric pads.
   for (int32_t p0 = 0; p0 <= 2; ++p0)
     for (int32_t p1 = 0; p1 <= 2; ++p1)
