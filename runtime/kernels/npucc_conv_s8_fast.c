@@ -336,6 +336,25 @@ static NPUCC_NOINLINE void npucc_cf_store_block(const int32_t *NPUCC_RESTRICT ac
   }
 }
 
+/* The common case of npucc_cf_store_block, straight-line: four channels, two pixels, the
+ * EXACT fast words (shift >= 0) of every channel, the full int8 range, no channel map. */
+static NPUCC_NOINLINE void npucc_cf_store4(const int32_t *NPUCC_RESTRICT acc, const int32_t *r,
+                                           int32_t zp, int8_t *NPUCC_RESTRICT y, int32_t plane) {
+#define NPUCC_CF_ST(c)                                                                             \
+  do {                                                                                             \
+    int32_t mult = r[4 * (c)], sh = r[4 * (c) + 1];                                                \
+    int64_t rnd = (int64_t)(((uint64_t)(uint32_t)r[4 * (c) + 3] << 32) | (uint32_t)r[4 * (c) + 2]); \
+    y[1] = npucc_cf_exact_sat(acc[2 * (c) + 1], mult, sh, rnd, zp);                                \
+    y[0] = npucc_cf_exact_sat(acc[2 * (c)], mult, sh, rnd, zp);                                    \
+    y += plane;                                                                                    \
+  } while (0)
+  NPUCC_CF_ST(0);
+  NPUCC_CF_ST(1);
+  NPUCC_CF_ST(2);
+  NPUCC_CF_ST(3);
+#undef NPUCC_CF_ST
+}
+
 /* The planes of the channels whose weights are all zero: chmap's pairs (channel, value)
  * after its live list, each channel's plane filled with its constant output. */
 static void npucc_cf_fill_constant(int8_t *yn, const int32_t *chmap, int32_t M, size_t plane) {
@@ -353,13 +372,17 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
                           int32_t rounding, const int32_t *chmap) {
   int32_t K = C * KH * KW, K4 = npucc_conv_s8_kpad(K), plane = OH * OW, n, p, m, k;
   int32_t L = chmap ? chmap[0] : M; /* the computed channels: packed slots 0..L-1 */
-  int32_t btail[4];
+  int32_t btail[4], fast4;
   npucc_cf_pan *pan = (npucc_cf_pan *)(void *)panel;
   npucc_cf_out o;
   o.rounding = rounding;
   o.zp = out_zp;
   o.lo = npucc_max_i32(act_min, -128);
   o.hi = npucc_min_i32(act_max, 127);
+  /* every channel's words the EXACT fast ones, the full range, no map: npucc_cf_store4 */
+  fast4 = rounding != NPUCC_RQ_FP32 && o.lo == -128 && o.hi == 127 && !chmap;
+  for (m = 0; m < L && fast4; m++)
+    fast4 = rq[(size_t)m * NPUCC_RQ32_WORDS + 1] >= 0;
   for (k = K; k < K4; k++) /* both pixels' last group; the packed weights are zero there */
     NPUCC_CF_PUT2(pan, k, 0, 0);
   for (k = 0; k < 4; k++) /* the last block's biases (zero in its padding rows) */
@@ -385,7 +408,10 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
       for (m = 0; m < L; m += 4) {
         int32_t acc[8], mc = npucc_min_i32(4, L - m);
         npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, mc == 4 ? bias_f + m : btail, acc);
-        if (chmap)
+        if (fast4 && mc == 4 && two)
+          npucc_cf_store4(acc, rq + (size_t)m * NPUCC_RQ32_WORDS, out_zp, yn + (size_t)m * plane + p,
+                          plane);
+        else if (chmap)
           npucc_cf_store_block(acc, mc, two, rq + (size_t)m * NPUCC_RQ32_WORDS, &o, yn + p,
                                chmap + 1 + m, plane);
         else
