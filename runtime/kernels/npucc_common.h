@@ -67,4 +67,13 @@ static inline void npucc_clamp_inplace_f32(float *y, size_t n, float lo, float h
     y[i] = npucc_clampf(y[i], lo, hi);
 }
 
+/* An int32 saturated to int8's range: one SSAT where the core has it (ACLE __ssat; not
+ * with NPUCC_PORTABLE_ONLY), else two compares. */
+#if defined(__ARM_FEATURE_SAT) && !defined(NPUCC_PORTABLE_ONLY)
+#include <arm_acle.h>
+#define NPUCC_SAT8(v) __ssat((v), 8)
+#else
+#define NPUCC_SAT8(v) ((v) < -128 ? -128 : ((v) > 127 ? 127 : (v)))
+#endif
+
 #endif /* NPUCC_COMMON_H */

@@ -14,25 +14,31 @@ static inline int32_t npucc_ef_srdhm(int32_t x, int32_t m) {
   return (int32_t)(((int64_t)x * m + ((int64_t)1 << 30)) >> 31);
 }
 
-/* npucc_rdbpot in 32-bit arithmetic, e in 0..31. */
-static inline int32_t npucc_ef_rdbpot(int32_t x, int32_t e) {
-  uint32_t mask = e >= 31 ? 0x7FFFFFFFu : (1u << e) - 1u;
-  uint32_t rem = (uint32_t)x & mask, threshold = (mask >> 1) + (x < 0 ? 1u : 0u);
-  return (x >> e) + (rem > threshold ? 1 : 0);
-}
-
 typedef struct {
   const int32_t *ta, *tb, *rq;
   int32_t mult, shift, a_zp, b_zp, out_zp, lo, hi;
 } npucc_ef_params;
 
+/* The row of an Add. The compiler guarantees |ta| + |tb| < 2^30 (its tables are below
+ * 2^28: nine-bit differences shifted by 20 and scaled by at most 0.5), so the rounding
+ * divide by 2^e (ties away from zero, npucc_rdbpot) is (x + 2^(e-1) - (x < 0)) >> e
+ * without overflow: three instructions instead of a mask, a compare and a select. */
 static void npucc_ef_add_row(const npucc_ef_params *p, const int8_t *a, const int8_t *b,
                              int8_t *y, int32_t n, int32_t as, int32_t bs) {
   const int32_t *ta = p->ta + 128, *tb = p->tb + 128;
   int32_t j, mult = p->mult, shift = p->shift, zp = p->out_zp, lo = p->lo, hi = p->hi;
+  int32_t half = shift ? (int32_t)1 << (shift - 1) : 0, neg = shift ? -1 : 0;
+  if (as == 1 && bs == 1 && shift > 0 && lo == -128 && hi == 127) { /* the common row */
+    for (j = 0; j < n; j++) {
+      int32_t x = npucc_ef_srdhm(ta[a[j]] + tb[b[j]], mult);
+      int32_t v = ((x + half + (x >> 31)) >> shift) + zp;
+      y[j] = (int8_t)NPUCC_SAT8(v);
+    }
+    return;
+  }
   for (j = 0; j < n; j++) {
-    int32_t s = ta[a[(size_t)j * as]] + tb[b[(size_t)j * bs]];
-    int32_t v = npucc_ef_rdbpot(npucc_ef_srdhm(s, mult), shift) + zp;
+    int32_t x = npucc_ef_srdhm(ta[a[(size_t)j * as]] + tb[b[(size_t)j * bs]], mult);
+    int32_t v = ((x + half + ((x >> 31) & neg)) >> shift) + zp;
     y[j] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
   }
 }
@@ -105,24 +111,37 @@ void npucc_mul_s8_fast(const int8_t *A, const int8_t *B, int8_t *Y, int32_t a_zp
   npucc_ef_run(&p, npucc_ef_mul_row, A, B, Y, rank, shape, a_str, b_str);
 }
 
+/* The bits of a float. */
+static inline uint32_t npucc_ef_bits(float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return u;
+}
+
 void npucc_quantize_f32_s8_fast(const float *X, int8_t *Y, int32_t n, const float *scale,
                                 int32_t zp) {
   float s = scale[0];
   int32_t i;
   for (i = 0; i < n; i++) {
-    float v = X[i] / s, r;
+    float v = X[i] / s;
     int32_t q;
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    /* |v| < 512 (the magnitude bits below those of 512.0f): adding 1.5 * 2^23 leaves a unit
+     * in the last place of 1, so the float addition rounds v to an integer, to nearest
+     * even, as rintf does, and the sum's bits are 0x4B400000 plus that integer. Else
+     * NaN gives 0 and anything else (512 and up, infinities) saturates. */
+    uint32_t a = npucc_ef_bits(v) & 0x7FFFFFFFu;
+    if (a < 0x44000000u)
+      q = (int32_t)(npucc_ef_bits(v + 12582912.0f) - 0x4B400000u);
+    else
+      q = a > 0x7F800000u ? 0 : (v < 0.0f ? -512 : 512);
+#else
     if (v != v) /* NaN */
       v = 0.0f;
     v = v < -512.0f ? -512.0f : (v > 512.0f ? 512.0f : v);
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-    /* |v| <= 512: adding 1.5 * 2^23 leaves a unit in the last place of 1, so the float
-     * addition rounds v to an integer, to nearest even, as rintf does. */
-    r = (v + 12582912.0f) - 12582912.0f;
-#else
-    r = rintf(v); /* the sums above would be rounded in a wider format */
+    q = (int32_t)rintf(v); /* float sums would be rounded in a wider format */
 #endif
-    q = (int32_t)r + zp;
-    Y[i] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));
+    q += zp;
+    Y[i] = (int8_t)NPUCC_SAT8(q);
   }
 }

@@ -5,9 +5,9 @@
  * (--cpu-kernels=fast); broadcasting as in npucc_eltwise_s8.h.
  *   npucc_add_s8_fast: ta[a + 128] and tb[b + 128] are each input's rescaled value
  *     npucc_mul_qmult(((v - zp) << left_shift), mult, shift) for every int8 v, tabulated by
- *     the compiler (which also checks that ta + tb cannot overflow int32 and that
- *     out_shift >= 0); per element: two table loads, one add and TFLite's output stage
- *     (npucc_mul_qmult) in 32-bit arithmetic.
+ *     the compiler (which also checks that |ta| + |tb| < 2^30 and 0 <= out_shift <= 31);
+ *     per element: two table loads, one add and TFLite's output stage (npucc_mul_qmult)
+ *     in 32-bit arithmetic.
  *   npucc_mul_s8_fast: (a - a_zp) * (b - b_zp) requantized with the npucc_rq32_prep words rq
  *     (npucc_requant.h, rounding NPUCC_RQ_EXACT).
  *   npucc_quantize_f32_s8_fast: per-tensor QuantizeLinear, y = sat(rint(x / scale[0]) + zp),

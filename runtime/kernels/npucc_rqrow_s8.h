@@ -40,18 +40,11 @@ static inline int8_t npucc_cf_exact(int32_t acc, int32_t mult, int32_t sh, int64
   v = v > hi ? hi : v;
   return (int8_t)v;
 }
-/* ... saturated to int8 (no fused activation narrower than int8): one SSAT where the core
- * has it (ACLE __ssat; not with NPUCC_PORTABLE_ONLY). */
-#if defined(__ARM_FEATURE_SAT) && !defined(NPUCC_PORTABLE_ONLY)
-#include <arm_acle.h>
-#define NPUCC_CF_SAT8(v) __ssat((v), 8)
-#else
-#define NPUCC_CF_SAT8(v) ((v) < -128 ? -128 : ((v) > 127 ? 127 : (v)))
-#endif
+/* ... saturated to int8 (no fused activation narrower than int8; NPUCC_SAT8). */
 static inline int8_t npucc_cf_exact_sat(int32_t acc, int32_t mult, int32_t sh, int64_t rnd,
                                         int32_t zp) {
   int32_t v = npucc_cf_exact32(acc, mult, sh, rnd, zp);
-  return (int8_t)NPUCC_CF_SAT8(v);
+  return (int8_t)NPUCC_SAT8(v);
 }
 
 /* y[b * YS + i * YE] = requantized s[b * RS + i] for rows b < rows and i < n, EXACT

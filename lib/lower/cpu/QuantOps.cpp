@@ -101,8 +101,9 @@ Status lowerBinaryS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
     return nodeErr(n, "broadcast needs more than 6 axes");
   quant::ClampBounds cb = fusedBounds(n, qy);
   if (ctx.fastKernels()) {
-    // npucc_add_s8_fast: each input's rescaling tabulated (the sum of two entries must
-    // stay in int32, the output stage a right shift); npucc_mul_s8_fast: requantization
+    // npucc_add_s8_fast: each input's rescaling tabulated (|ta| + |tb| < 2^30, so that
+    // the kernel's rounding cannot overflow; the output stage a right shift);
+    // npucc_mul_s8_fast: requantization
     // words. Bit-exact with npucc_add_s8 / npucc_mul_s8.
     std::vector<lir::Arg> args = {ctx.buffer(a), ctx.buffer(b), ctx.buffer(y)};
     std::string callee;
@@ -110,7 +111,7 @@ Status lowerBinaryS8(const ir::Node &n, LowerContext &ctx, std::vector<lir::Inst
       quant::AddParams p = quant::addParams(qa.scale, qb.scale, qy.scale);
       std::vector<int64_t> ta = addTable(qa.zp, p.leftShift, p.a);
       std::vector<int64_t> tb = addTable(qb.zp, p.leftShift, p.b);
-      if (p.out.shift >= 0 && p.out.shift <= 31 && maxAbs(ta) + maxAbs(tb) <= INT32_MAX) {
+      if (p.out.shift >= 0 && p.out.shift <= 31 && maxAbs(ta) + maxAbs(tb) < (int64_t(1) << 30)) {
         callee = "npucc_add_s8_fast";
         args.push_back(ints(ta));
         args.push_back(ints(tb));
