@@ -264,6 +264,47 @@ static NPUCC_NOINLINE void npucc_cf_dot4x2(const int8_t *NPUCC_RESTRICT wp,
 #endif
 }
 
+#if !defined(NPUCC_DOT_SWAR)
+/* acc[2c] = acc[2c + 1] = b[c] + sum_k w[c][k] * x_0[k]: npucc_cf_dot4x2 for a lone pixel
+ * (pixel 0 of the panel; the last of an odd plane, or a fully connected layer), half the
+ * work. (The SWAR panel holds the pixel in both lanes at the same cost.) */
+static NPUCC_NOINLINE void npucc_cf_dot4x1(const int8_t *NPUCC_RESTRICT wp,
+                                           const npucc_cf_pan *NPUCC_RESTRICT x, int32_t G,
+                                           const int32_t *b, int32_t *NPUCC_RESTRICT acc) {
+  int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
+#if defined(NPUCC_DOT_DSP)
+  const int8_t *w = (const int8_t *)NPUCC_CF_ALIGNED8(wp);
+  const int16_t *p = (const int16_t *)NPUCC_CF_ALIGNED8(x);
+  for (; G > 0; G--) {
+    int32_t pa, pb, wa, wb;
+    NPUCC_CF_LDRD(pa, pb, p, 16); /* pixel 0: (k0,k1), (k2,k3); pixel 1 skipped */
+    NPUCC_CF_LDRD(wa, wb, w, 8);  /* channels 0 and 1 */
+    a0 = __smlad(npucc_sxtb16_odd(wa), pb, __smlad(__sxtb16(wa), pa, a0));
+    a1 = __smlad(npucc_sxtb16_odd(wb), pb, __smlad(__sxtb16(wb), pa, a1));
+    NPUCC_CF_LDRD(wa, wb, w, 8); /* channels 2 and 3 */
+    a2 = __smlad(npucc_sxtb16_odd(wa), pb, __smlad(__sxtb16(wa), pa, a2));
+    a3 = __smlad(npucc_sxtb16_odd(wb), pb, __smlad(__sxtb16(wb), pa, a3));
+  }
+#else
+  const int16_t *end = x + 8 * G;
+  for (; x != end; x += 8, wp += 16) { /* k = i of the group times byte o of each word */
+    int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
+    a0 += wp[0] * u0 + wp[2] * u1 + wp[1] * u2 + wp[3] * u3;
+    a1 += wp[4] * u0 + wp[6] * u1 + wp[5] * u2 + wp[7] * u3;
+    a2 += wp[8] * u0 + wp[10] * u1 + wp[9] * u2 + wp[11] * u3;
+    a3 += wp[12] * u0 + wp[14] * u1 + wp[13] * u2 + wp[15] * u3;
+  }
+#endif
+  acc[0] = acc[1] = a0;
+  acc[2] = acc[3] = a1;
+  acc[4] = acc[5] = a2;
+  acc[6] = acc[7] = a3;
+}
+#define NPUCC_CF_DOT1 npucc_cf_dot4x1
+#else
+#define NPUCC_CF_DOT1 npucc_cf_dot4x2
+#endif
+
 /* y[j] and y[d] (see below) for one channel whose words are not the EXACT fast ones (a
  * multiplier >= 0.5): out of line, so that the loop below keeps its registers. */
 static NPUCC_NOINLINE void npucc_cf_store_other(const int32_t *acc, const int32_t *r, int32_t d,
@@ -407,7 +448,10 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
       }
       for (m = 0; m < L; m += 4) {
         int32_t acc[8], mc = npucc_min_i32(4, L - m);
-        npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, mc == 4 ? bias_f + m : btail, acc);
+        if (two)
+          npucc_cf_dot4x2(Wp + (size_t)m * K4, pan, K4 / 4, mc == 4 ? bias_f + m : btail, acc);
+        else
+          NPUCC_CF_DOT1(Wp + (size_t)m * K4, pan, K4 / 4, mc == 4 ? bias_f + m : btail, acc);
         if (fast4 && mc == 4 && two)
           npucc_cf_store4(acc, rq + (size_t)m * NPUCC_RQ32_WORDS, out_zp, yn + (size_t)m * plane + p,
                           plane);

@@ -1,5 +1,5 @@
 /* fast_kernels_check.c - Bare-metal check that the fast int8 kernels (npucc_conv_s8_fast.c,
- * npucc_gemm_s8_fast.c, npucc_eltwise_s8_fast.c, npucc_rq32_i8) give the reference kernels' bytes on the target
+ * npucc_gemm_s8_fast.c, npucc_fc_s8_fast.c, npucc_eltwise_s8_fast.c, npucc_rq32_i8) give the reference kernels' bytes on the target
  * itself: with the Arm DSP (SXTB16/SMLAD) path on Cortex-M4, with -DNPUCC_PORTABLE_ONLY,
  * and on RV32. Random shapes and data from a fixed xorshift seed; the folded bias and the
  * requantization words are computed here as the compiler does. Prints PASS or FAIL.
@@ -12,6 +12,7 @@
 #include "npucc_conv_s8_fast.h"
 #include "npucc_eltwise_s8.h"
 #include "npucc_eltwise_s8_fast.h"
+#include "npucc_fc_s8_fast.h"
 #include "npucc_gemm_s8.h"
 #include "npucc_gemm_s8_fast.h"
 #include "npucc_quantize.h"
@@ -179,6 +180,18 @@ static int gemm_cases(void) {
       if (Y0[i] != Y1[i]) {
         if (bad++ < 5)
           printf("gemm case %d output %d: %d, reference %d\n", t, (int)i, Y1[i], Y0[i]);
+        break;
+      }
+    /* the fully connected kernel (one row in models; any number here): [N][K] packed */
+    for (j = 0; j < N; j++)
+      for (k = 0; k < K; k++)
+        Wl[j * K + k] = Wt[tr ? j * K + k : k * N + j];
+    npucc_fc_s8_pack(Wl, N, K, Wp);
+    npucc_fc_s8_fast(X, Wp, bf, Y1, rows, N, K, yzp, -128, 127, per, rq, rounding);
+    for (i = 0; i < rows * N; i++)
+      if (Y0[i] != Y1[i]) {
+        if (bad++ < 5)
+          printf("fc case %d output %d: %d, reference %d\n", t, (int)i, Y1[i], Y0[i]);
         break;
       }
   }

@@ -23,6 +23,7 @@ extern "C" {
 #include "../../runtime/kernels/npucc_eltwise_s8.h"
 #include "../../runtime/kernels/npucc_eltwise_s8_fast.h"
 #include "../../runtime/kernels/npucc_gemm_s8.h"
+#include "../../runtime/kernels/npucc_fc_s8_fast.h"
 #include "../../runtime/kernels/npucc_gemm_s8_fast.h"
 #include "../../runtime/kernels/npucc_lut_s8.h"
 #include "../../runtime/kernels/npucc_move.h"
@@ -104,6 +105,10 @@ inline void runS8(HostContext &ctx, const lir::Instr &in) {
     ASSERT_EQ(in.args.size(), 21u);
     npucc_gemm_s8(S(0), S(1), W(2), S(3), W(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11), I(12),
                   I(13), I(14), I(15), I(16), A(17), A(18), A(19), I(20));
+  } else if (in.callee == "npucc_fc_s8_fast") {
+    ASSERT_EQ(in.args.size(), 13u);
+    npucc_fc_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), A(11),
+                     I(12));
   } else if (in.callee == "npucc_gemm_s8_fast") {
     ASSERT_EQ(in.args.size(), 15u);
     npucc_gemm_s8_fast(S(0), S(1), A(2), S(3), I(4), I(5), I(6), I(7), I(8), I(9), I(10), I(11),

@@ -3,7 +3,8 @@
 // Property test over random shapes (fixed seed): each int8 Conv (group 1,
 // depthwise, 1x1, 3x3, odd channel counts, strides 1-2, symmetric and
 // asymmetric pads, dilations, tiny and larger planes) and Gemm/MatMul
-// ([N][K] and [K][N] weights, 1..5 rows, per-tensor and per-channel scales) is
+// ([N][K] and [K][N] weights, 1..5 rows (one row: npucc_fc_s8_fast),
+// per-tensor and per-channel scales) is
 // lowered twice, with LowerContext::fastKernels() false (npucc_conv2d_s8 /
 // npucc_gemm_s8, the reference) and true (npucc_*_s8_fast with the bias folded
 // and npucc_rq32_prep words precomputed by the lowering), in both requantization
@@ -32,6 +33,7 @@ extern "C" {
 #include "../../runtime/kernels/npucc_eltwise_s8.h"
 #include "../../runtime/kernels/npucc_eltwise_s8_fast.h"
 #include "../../runtime/kernels/npucc_gemm_s8.h"
+#include "../../runtime/kernels/npucc_fc_s8_fast.h"
 #include "../../runtime/kernels/npucc_gemm_s8_fast.h"
 #include "../../runtime/kernels/npucc_quantize.h"
 }
@@ -251,6 +253,7 @@ TEST(LowerS8Fast, ConvConstantChannelsAreFilledNotComputed) {
 }
 
 TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {
+  int oneRow = 0;
   for (int t = 0; t < 300; ++t) {
     bool gemm = t % 2 == 0, perChannel = t % 3 != 0;
     int32_t rows = rint_(1, 5), K = rint_(1, 70), N = rint_(1, 13);
@@ -277,8 +280,12 @@ TEST(LowerS8Fast, GemmAndMatMulRandomShapesMatchReference) {
     if (gemm)
       n->attrs["transB"] = int64_t(1);
     setRounding(n, (t / 2) % 2);
-    EXPECT_EQ(compareModes(*n, a, y), "npucc_gemm_s8_fast");
+    // One row (a fully connected layer): packed weights, A read in place.
+    std::string callee = compareModes(*n, a, y);
+    EXPECT_EQ(callee, rows == 1 ? "npucc_fc_s8_fast" : "npucc_gemm_s8_fast");
+    oneRow += rows == 1;
   }
+  EXPECT_GT(oneRow, 40);
 }
 
 /// Every (a, b) pair of int8 inputs through one Add and one Mul, for 24 random scale and

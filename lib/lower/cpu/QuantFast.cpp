@@ -26,6 +26,7 @@
 extern "C" {
 #include "../../../runtime/include/npucc_requant.h"
 #include "../../../runtime/kernels/npucc_conv_s8_fast.h"
+#include "../../../runtime/kernels/npucc_fc_s8_fast.h"
 }
 
 namespace npucc::lower::qlower {
@@ -102,23 +103,27 @@ std::vector<int64_t> constantChannels(const int8_t *w, int64_t M, int64_t K, con
 
 } // namespace
 
-bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
-                     std::vector<lir::Instr> &out) {
-  const ir::Value *x = n.input(0), *w = n.input(1), *b = n.input(2), *y = n.output(0);
+namespace {
+
+/// The call of npucc_conv2d_s8_fast (group 1) or npucc_dwconv2d_s8_fast for input x,
+/// weights w [M][K] (ONNX order; `wname` names the packed constant), bias b (or none) and
+/// output y; false when the fast kernel does not apply.
+bool emitConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
+                    const int8_t *w, const std::string &wname, const lir::BufferRef &wbuf,
+                    const ir::Value *x, const ir::Value *b, const ir::Value *y,
+                    std::vector<lir::Instr> &out) {
   bool depthwise = g.G == g.C && g.M == g.C && g.G > 1;
-  if (q.anyWeightZp || !constantOperands(w, b) || (g.G != 1 && !depthwise))
-    return false;
   int64_t K = g.C / g.G * g.KH * g.KW;
   std::vector<int64_t> sums(size_t(g.M), 0), biasF;
   for (int64_t m = 0; m < g.M; ++m)
     for (int64_t k = 0; k < K; ++k)
-      sums[size_t(m)] += weightAt(w, m * K + k);
+      sums[size_t(m)] += w[m * K + k];
   if (!foldBias(b, q.xZp, sums, biasF))
     return false;
   std::vector<int64_t> words = requantWordsOf(n, q), chmap;
   lir::BufferRef wt, panel;
   if (depthwise) {
-    wt = ctx.buffer(w);
+    wt = wbuf;
     int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(
         int32_t(g.OH), int32_t(g.OW), int32_t(g.KH), int32_t(g.KW), int32_t(g.SH), int32_t(g.SW),
         int32_t(g.DH), int32_t(g.DW)));
@@ -128,15 +133,13 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
     // Channels with all-zero weights output a constant: the kernel fills their planes
     // (chmap) and computes only the others, whose weights, bias_f and words it takes.
     std::vector<int8_t> live;
-    chmap = constantChannels(w->constant->data<int8_t>(), g.M, K, q,
-                             quant::roundingCode(quant::roundingOf(n)), words, biasF, live);
+    chmap = constantChannels(w, g.M, K, q, quant::roundingCode(quant::roundingOf(n)), words,
+                             biasF, live);
     int32_t L = chmap.empty() ? int32_t(g.M) : int32_t(chmap[0]);
     // Weights in the kernel's packed blocks; two pixels' patches as the panel.
-    ir::Tensor packed(ir::DType::I8,
-                      {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
-    npucc_conv_s8_pack(chmap.empty() ? w->constant->data<int8_t>() : live.data(), L,
-                       int32_t(K), packed.data<int8_t>());
-    wt = ctx.constant(w->name + "_packed", std::move(packed));
+    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
+    npucc_conv_s8_pack(chmap.empty() ? w : live.data(), L, int32_t(K), packed.data<int8_t>());
+    wt = ctx.constant(wname + "_packed", std::move(packed));
     if (wt.isNull())
       return false;
     panel = ctx.scratch(2 * 2 * int64_t(npucc_conv_s8_kpad(int32_t(K))));
@@ -162,6 +165,18 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
   return true;
 }
 
+} // namespace
+
+bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
+                     std::vector<lir::Instr> &out) {
+  const ir::Value *x = n.input(0), *w = n.input(1), *b = n.input(2), *y = n.output(0);
+  bool depthwise = g.G == g.C && g.M == g.C && g.G > 1;
+  if (q.anyWeightZp || !constantOperands(w, b) || (g.G != 1 && !depthwise))
+    return false;
+  return emitConvS8Fast(n, ctx, g, q, w->constant->data<int8_t>(), w->name,
+                        depthwise ? ctx.buffer(w) : lir::BufferRef{}, x, b, y, out);
+}
+
 bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64_t N, int64_t K,
                        int64_t bRs, int64_t bCs, const ProductQ &q, std::vector<lir::Instr> &out) {
   const ir::Value *a = n.input(0), *bw = n.input(1), *y = n.output(0);
@@ -174,6 +189,29 @@ bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64
       sums[size_t(j)] += weightAt(bw, k * bRs + j * bCs);
   if (!foldBias(bias, q.xZp, sums, biasF))
     return false;
+  if (rows == 1) {
+    // One row (a fully connected layer): the weights transposed to [N][K] and packed
+    // (npucc_fc_s8_pack), A read in place.
+    std::vector<int8_t> wt(size_t(N * K));
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k)
+        wt[size_t(j * K + k)] = int8_t(weightAt(bw, k * bRs + j * bCs));
+    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_fc_s8_packed_bytes(int32_t(N), int32_t(K)))});
+    npucc_fc_s8_pack(wt.data(), int32_t(N), int32_t(K), packed.data<int8_t>());
+    lir::BufferRef wp = ctx.constant(bw->name + "_packed", std::move(packed));
+    if (wp.isNull())
+      return false;
+    lir::Instr in =
+        makeCall(n, "npucc_fc_s8_fast", {ctx.buffer(a), wp, ints(biasF), ctx.buffer(y)});
+    for (int64_t v : {rows, N, K, int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi),
+                      int64_t(q.sw.size())})
+      in.args.push_back(v);
+    in.args.push_back(ints(requantWordsOf(n, q)));
+    in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+    ctx.useKernelFile("kernels/npucc_fc_s8_fast.c");
+    out.push_back(std::move(in));
+    return true;
+  }
   lir::Instr in = makeCall(n, "npucc_gemm_s8_fast",
                            {ctx.buffer(a), ctx.buffer(bw), ints(biasF), ctx.buffer(y)});
   for (int64_t v : {rows, N, K, bRs, bCs, int64_t(q.yZp), int64_t(q.clamp.lo),
