@@ -148,6 +148,23 @@ def int8_constants(weights_c):
     return out
 
 
+def int32_arrays(model_c):
+    """{name: [values]} of the int32 constant arrays of the generated model.c."""
+    text = open(model_c).read()
+    return {m.group(1): [int(v) for v in m.group(2).split(",") if v.strip()]
+            for m in re.finditer(r"static const int32_t (\w+)\[\d+\] = \{([^}]*)\}", text)}
+
+
+def computed_fraction(callee, args, arrays):
+    """Share of a group-1 fast convolution's output channels it computes: the others have
+    all-zero weights and a constant output (its channel map, runtime/kernels/
+    npucc_conv_s8_fast.h); 1.0 without a map, None for other kernels."""
+    if callee != "npucc_conv2d_s8_fast" or len(args) < 27 or ival(args[9]) is None:
+        return None
+    chmap = arrays.get(args[26].strip())
+    return chmap[0] / ival(args[9]) if chmap else 1.0
+
+
 def nonzero_fraction(callee, args, consts):
     """Share of a int8 convolution's weights that are not 0 (the kernel skips zero weights:
     runtime/kernels/npucc_conv_s8.c), when its weight zero points are all 0; else None."""
@@ -184,6 +201,9 @@ def classify_kernel(callee, args):
         # (X, W, bias, Y, rows, N, C, H, W, OH, OW, KH, KW, ...)
         n, c, oh, ow, kh, kw = a[5], a[6], a[9], a[10], a[11], a[12]
         return "depthwise conv", n * c * oh * ow * kh * kw
+    if name == "fc_s8_fast" and len(a) > 6 and None not in a[4:7]:
+        # npucc_fc_s8_fast.h: (A, Wp, bias, Y, rows, N, K, ...)
+        return "gemm", a[4] * a[5] * a[6]
     if name == "gemm_s8_fast" and len(a) > 6 and None not in a[4:7]:
         # npucc_gemm_s8_fast.h: (A, B, bias, Y, rows, N, K, ...)
         return "gemm", a[4] * a[5] * a[6]
@@ -429,6 +449,7 @@ def bench_model(args, name, variants, rows):
         model_c = [f for f in os.listdir(cdir) if f.endswith("_test.c")][0][:-7] + ".c"
         calls = hooked_calls(os.path.join(cdir, model_c))
         consts = int8_constants(os.path.join(cdir, model_c[:-2] + "_weights.c"))
+        arrays = int32_arrays(os.path.join(cdir, model_c))
         for arch in args.archs:
             if v["archs"] and arch not in v["archs"]:
                 continue
@@ -445,6 +466,7 @@ def bench_model(args, name, variants, rows):
                                               "hook_cost", "layer_sum", "tick")})
                 types = {}
                 row["calls"] = []
+                row["computed_macs"] = macs
                 for idx, callee, comment, cargs in calls:
                     n = r["layers"].get(idx)
                     if n is None:
@@ -455,6 +477,9 @@ def bench_model(args, name, variants, rows):
                                          "type": t, "macs": m, "elements": e,
                                          "passes": PASSES[0], "instructions": n,
                                          "nonzero": nonzero_fraction(callee, cargs, consts)})
+                    f = computed_fraction(callee, cargs, arrays)
+                    if f is not None and m:
+                        row["computed_macs"] -= m - int(round(m * f))
                     e = e if not m else 0
                     agg = types.setdefault(t, {"calls": 0, "instructions": 0, "macs": 0,
                                                "elements": 0})

@@ -56,6 +56,19 @@ def tables(rows, variants):
             r["arena_bound"] if r["arena_bound"] is not None else "-",
             r["stack"] if r["stack"] is not None else "-",
             " (overflow)" if r.get("stack_overflow") else ""))
+    skipped = [r for r in ok if r.get("computed_macs") is not None and
+               r["computed_macs"] < r["macs"]]
+    if skipped:
+        out.append("")
+        out.append("MACs the kernels compute (the fast convolution leaves out output channels "
+                   "whose weights are all zero: their planes are constants):")
+        out.append("")
+        out.append("| model | arch | -O | variant | MACs computed | share | instr per computed MAC |")
+        out.append("|---|---|---|---|--:|--:|--:|")
+        for r in skipped:
+            out.append("| %s | %s | %s | %s | %d | %.0f%% | %.2f |" % (
+                r["model"], r["arch"], r["opt"], r["variant"], r["computed_macs"],
+                100.0 * r["computed_macs"] / r["macs"], r["instructions"] / r["computed_macs"]))
     out.append("")
     out.append("Per layer type (NPUCC_LAYER_HOOK build; the hook's own cost is subtracted; "
                "share = of the per-layer sum; on cortex-m4 each layer is read to ±40 "
