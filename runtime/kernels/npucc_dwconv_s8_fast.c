@@ -171,25 +171,19 @@ static NPUCC_ALWAYS_INLINE void npucc_cf_dw3_band(const int8_t *img, int32_t H, 
     npucc_cf_rq_rows(sums, rr, RS, OW, r, o, y, g->YS, g->YE);
   }
 }
-/* ... along the rows of the plane, or down its columns (npucc_dwconv_s8_fast_tr). */
-static NPUCC_NOINLINE void npucc_cf_dw3_band_rows(const int8_t *img, int32_t H, int32_t OH,
-                                                  int32_t OW, int32_t PT, int32_t left,
-                                                  int32_t mid, int16_t *band, int32_t R,
-                                                  int32_t x_zp, const npucc_cf_dw3w *k,
-                                                  const int32_t *r, const npucc_cf_out *o,
-                                                  int32_t *sums, int8_t *y,
-                                                  const npucc_cf_orient *g) {
-  npucc_cf_dw3_band(img, H, OH, OW, PT, left, mid, band, R, x_zp, k, r, o, sums, y, g, 0);
-}
-static NPUCC_NOINLINE void npucc_cf_dw3_band_cols(const int8_t *img, int32_t H, int32_t OH,
-                                                  int32_t OW, int32_t PT, int32_t left,
-                                                  int32_t mid, int16_t *band, int32_t R,
-                                                  int32_t x_zp, const npucc_cf_dw3w *k,
-                                                  const int32_t *r, const npucc_cf_out *o,
-                                                  int32_t *sums, int8_t *y,
-                                                  const npucc_cf_orient *g) {
-  npucc_cf_dw3_band(img, H, OH, OW, PT, left, mid, band, R, x_zp, k, r, o, sums, y, g, 1);
-}
+/* ... along the rows of the plane, or down its columns (npucc_dwconv_s8_fast_tr): two
+ * out-of-line copies with the orientation a constant. */
+#define NPUCC_CF_DW3_BAND_FN(name, col)                                                           \
+  static NPUCC_NOINLINE void name(const int8_t *img, int32_t H, int32_t OH, int32_t OW,           \
+                                  int32_t PT, int32_t left, int32_t mid, int16_t *band,           \
+                                  int32_t R, int32_t x_zp, const npucc_cf_dw3w *k,                \
+                                  const int32_t *r, const npucc_cf_out *o, int32_t *sums,         \
+                                  int8_t *y, const npucc_cf_orient *g) {                          \
+    npucc_cf_dw3_band(img, H, OH, OW, PT, left, mid, band, R, x_zp, k, r, o, sums, y, g, col);    \
+  }
+NPUCC_CF_DW3_BAND_FN(npucc_cf_dw3_band_rows, 0)
+NPUCC_CF_DW3_BAND_FN(npucc_cf_dw3_band_cols, 1)
+#undef NPUCC_CF_DW3_BAND_FN
 
 /* One channel of a 3x3 depthwise convolution (DW = 1) at stride 2 or with dilation: the
  * three input rows of each output row widened into slots (rows outside the image read

@@ -165,6 +165,23 @@ bool emitConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, con
   return true;
 }
 
+/// The arguments after a fast Gemm/MatMul call's buffers: `dims`, the output zero point
+/// and clamp, the number of word sets, the words and the rounding; then the call.
+bool finishMatMul(const ir::Node &n, LowerContext &ctx, const ProductQ &q, lir::Instr in,
+                  const std::vector<int64_t> &dims, const char *file,
+                  std::vector<lir::Instr> &out) {
+  for (int64_t v : dims)
+    in.args.push_back(v);
+  for (int64_t v : {int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi),
+                    int64_t(q.sw.size())})
+    in.args.push_back(v);
+  in.args.push_back(ints(requantWordsOf(n, q)));
+  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+  ctx.useKernelFile(file);
+  out.push_back(std::move(in));
+  return true;
+}
+
 } // namespace
 
 bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
@@ -203,25 +220,13 @@ bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64
       return false;
     lir::Instr in =
         makeCall(n, "npucc_fc_s8_fast", {ctx.buffer(a), wp, ints(biasF), ctx.buffer(y)});
-    for (int64_t v : {rows, N, K, int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi),
-                      int64_t(q.sw.size())})
-      in.args.push_back(v);
-    in.args.push_back(ints(requantWordsOf(n, q)));
-    in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
-    ctx.useKernelFile("kernels/npucc_fc_s8_fast.c");
-    out.push_back(std::move(in));
-    return true;
+    std::vector<int64_t> dims = {rows, N, K};
+    return finishMatMul(n, ctx, q, std::move(in), dims, "kernels/npucc_fc_s8_fast.c", out);
   }
   lir::Instr in = makeCall(n, "npucc_gemm_s8_fast",
                            {ctx.buffer(a), ctx.buffer(bw), ints(biasF), ctx.buffer(y)});
-  for (int64_t v : {rows, N, K, bRs, bCs, int64_t(q.yZp), int64_t(q.clamp.lo),
-                    int64_t(q.clamp.hi), int64_t(q.sw.size())})
-    in.args.push_back(v);
-  in.args.push_back(ints(requantWordsOf(n, q)));
-  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
-  ctx.useKernelFile("kernels/npucc_gemm_s8_fast.c");
-  out.push_back(std::move(in));
-  return true;
+  std::vector<int64_t> dims = {rows, N, K, bRs, bCs};
+  return finishMatMul(n, ctx, q, std::move(in), dims, "kernels/npucc_gemm_s8_fast.c", out);
 }
 
 } // namespace npucc::lower::qlower
