@@ -307,13 +307,13 @@ static inline int32_t npucc_rq32_exact_left(int32_t acc, int32_t mult, int32_t L
   return (int32_t)((p + ((int64_t)1 << 30) - 1 + bit) >> 31);
 }
 
-/* The generic path of npucc_rq32_i8 (kept out of line so that the fast path inlines). */
-#if defined(__GNUC__) || defined(__clang__)
-static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
-#else
-static inline int8_t npucc_rq32_generic(
-#endif
-    int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp, int32_t lo, int32_t hi) {
+/* The generic path of npucc_rq32_i8, kept out of line so that the fast path inlines. Its
+ * body is large (the 64-bit and float32 emulations, about 2.6 KB of Cortex-M4 code), so
+ * the fast CPU kernels share one copy: they include npucc_rq32.h, which defines
+ * NPUCC_RQ32_GENERIC_EXTERN, and npucc_rq32.c defines it; anywhere else each file has its
+ * own static copy. */
+static inline int8_t npucc_rq32_generic_body(int32_t acc, const int32_t *rq, int32_t rounding,
+                                             int32_t out_zp, int32_t lo, int32_t hi) {
   if (npucc_rq32_is_left(rq, rounding)) {
     int32_t v = npucc_rq32_exact_left(acc, rq[0], -rq[2]) + out_zp;
     return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
@@ -322,6 +322,19 @@ static inline int8_t npucc_rq32_generic(
     return npucc_requant_i8_r(acc, rq[0], rq[2], out_zp, lo, hi, rounding);
   return npucc_requant_i8_r(acc, rq[0] * 128, rq[1] - 24, out_zp, lo, hi, rounding);
 }
+#if defined(NPUCC_RQ32_GENERIC_EXTERN)
+int8_t npucc_rq32_generic(int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp,
+                          int32_t lo, int32_t hi);
+#else
+#if defined(__GNUC__) || defined(__clang__)
+static __attribute__((noinline, unused)) int8_t npucc_rq32_generic(
+#else
+static inline int8_t npucc_rq32_generic(
+#endif
+    int32_t acc, const int32_t *rq, int32_t rounding, int32_t out_zp, int32_t lo, int32_t hi) {
+  return npucc_rq32_generic_body(acc, rq, rounding, out_zp, lo, hi);
+}
+#endif
 
 /* npucc_requant_i8_r(acc, mult, right_shift, out_zp, act_min, act_max, rounding) for the
  * words rq = npucc_rq32_prep(mult, right_shift, rounding); lo/hi already within int8. */

@@ -9,7 +9,7 @@
  * words in locals (npucc_rqrow_s8.h). Depthwise convolutions: npucc_dwconv_s8_fast.c. */
 #include "npucc_conv_s8_fast.h"
 #include "npucc_dot_s8.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 #include "npucc_rqrow_s8.h"
 
 /* The panel holds the two pixels' patches. With the Arm DSP extension, and on cores other
@@ -306,16 +306,10 @@ static NPUCC_NOINLINE void npucc_cf_dot4x1(const int8_t *NPUCC_RESTRICT wp,
 #endif
 
 /* y[j] and y[d] (see below) for one channel whose words are not the EXACT fast ones (a
- * multiplier >= 0.5): out of line, so that the loop below keeps its registers. */
+ * multiplier >= 0.5; npucc_rq32_i8 takes it out of line): out of line as well, so that the
+ * loop below keeps its registers. */
 static NPUCC_NOINLINE void npucc_cf_store_other(const int32_t *acc, const int32_t *r, int32_t d,
                                                 int8_t *y, int32_t zp, int32_t lo, int32_t hi) {
-  if (npucc_rq32_is_left(r, NPUCC_RQ_EXACT)) {
-    int32_t v1 = npucc_rq32_exact_left(acc[1], r[0], -r[2]) + zp;
-    int32_t v0 = npucc_rq32_exact_left(acc[0], r[0], -r[2]) + zp;
-    y[d] = (int8_t)(v1 < lo ? lo : (v1 > hi ? hi : v1));
-    y[0] = (int8_t)(v0 < lo ? lo : (v0 > hi ? hi : v0));
-    return;
-  }
   y[d] = npucc_rq32_i8(acc[1], r, NPUCC_RQ_EXACT, zp, lo, hi);
   y[0] = npucc_rq32_i8(acc[0], r, NPUCC_RQ_EXACT, zp, lo, hi);
 }

@@ -8,7 +8,7 @@
  * kernels sum tap by tap. */
 #include "npucc_conv_s8_fast.h"
 #include "npucc_dot_s8.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 #include "npucc_rqrow_s8.h"
 
 #ifdef NPUCC_DOT_DSP

@@ -2,7 +2,7 @@
  * QuantizeLinear (see npucc_eltwise_s8_fast.h). Broadcasting walks the output like
  * npucc_eltwise_s8.c: a plain inner loop, an index counter over the outer axes. */
 #include "npucc_eltwise_s8_fast.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 
 #include <float.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * four int32 sums in registers, then their requantization. */
 #include "npucc_fc_s8_fast.h"
 #include "npucc_dot_s8.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 
 /* s[c] = b[c] + sum_k w[c][k] * x[k] for the four channels of one packed block, over the
  * G full groups of four k and then the K % 4 values left (their weights sit in the

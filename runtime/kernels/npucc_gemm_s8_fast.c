@@ -4,7 +4,7 @@
  * [K][N] weights: one row of A against four columns, the A value loaded once. */
 #include "npucc_gemm_s8_fast.h"
 #include "npucc_dot_s8.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 
 void npucc_gemm_s8_fast(const int8_t *A, const int8_t *B, const int32_t *bias_f, int8_t *Y,
                         int32_t rows, int32_t N, int32_t K, int32_t b_rs, int32_t b_cs,

@@ -8,7 +8,7 @@
 #define NPUCC_RQROW_S8_H
 
 #include "npucc_common.h"
-#include "npucc_requant.h"
+#include "npucc_rq32.h"
 
 /* Out of line (a row per call keeps the words in registers), and maybe unused by one of
  * the two kernel files that include this header. */
@@ -77,21 +77,12 @@ NPUCC_RQROW_FN void npucc_cf_rq_rows_exact(const int32_t *NPUCC_RESTRICT s, int3
 
 /* The same for one channel's words r in any rounding (npucc_rq32_i8 where the EXACT fast
  * words do not apply). */
-static inline void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t rows, int32_t RS,
-                                    int32_t n, const int32_t *r, const npucc_cf_out *o,
-                                    int8_t *NPUCC_RESTRICT y, int32_t YS, int32_t YE) {
+NPUCC_RQROW_FN void npucc_cf_rq_rows(const int32_t *NPUCC_RESTRICT s, int32_t rows, int32_t RS,
+                                     int32_t n, const int32_t *r, const npucc_cf_out *o,
+                                     int8_t *NPUCC_RESTRICT y, int32_t YS, int32_t YE) {
   int32_t i, rw[NPUCC_RQ32_WORDS];
   if (r[1] >= 0 && o->rounding != NPUCC_RQ_FP32) {
     npucc_cf_rq_rows_exact(s, rows, RS, n, r, o->zp, o->lo, o->hi, y, YS, YE);
-    return;
-  }
-  if (npucc_rq32_is_left(r, o->rounding)) { /* a multiplier >= 0.5 */
-    int32_t mult = r[0], L = -r[2], zp = o->zp, lo = o->lo, hi = o->hi;
-    for (; rows > 0; rows--, s += RS, y += YS)
-      for (i = 0; i < n; i++) {
-        int32_t v = npucc_rq32_exact_left(s[i], mult, L) + zp;
-        y[(size_t)i * YE] = (int8_t)(v < lo ? lo : (v > hi ? hi : v));
-      }
     return;
   }
   rw[0] = r[0];

@@ -121,7 +121,7 @@ fi
 # Cortex-M4F with the DSP (SXTB16/SMLAD) path and with -DNPUCC_PORTABLE_ONLY, and RV32,
 # strict C99 at -O2. Each must print PASS.
 k="$src/runtime/kernels"
-fk=("$k/npucc_conv_s8.c" "$k/npucc_conv_s8_fast.c" "$k/npucc_dwconv_s8_fast.c" "$k/npucc_gemm_s8.c" "$k/npucc_gemm_s8_fast.c" "$k/npucc_fc_s8_fast.c"
+fk=("$k/npucc_conv_s8.c" "$k/npucc_conv_s8_fast.c" "$k/npucc_dwconv_s8_fast.c" "$k/npucc_gemm_s8.c" "$k/npucc_gemm_s8_fast.c" "$k/npucc_fc_s8_fast.c" "$k/npucc_rq32.c"
     "$k/npucc_eltwise_s8.c" "$k/npucc_eltwise_s8_fast.c" "$k/npucc_quantize.c"
     "$fw/fast_kernels_check.c")
 fkflags=(-std=c99 -Wall -Wextra -Werror -pedantic -O2 -I"$k" -I"$src/runtime/include")
