@@ -272,8 +272,36 @@ static int32_t npucc_conv_chunk(int32_t kdim, int32_t k0, int32_t kc, int32_t KW
 static void npucc_conv_windows(const float *img, int32_t H, int32_t W, int32_t KH, int32_t SW,
                                int32_t DH, int32_t iy0, int32_t x0, int32_t p0, int32_t np,
                                int32_t L, float *win) {
-  int32_t ph, j, t, ch0 = p0 / KH, ky0 = p0 % KH;
+  int32_t ph, j, t, u, ch0 = p0 / KH, ky0 = p0 % KH;
   size_t step = (size_t)SW * L;
+  if (SW == 2 && x0 >= 0 && x0 + 2 * L <= W) {
+    /* Stride 2 inside the image: both phases in one pass over the row. */
+    int32_t ch = ch0, ky = ky0;
+    for (j = 0; j < np; j++, win += step) {
+      int32_t iy = iy0 + ky * DH;
+      if (iy < 0 || iy >= H) {
+        for (t = 0; t < 2 * L; t++)
+          win[t] = 0.0f;
+      } else {
+        const float *NPUCC_RESTRICT src = img + ((size_t)ch * H + iy) * W + x0;
+        float *NPUCC_RESTRICT d0 = win, *NPUCC_RESTRICT d1 = win + L;
+        for (t = 0; t + 4 <= L; t += 4) /* fixed-length: SLP-vectorized shuffles */
+          for (u = 0; u < 4; u++) {
+            d0[t + u] = src[2 * (t + u)];
+            d1[t + u] = src[2 * (t + u) + 1];
+          }
+        for (; t < L; t++) {
+          d0[t] = src[2 * t];
+          d1[t] = src[2 * t + 1];
+        }
+      }
+      if (++ky == KH) {
+        ky = 0;
+        ch++;
+      }
+    }
+    return;
+  }
   for (ph = 0; ph < SW; ph++) {
     int32_t xs = x0 + ph, lo, hi, ch = ch0, ky = ky0; /* value t is row[xs + t * SW] */
     float *d = win + (size_t)ph * L;
@@ -302,6 +330,43 @@ static void npucc_conv_windows(const float *img, int32_t H, int32_t W, int32_t K
         for (t = hi; t < L; t++)
           d[t] = 0.0f;
       }
+      if (++ky == KH) {
+        ky = 0;
+        ch++;
+      }
+    }
+  }
+}
+
+/* Gathers im2col rows k0 .. k0+kc of the nr output pixels p0 .. p0+nr of the
+ * flattened output plane (several output rows when they are narrow) into
+ * g[k * NR + t], zero outside the image and past nr. */
+static void npucc_conv_gather_flat(const float *img, int32_t H, int32_t W, int32_t KH, int32_t KW,
+                                   int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                                   int32_t PL, int32_t OW, int32_t p0, int32_t nr, int32_t k0,
+                                   int32_t kc, float *g) {
+  int32_t kx = k0 % KW, ky = k0 / KW % KH, ch = k0 / (KW * KH), k, t, u;
+  int32_t oy0 = p0 / OW, ox0 = p0 % OW;
+  for (k = 0; k < kc; k++, g += NPUCC_CONV_NR) {
+    const float *plane = img + (size_t)ch * H * W;
+    int32_t oy = oy0, ox = ox0;
+    for (t = 0; t < nr; ox = 0, oy++) { /* one output row's run of the tile */
+      int32_t run = npucc_min_i32(nr - t, OW - ox), iy = oy * SH - PT + ky * DH;
+      int32_t ix = ox * SW - PL + kx * DW;
+      if (iy < 0 || iy >= H) {
+        for (u = 0; u < run; u++)
+          g[t + u] = 0.0f;
+      } else {
+        const float *src = plane + (size_t)iy * W;
+        for (u = 0; u < run; u++, ix += SW)
+          g[t + u] = (uint32_t)ix < (uint32_t)W ? src[ix] : 0.0f;
+      }
+      t += run;
+    }
+    for (; t < NPUCC_CONV_NR; t++)
+      g[t] = 0.0f;
+    if (++kx == KW) {
+      kx = 0;
       if (++ky == KH) {
         ky = 0;
         ch++;
@@ -377,6 +442,21 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
         int32_t kc = npucc_min_i32(NPUCC_CONV_KC, kdim - k0);
         int32_t first = k0 == 0, last = k0 + kc >= kdim && clamp;
         int32_t cw = pointwise ? 0 : npucc_conv_chunk(kdim, k0, kc, KW, SW, DW, OW);
+        if (!pointwise && OW < NPUCC_CONV_NR && OH > 1) {
+          /* Output rows narrower than a tile: tiles of consecutive pixels of
+           * the flattened plane (spanning output rows), gathered per tile. */
+          int32_t p, np = OH * OW;
+          for (k = 0; k < kc; k++)
+            rows[k] = gath + (size_t)k * NPUCC_CONV_NR;
+          for (p = 0; p < np; p += NPUCC_CONV_NR) {
+            int32_t nr = npucc_min_i32(NPUCC_CONV_NR, np - p);
+            npucc_conv_gather_flat(img, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OW, p, nr, k0, kc,
+                                   gath);
+            npucc_conv_tile(wg, kdim, mg, k0, kc, rows, 0, yg + p, OH * OW, nr, bg, first, last,
+                            act_min, act_max);
+          }
+          continue;
+        }
         if (cw > 0) {
           /* Window path: the kernel rows of the block are copied once per
            * chunk of cw pixels of an output row (zero-padded, split into

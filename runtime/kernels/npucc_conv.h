@@ -15,6 +15,8 @@
  * output row into a window (zero-padded, split into the SW stride phases) and
  * the KW im2col rows of every tile of the chunk point into it, moving by one
  * tile width from tile to tile; the chunk is as wide as the scratch allows.
+ * Output rows narrower than a tile are run as one flattened plane instead:
+ * tiles of consecutive pixels across output rows, gathered per tile.
  * Otherwise (1-wide kernels, or windows that do not fit) the rows are read in
  * place or gathered per tile (one tile row, zero-padded) where a row meets
  * the padding, the end of the output row or a stride. Each output sums over

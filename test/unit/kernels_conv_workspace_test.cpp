@@ -5,7 +5,10 @@
 // Checked here:
 //   - on random shapes (fixed seed: groups, odd channel counts, K above
 //     NPUCC_CONV_KC, strides, dilations, asymmetric pads, 1x1, images
-//     narrower than the tile, batch 2) its output is bit-identical to the
+//     narrower than the tile, short wide images, batch 2), and on named
+//     shapes of each path (windows over several chunks, stride phases, the
+//     flattened plane of narrow outputs, the per-tile gather it falls back
+//     to, two depth blocks), its output is bit-identical to the
 //     packed SGEMM over the implicit im2col view (npucc_sgemm_core_f32, the
 //     kernel it replaces, still in npucc_gemm.c): both sum each output over
 //     k in order in blocks of 256 and add the bias after the first block.
@@ -210,7 +213,7 @@ TEST(KernelsConvIndirect, WindowChunksStridesAndFallbacks) {
       {1, 1, 28, 28, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, true},    // mnist8 first conv
       {1, 8, 14, 14, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, true},   // mnist8 second conv
       {1, 1, 5, 100, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, false},   // 4 chunks, last partial
-      {1, 1, 49, 10, 32, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1, 1, true, true},  // ali_kws first conv
+      {1, 1, 49, 10, 32, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1, 1, true, true},  // ali_kws: 5 wide, flat
       {1, 3, 7, 95, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},    // stride 2, many chunks
       {1, 3, 20, 64, 24, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 1, false, true},  // blazeface-like
       {1, 2, 6, 77, 9, 4, 4, 3, 3, 2, 2, 2, 3, 1, 0, 1, true, false},    // stride 3, dilation 2
