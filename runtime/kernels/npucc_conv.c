@@ -250,7 +250,8 @@ static void npucc_conv_rows(const float *img, size_t img_len, int32_t H, int32_t
 
 /* Output pixels per chunk of the window path for depth block [k0, k0+kc), a
  * multiple of the tile width, or 0 when that path does not apply: it needs a
- * kernel wider than 1 or a stride (otherwise the rows are read in place) and
+ * stride, or a kernel wider than 1 and output rows wider than one tile
+ * (otherwise reading the rows in place costs less than copying them), and
  * one window per kernel row of the block (SW phases of cw + (KW-1)*DW/SW
  * floats) must fit the scratch. */
 static int32_t npucc_conv_chunk(int32_t kdim, int32_t k0, int32_t kc, int32_t KW, int32_t SW,
@@ -258,7 +259,7 @@ static int32_t npucc_conv_chunk(int32_t kdim, int32_t k0, int32_t kc, int32_t KW
   int32_t npairs = (k0 + kc - 1) / KW - k0 / KW + 1;
   int32_t room = (npucc_min_i32(kdim, NPUCC_CONV_KC) + 1) * NPUCC_CONV_SCRATCH_NR;
   int32_t cw = room / (npairs * SW) - (KW - 1) * DW / SW;
-  if (KW == 1 && SW == 1)
+  if (SW == 1 && (KW == 1 || OW <= NPUCC_CONV_NR))
     return 0;
   cw = npucc_min_i32(cw, OW + NPUCC_CONV_NR - 1) / NPUCC_CONV_NR * NPUCC_CONV_NR;
   return cw > 0 ? cw : 0;
@@ -442,9 +443,10 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
         int32_t kc = npucc_min_i32(NPUCC_CONV_KC, kdim - k0);
         int32_t first = k0 == 0, last = k0 + kc >= kdim && clamp;
         int32_t cw = pointwise ? 0 : npucc_conv_chunk(kdim, k0, kc, KW, SW, DW, OW);
-        if (!pointwise && OW < NPUCC_CONV_NR && OH > 1) {
-          /* Output rows narrower than a tile: tiles of consecutive pixels of
-           * the flattened plane (spanning output rows), gathered per tile. */
+        if (SW > 1 && OW < NPUCC_CONV_NR && OH > 1) {
+          /* Strided output rows narrower than a tile (every row is gathered
+           * anyway): tiles of consecutive pixels of the flattened plane,
+           * across output rows, gathered per tile. */
           int32_t p, np = OH * OW;
           for (k = 0; k < kc; k++)
             rows[k] = gath + (size_t)k * NPUCC_CONV_NR;

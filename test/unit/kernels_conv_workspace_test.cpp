@@ -221,6 +221,8 @@ TEST(KernelsConvIndirect, WindowChunksStridesAndFallbacks) {
       {2, 4, 6, 50, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true, false},    // groups, batch 2
       {1, 4, 1, 200, 7, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 1, true, false},   // 1-D
       {1, 5, 9, 40, 6, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, true, false},    // KW = 1: per-tile gather
+      {1, 20, 5, 5, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},   // rows of one tile: in place
+      {1, 1, 14, 14, 20, 5, 5, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, false},  // 5 wide, stride 2: flat
       {1, 5, 9, 40, 6, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, false},    // 1x1 stride 2: gather
       {1, 1, 4, 90, 3, 2, 3, 1, 1, 1, 20, 0, 1, 0, 1, 1, false, false},  // dilation 20: gather
       {1, 300, 3, 3, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},   // pointwise, K = 300
