@@ -1,6 +1,6 @@
 /* npucc_conv.c - float32 Conv (indirect convolution: register tiles over pointers into the
- * image) and ConvTranspose (SGEMM then col2im scatter) kernels (C99). See npucc_conv.h;
- * depthwise Conv is in npucc_dwconv.c. */
+ * image or into per-chunk windows of its kernel rows) and ConvTranspose (SGEMM then col2im
+ * scatter) kernels (C99). See npucc_conv.h; depthwise Conv is in npucc_dwconv.c. */
 #include "npucc_conv.h"
 
 /* Rows (output channels) and columns (output pixels) of the register tile.
@@ -33,7 +33,7 @@
  * as in npucc_gemm.c; every sum runs over k in order from 0. */
 #if NPUCC_CONV_SMALL_TILE
 static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *const *brow,
-                             float *NPUCC_RESTRICT tile) {
+                             int32_t off, float *NPUCC_RESTRICT tile) {
   const float *NPUCC_RESTRICT p0 = arow[0], *NPUCC_RESTRICT p1 = arow[1];
   const float *NPUCC_RESTRICT p2 = arow[2], *NPUCC_RESTRICT p3 = arow[3];
   float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
@@ -41,7 +41,7 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
   float c32 = 0.0f, c33 = 0.0f;
   int32_t k;
   for (k = 0; k < kc; k++) {
-    const float *NPUCC_RESTRICT b = brow[k];
+    const float *NPUCC_RESTRICT b = brow[k] + off;
     float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], a;
     a = p0[k]; c00 += a * b0; c01 += a * b1; c02 += a * b2; c03 += a * b3;
     a = p1[k]; c10 += a * b0; c11 += a * b1; c12 += a * b2; c13 += a * b3;
@@ -56,14 +56,14 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
 #elif defined(__clang__)
 NPUCC_HOT
 static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *const *brow,
-                             float *NPUCC_RESTRICT tile) {
+                             int32_t off, float *NPUCC_RESTRICT tile) {
   float c[NPUCC_CONV_MR][NPUCC_CONV_NR];
   int32_t i, j, k;
   for (i = 0; i < NPUCC_CONV_MR; i++)
     for (j = 0; j < NPUCC_CONV_NR; j++)
       c[i][j] = 0.0f;
   for (k = 0; k < kc; k++) {
-    const float *NPUCC_RESTRICT b = brow[k];
+    const float *NPUCC_RESTRICT b = brow[k] + off;
     for (i = 0; i < NPUCC_CONV_MR; i++) {
       float a = arow[i][k];
       for (j = 0; j < NPUCC_CONV_NR; j++)
@@ -78,14 +78,14 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
  * output channels are not a multiple of 8 (or fewer than 5). */
 NPUCC_HOT
 static void npucc_conv_micro4(int32_t kc, const float *const *arow, const float *const *brow,
-                              float *NPUCC_RESTRICT tile) {
+                              int32_t off, float *NPUCC_RESTRICT tile) {
   float c[4][NPUCC_CONV_NR];
   int32_t i, j, k;
   for (i = 0; i < 4; i++)
     for (j = 0; j < NPUCC_CONV_NR; j++)
       c[i][j] = 0.0f;
   for (k = 0; k < kc; k++) {
-    const float *NPUCC_RESTRICT b = brow[k];
+    const float *NPUCC_RESTRICT b = brow[k] + off;
     for (i = 0; i < 4; i++) {
       float a = arow[i][k];
       for (j = 0; j < NPUCC_CONV_NR; j++)
@@ -115,12 +115,12 @@ static void npucc_conv_micro4(int32_t kc, const float *const *arow, const float 
   }
 NPUCC_HOT
 static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *const *brow,
-                             float *NPUCC_RESTRICT tile) {
+                             int32_t off, float *NPUCC_RESTRICT tile) {
   int32_t k;
   NPUCC_CONV_DECL(0); NPUCC_CONV_DECL(1); NPUCC_CONV_DECL(2); NPUCC_CONV_DECL(3);
   NPUCC_CONV_DECL(4); NPUCC_CONV_DECL(5); NPUCC_CONV_DECL(6); NPUCC_CONV_DECL(7);
   for (k = 0; k < kc; k++) {
-    const float *NPUCC_RESTRICT b = brow[k];
+    const float *NPUCC_RESTRICT b = brow[k] + off;
     float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7];
     NPUCC_CONV_FMA(0) NPUCC_CONV_FMA(1) NPUCC_CONV_FMA(2) NPUCC_CONV_FMA(3)
     NPUCC_CONV_FMA(4) NPUCC_CONV_FMA(5) NPUCC_CONV_FMA(6) NPUCC_CONV_FMA(7)
@@ -132,11 +132,11 @@ static void npucc_conv_micro(int32_t kc, const float *const *arow, const float *
  * output channels are not a multiple of 8 (or fewer than 5). */
 NPUCC_HOT
 static void npucc_conv_micro4(int32_t kc, const float *const *arow, const float *const *brow,
-                              float *NPUCC_RESTRICT tile) {
+                              int32_t off, float *NPUCC_RESTRICT tile) {
   int32_t k;
   NPUCC_CONV_DECL(0); NPUCC_CONV_DECL(1); NPUCC_CONV_DECL(2); NPUCC_CONV_DECL(3);
   for (k = 0; k < kc; k++) {
-    const float *NPUCC_RESTRICT b = brow[k];
+    const float *NPUCC_RESTRICT b = brow[k] + off;
     float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7];
     NPUCC_CONV_FMA(0) NPUCC_CONV_FMA(1) NPUCC_CONV_FMA(2) NPUCC_CONV_FMA(3)
   }
@@ -248,20 +248,172 @@ static void npucc_conv_rows(const float *img, size_t img_len, int32_t H, int32_t
   }
 }
 
+/* Output pixels per chunk of the window path for depth block [k0, k0+kc), a
+ * multiple of the tile width, or 0 when that path does not apply: it needs a
+ * stride, or a kernel wider than 1 and output rows wider than one tile
+ * (otherwise reading the rows in place costs less than copying them), and
+ * one window per kernel row of the block (SW phases of cw + (KW-1)*DW/SW
+ * floats) must fit the scratch. */
+static int32_t npucc_conv_chunk(int32_t kdim, int32_t k0, int32_t kc, int32_t KW, int32_t SW,
+                                int32_t DW, int32_t OW) {
+  int32_t npairs = (k0 + kc - 1) / KW - k0 / KW + 1;
+  int32_t room = (npucc_min_i32(kdim, NPUCC_CONV_KC) + 1) * NPUCC_CONV_SCRATCH_NR;
+  int32_t cw = room / (npairs * SW) - (KW - 1) * DW / SW;
+  if (SW == 1 && (KW == 1 || OW <= NPUCC_CONV_NR))
+    return 0;
+  cw = npucc_min_i32(cw, OW + NPUCC_CONV_NR - 1) / NPUCC_CONV_NR * NPUCC_CONV_NR;
+  return cw > 0 ? cw : 0;
+}
+
+/* Fills the windows of kernel rows p0 .. p0+np (p = channel * KH + ky) for
+ * output row iy0 (top input row) and chunk columns starting at input column
+ * x0: window j, phase ph holds win[(j * SW + ph) * L + t] = image[ch][iy0 +
+ * ky*DH][x0 + t*SW + ph], zero outside the image. Im2col row (p, kx) of
+ * chunk pixel t is then phase (kx*DW) % SW at (kx*DW) / SW + t. */
+static void npucc_conv_windows(const float *img, int32_t H, int32_t W, int32_t KH, int32_t SW,
+                               int32_t DH, int32_t iy0, int32_t x0, int32_t p0, int32_t np,
+                               int32_t L, float *win) {
+  int32_t ph, j, t, u, ch0 = p0 / KH, ky0 = p0 % KH;
+  size_t step = (size_t)SW * L;
+  if (SW == 2 && x0 >= 0 && x0 + 2 * L <= W) {
+    /* Stride 2 inside the image: both phases in one pass over the row. */
+    int32_t ch = ch0, ky = ky0;
+    for (j = 0; j < np; j++, win += step) {
+      int32_t iy = iy0 + ky * DH;
+      if (iy < 0 || iy >= H) {
+        for (t = 0; t < 2 * L; t++)
+          win[t] = 0.0f;
+      } else {
+        const float *NPUCC_RESTRICT src = img + ((size_t)ch * H + iy) * W + x0;
+        float *NPUCC_RESTRICT d0 = win, *NPUCC_RESTRICT d1 = win + L;
+        for (t = 0; t + 4 <= L; t += 4) /* fixed-length: SLP-vectorized shuffles */
+          for (u = 0; u < 4; u++) {
+            d0[t + u] = src[2 * (t + u)];
+            d1[t + u] = src[2 * (t + u) + 1];
+          }
+        for (; t < L; t++) {
+          d0[t] = src[2 * t];
+          d1[t] = src[2 * t + 1];
+        }
+      }
+      if (++ky == KH) {
+        ky = 0;
+        ch++;
+      }
+    }
+    return;
+  }
+  for (ph = 0; ph < SW; ph++) {
+    int32_t xs = x0 + ph, lo, hi, ch = ch0, ky = ky0; /* value t is row[xs + t * SW] */
+    float *d = win + (size_t)ph * L;
+    if (xs >= 0 && xs + (L - 1) * SW < W) { /* inside: no divisions */
+      lo = 0;
+      hi = L;
+    } else {
+      lo = npucc_min_i32(xs >= 0 ? 0 : (-xs + SW - 1) / SW, L);
+      hi = npucc_max_i32(lo, npucc_min_i32(xs < W ? (W - 1 - xs) / SW + 1 : 0, L));
+    }
+    for (j = 0; j < np; j++, d += step) {
+      int32_t iy = iy0 + ky * DH;
+      if (iy < 0 || iy >= H) {
+        for (t = 0; t < L; t++)
+          d[t] = 0.0f;
+      } else {
+        const float *src = img + ((size_t)ch * H + iy) * W + xs;
+        for (t = 0; t < lo; t++)
+          d[t] = 0.0f;
+        if (SW == 1) {
+          memcpy(d + lo, src + lo, sizeof(float) * (size_t)(hi - lo));
+        } else {
+          for (t = lo; t < hi; t++)
+            d[t] = src[t * SW];
+        }
+        for (t = hi; t < L; t++)
+          d[t] = 0.0f;
+      }
+      if (++ky == KH) {
+        ky = 0;
+        ch++;
+      }
+    }
+  }
+}
+
+/* Gathers im2col rows k0 .. k0+kc of the nr output pixels p0 .. p0+nr of the
+ * flattened output plane (several output rows when they are narrow) into
+ * g[k * NR + t], zero outside the image and past nr. */
+static void npucc_conv_gather_flat(const float *img, int32_t H, int32_t W, int32_t KH, int32_t KW,
+                                   int32_t SH, int32_t SW, int32_t DH, int32_t DW, int32_t PT,
+                                   int32_t PL, int32_t OW, int32_t p0, int32_t nr, int32_t k0,
+                                   int32_t kc, float *g) {
+  int32_t kx = k0 % KW, ky = k0 / KW % KH, ch = k0 / (KW * KH), k, t, u;
+  int32_t oy0 = p0 / OW, ox0 = p0 % OW;
+  for (k = 0; k < kc; k++, g += NPUCC_CONV_NR) {
+    const float *plane = img + (size_t)ch * H * W;
+    int32_t oy = oy0, ox = ox0;
+    for (t = 0; t < nr; ox = 0, oy++) { /* one output row's run of the tile */
+      int32_t run = npucc_min_i32(nr - t, OW - ox), iy = oy * SH - PT + ky * DH;
+      int32_t ix = ox * SW - PL + kx * DW;
+      if (iy < 0 || iy >= H) {
+        for (u = 0; u < run; u++)
+          g[t + u] = 0.0f;
+      } else {
+        const float *src = plane + (size_t)iy * W;
+        for (u = 0; u < run; u++, ix += SW)
+          g[t + u] = (uint32_t)ix < (uint32_t)W ? src[ix] : 0.0f;
+      }
+      t += run;
+    }
+    for (; t < NPUCC_CONV_NR; t++)
+      g[t] = 0.0f;
+    if (++kx == KW) {
+      kx = 0;
+      if (++ky == KH) {
+        ky = 0;
+        ch++;
+      }
+    }
+  }
+}
+
+/* Runs the mg output channels of one tile (nr pixels at Y, rows ldy apart)
+ * over depth block k0 / kc whose im2col rows are rows[k] + off. */
+static void npucc_conv_tile(const float *wg, int32_t kdim, int32_t mg, int32_t k0, int32_t kc,
+                            const float *const *rows, int32_t off, float *Y, int32_t ldy,
+                            int32_t nr, const float *bias, int32_t first, int32_t clamp, float lo,
+                            float hi) {
+  float tile[NPUCC_CONV_MR * NPUCC_CONV_NR];
+  const float *arow[NPUCC_CONV_MR];
+  int32_t i, r;
+  for (i = 0; i < mg; i += NPUCC_CONV_MR) {
+    int32_t mr = npucc_min_i32(NPUCC_CONV_MR, mg - i);
+    for (r = 0; r < NPUCC_CONV_MR; r++)
+      arow[r] = wg + (size_t)(i + npucc_min_i32(r, mr - 1)) * kdim + k0;
+#if !NPUCC_CONV_SMALL_TILE
+    if (mr <= 4)
+      npucc_conv_micro4(kc, arow, rows, off, tile);
+    else
+#endif
+      npucc_conv_micro(kc, arow, rows, off, tile);
+    npucc_conv_store(tile, Y + (size_t)i * ldy, ldy, mr, nr, bias ? bias + i : NULL, first, clamp,
+                     lo, hi);
+  }
+}
+
 void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float *Y,
                       float *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
                       int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t SH, int32_t SW,
                       int32_t DH, int32_t DW, int32_t PT, int32_t PL, int32_t group,
                       float act_min, float act_max) {
-  int32_t cg = C / group, mg = M / group, kdim = cg * KH * KW, n, g, oy, ox, k0, i, r;
+  int32_t cg = C / group, mg = M / group, kdim = cg * KH * KW, n, g, oy, ox, k0, k, r;
   int32_t clamp = act_min > -3.0e38f || act_max < 3.0e38f;
   /* A pointwise convolution is one over a single row of OH*OW pixels. */
   int32_t pointwise = KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 &&
                       OH == H && OW == W;
   int32_t h = pointwise ? 1 : H, w = pointwise ? H * W : W;
   int32_t oh = pointwise ? 1 : OH, ow = pointwise ? OH * OW : OW;
-  float *zero = scratch, *gath = scratch + NPUCC_CONV_NR, tile[NPUCC_CONV_MR * NPUCC_CONV_NR];
-  const float *rows[NPUCC_CONV_KC], *arow[NPUCC_CONV_MR];
+  float *zero = scratch, *gath = scratch + NPUCC_CONV_NR;
+  const float *rows[NPUCC_CONV_KC];
   if (pointwise && (kdim <= NPUCC_GEMM_KC || mg == 1 || OH * OW == 1)) {
     /* The image is the K x N matrix: the SGEMM's unpacked path reads it in
      * place (scratch: K x 8 floats for a partial last panel), its
@@ -280,36 +432,69 @@ void npucc_conv2d_f32(const float *X, const float *Wt, const float *bias, float 
     }
     return;
   }
-  for (r = 0; r < NPUCC_CONV_NR; r++)
-    zero[r] = 0.0f;
   for (n = 0; n < N; n++) {
     for (g = 0; g < group; g++) {
       const float *img = X + ((size_t)n * C + (size_t)g * cg) * H * W;
       const float *wg = Wt + (size_t)g * mg * kdim;
       const float *bg = bias ? bias + (size_t)g * mg : NULL;
       float *yg = Y + ((size_t)n * M + (size_t)g * mg) * OH * OW;
-      for (oy = 0; oy < oh; oy++) {
-        for (ox = 0; ox < ow; ox += NPUCC_CONV_NR) {
-          int32_t nr = npucc_min_i32(NPUCC_CONV_NR, ow - ox);
-          float *y = yg + (size_t)oy * ow + ox;
-          for (k0 = 0; k0 < kdim; k0 += NPUCC_CONV_KC) {
-            int32_t kc = npucc_min_i32(NPUCC_CONV_KC, kdim - k0);
-            int32_t first = k0 == 0, last = k0 + kc >= kdim;
+      /* Depth blocks outermost: each output still adds them in k order. */
+      for (k0 = 0; k0 < kdim; k0 += NPUCC_CONV_KC) {
+        int32_t kc = npucc_min_i32(NPUCC_CONV_KC, kdim - k0);
+        int32_t first = k0 == 0, last = k0 + kc >= kdim && clamp;
+        int32_t cw = pointwise ? 0 : npucc_conv_chunk(kdim, k0, kc, KW, SW, DW, OW);
+        if (SW > 1 && OW < NPUCC_CONV_NR && OH > 1) {
+          /* Strided output rows narrower than a tile (every row is gathered
+           * anyway): tiles of consecutive pixels of the flattened plane,
+           * across output rows, gathered per tile. */
+          int32_t p, np = OH * OW;
+          for (k = 0; k < kc; k++)
+            rows[k] = gath + (size_t)k * NPUCC_CONV_NR;
+          for (p = 0; p < np; p += NPUCC_CONV_NR) {
+            int32_t nr = npucc_min_i32(NPUCC_CONV_NR, np - p);
+            npucc_conv_gather_flat(img, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OW, p, nr, k0, kc,
+                                   gath);
+            npucc_conv_tile(wg, kdim, mg, k0, kc, rows, 0, yg + p, OH * OW, nr, bg, first, last,
+                            act_min, act_max);
+          }
+          continue;
+        }
+        if (cw > 0) {
+          /* Window path: the kernel rows of the block are copied once per
+           * chunk of cw pixels of an output row (zero-padded, split into
+           * stride phases) and every tile of the chunk reads them in place. */
+          int32_t p0 = k0 / KW, np = (k0 + kc - 1) / KW - p0 + 1;
+          int32_t L = cw + (KW - 1) * DW / SW, kx = k0 % KW, p = 0, cx, t;
+          for (k = 0; k < kc; k++) {
+            int32_t d = kx * DW;
+            rows[k] = scratch + ((size_t)p * SW + d % SW) * L + d / SW;
+            if (++kx == KW) {
+              kx = 0;
+              p++;
+            }
+          }
+          for (oy = 0; oy < OH; oy++) {
+            for (cx = 0; cx < OW; cx += cw) {
+              int32_t cn = npucc_min_i32(cw, OW - cx);
+              npucc_conv_windows(img, H, W, KH, SW, DH, oy * SH - PT, cx * SW - PL, p0, np, L,
+                                 scratch);
+              for (t = 0; t < cn; t += NPUCC_CONV_NR)
+                npucc_conv_tile(wg, kdim, mg, k0, kc, rows, t, yg + (size_t)oy * OW + cx + t,
+                                OH * OW, npucc_min_i32(NPUCC_CONV_NR, cn - t), bg, first, last,
+                                act_min, act_max);
+            }
+          }
+          continue;
+        }
+        for (r = 0; r < NPUCC_CONV_NR; r++)
+          zero[r] = 0.0f;
+        for (oy = 0; oy < oh; oy++) {
+          for (ox = 0; ox < ow; ox += NPUCC_CONV_NR) {
+            int32_t nr = npucc_min_i32(NPUCC_CONV_NR, ow - ox);
             npucc_conv_rows(img, (size_t)cg * H * W, h, w, KH, KW, SW, DH, DW, oy * SH - PT,
                             ox * SW - PL, nr, k0, kc, gath, zero, rows);
-            for (i = 0; i < mg; i += NPUCC_CONV_MR) {
-              int32_t mr = npucc_min_i32(NPUCC_CONV_MR, mg - i);
-              for (r = 0; r < NPUCC_CONV_MR; r++)
-                arow[r] = wg + (size_t)(i + npucc_min_i32(r, mr - 1)) * kdim + k0;
-#if !NPUCC_CONV_SMALL_TILE
-              if (mr <= 4)
-                npucc_conv_micro4(kc, arow, rows, tile);
-              else
-#endif
-                npucc_conv_micro(kc, arow, rows, tile);
-              npucc_conv_store(tile, y + (size_t)i * OH * OW, OH * OW, mr, nr,
-                               bg ? bg + i : NULL, first, last && clamp, act_min, act_max);
-            }
+            npucc_conv_tile(wg, kdim, mg, k0, kc, rows, 0, yg + (size_t)oy * ow + ox, OH * OW, nr,
+                            bg, first, last, act_min, act_max);
           }
         }
       }

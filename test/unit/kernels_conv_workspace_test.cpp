@@ -5,7 +5,10 @@
 // Checked here:
 //   - on random shapes (fixed seed: groups, odd channel counts, K above
 //     NPUCC_CONV_KC, strides, dilations, asymmetric pads, 1x1, images
-//     narrower than the tile, batch 2) its output is bit-identical to the
+//     narrower than the tile, short wide images, batch 2), and on named
+//     shapes of each path (windows over several chunks, stride phases, the
+//     flattened plane of narrow outputs, the per-tile gather it falls back
+//     to, two depth blocks), its output is bit-identical to the
 //     packed SGEMM over the implicit im2col view (npucc_sgemm_core_f32, the
 //     kernel it replaces, still in npucc_gemm.c): both sum each output over
 //     k in order in blocks of 256 and add the bias after the first block.
@@ -114,19 +117,62 @@ std::vector<float> indirectConv(const ConvCase &c, int OH, int OW, const std::ve
   return Y;
 }
 
+/// Checks one case: the indirect kernel stays inside its scratch, is within
+/// 1e-5 of the double-precision loop, bit-identical to the packed SGEMM, and
+/// the 4 x 4 tile gives the same bits.
+void checkConv(const ConvCase &c, std::mt19937 &rng) {
+  int OH = convOut(c.H, c.KH, c.SH, c.DH, c.PT, c.PB);
+  int OW = convOut(c.W, c.KW, c.SW, c.DW, c.PL, c.PR);
+  auto X = randomVec(size_t(c.N) * c.C * c.H * c.W, rng);
+  auto Wt = randomVec(size_t(c.M) * (c.C / c.G) * c.KH * c.KW, rng);
+  auto B = randomVec(c.M, rng);
+  const float *bias = c.bias ? B.data() : nullptr;
+  float lo = c.clamp ? -0.25f : -FLT_MAX, hi = c.clamp ? 0.5f : FLT_MAX;
+  bool canaryOk = false;
+  auto got = indirectConv(c, OH, OW, X, Wt, bias, lo, hi, canaryOk);
+  ASSERT_TRUE(canaryOk) << "scratch overrun: " << convName(c);
+  auto ref = naiveConv(c, OH, OW, X, Wt, bias, lo, hi);
+  double maxRef = 1.0, maxErr = 0.0;
+  for (size_t i = 0; i < ref.size(); i++) {
+    maxRef = std::max(maxRef, std::fabs(ref[i]));
+    double e = std::fabs(double(got[i]) - ref[i]);
+    maxErr = e <= maxErr ? maxErr : e; // NaN makes maxErr NaN and fails below
+  }
+  ASSERT_LE(maxErr, 1e-5 * maxRef) << convName(c);
+  auto old = sgemmConv(c, OH, OW, X, Wt, bias, lo, hi);
+  ASSERT_EQ(0, memcmp(got.data(), old.data(), got.size() * sizeof(float)))
+      << "not bit-identical to the packed SGEMM: " << convName(c);
+  // The microcontroller tile (4 x 4) must give the same bits, in the same scratch.
+  size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
+  std::vector<float> s(floats + 16, std::numeric_limits<float>::quiet_NaN());
+  for (size_t i = floats; i < s.size(); i++)
+    s[i] = 12345.0f;
+  std::vector<float> small(got.size(), -999.0f);
+  npucc_conv2d_f32_small_tile(X.data(), Wt.data(), bias, small.data(), s.data(), c.N, c.C, c.H,
+                              c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT, c.PL,
+                              c.G, lo, hi);
+  for (size_t i = floats; i < s.size(); i++)
+    ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << convName(c);
+  ASSERT_EQ(0, memcmp(got.data(), small.data(), got.size() * sizeof(float)))
+      << "the 4 x 4 tile differs from the 8 x 8 one: " << convName(c);
+}
+
 TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
   std::mt19937 rng(77);
   std::uniform_int_distribution<int> u(0, 1 << 30);
   auto pick = [&](int lo, int hi) { return lo + u(rng) % (hi - lo + 1); };
-  int ran = 0, deep = 0, pointwise = 0;
+  int ran = 0, deep = 0, pointwise = 0, wide = 0;
   for (int iter = 0; iter < 400; iter++) {
     ConvCase c;
     c.N = iter % 7 == 0 ? 2 : 1;
     c.G = iter % 5 == 0 ? pick(2, 3) : 1;
     c.C = c.G * (iter % 4 == 0 ? pick(20, 45) : pick(1, 9));
     c.M = c.G * pick(1, 19);
-    c.H = pick(1, 20);
-    c.W = pick(1, 23);
+    // Every third case is a short, wide image: output rows that take several
+    // chunks of the window path.
+    bool isWide = iter % 3 == 1;
+    c.H = isWide ? pick(1, 6) : pick(1, 20);
+    c.W = isWide ? pick(24, 90) : pick(1, 23);
     bool pw = iter % 6 == 0;
     c.KH = pw ? 1 : pick(1, 5);
     c.KW = pw ? 1 : pick(1, 5);
@@ -142,51 +188,50 @@ TEST(KernelsConvIndirect, BitIdenticalToPackedSgemmAndCloseToNaive) {
     c.clamp = iter % 3 == 0;
     if (c.H + c.PT + c.PB < (c.KH - 1) * c.DH + 1 || c.W + c.PL + c.PR < (c.KW - 1) * c.DW + 1)
       continue;
-    int OH = convOut(c.H, c.KH, c.SH, c.DH, c.PT, c.PB);
-    int OW = convOut(c.W, c.KW, c.SW, c.DW, c.PL, c.PR);
-    auto X = randomVec(size_t(c.N) * c.C * c.H * c.W, rng);
-    auto Wt = randomVec(size_t(c.M) * (c.C / c.G) * c.KH * c.KW, rng);
-    auto B = randomVec(c.M, rng);
-    const float *bias = c.bias ? B.data() : nullptr;
-    float lo = c.clamp ? -0.25f : -FLT_MAX, hi = c.clamp ? 0.5f : FLT_MAX;
-    bool canaryOk = false;
-    auto got = indirectConv(c, OH, OW, X, Wt, bias, lo, hi, canaryOk);
-    ASSERT_TRUE(canaryOk) << "scratch overrun: " << convName(c);
-    auto ref = naiveConv(c, OH, OW, X, Wt, bias, lo, hi);
-    double maxRef = 1.0, maxErr = 0.0;
-    for (size_t i = 0; i < ref.size(); i++) {
-      maxRef = std::max(maxRef, std::fabs(ref[i]));
-      double e = std::fabs(double(got[i]) - ref[i]);
-      maxErr = e <= maxErr ? maxErr : e; // NaN makes maxErr NaN and fails below
-    }
-    ASSERT_LE(maxErr, 1e-5 * maxRef) << convName(c);
-    bool isPw = c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
-                OH == c.H && OW == c.W;
-    auto old = sgemmConv(c, OH, OW, X, Wt, bias, lo, hi);
-    ASSERT_EQ(0, memcmp(got.data(), old.data(), got.size() * sizeof(float)))
-        << "not bit-identical to the packed SGEMM: " << convName(c);
-    // The microcontroller tile (4 x 4) must give the same bits, in the same scratch.
-    {
-      size_t floats = npucc_conv2d_scratch_floats(c.C, c.M, OH, OW, c.KH, c.KW, c.G);
-      std::vector<float> s(floats + 16, std::numeric_limits<float>::quiet_NaN());
-      for (size_t i = floats; i < s.size(); i++)
-        s[i] = 12345.0f;
-      std::vector<float> small(got.size(), -999.0f);
-      npucc_conv2d_f32_small_tile(X.data(), Wt.data(), bias, small.data(), s.data(), c.N, c.C,
-                                  c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.SH, c.SW, c.DH, c.DW, c.PT,
-                                  c.PL, c.G, lo, hi);
-      for (size_t i = floats; i < s.size(); i++)
-        ASSERT_EQ(s[i], 12345.0f) << "small-tile scratch overrun: " << convName(c);
-      ASSERT_EQ(0, memcmp(got.data(), small.data(), got.size() * sizeof(float)))
-          << "the 4 x 4 tile differs from the 8 x 8 one: " << convName(c);
-    }
+    checkConv(c, rng);
+    if (HasFatalFailure())
+      return;
     ran++;
     deep += (c.C / c.G) * c.KH * c.KW > NPUCC_CONV_KC;
-    pointwise += isPw;
+    pointwise += c.KH == 1 && c.KW == 1 && c.SH == 1 && c.SW == 1 && c.PT == 0 && c.PL == 0 &&
+                 c.PB == 0 && c.PR == 0;
+    wide += isWide && convOut(c.W, c.KW, c.SW, c.DW, c.PL, c.PR) > 32;
   }
   EXPECT_GT(ran, 300);
   EXPECT_GT(deep, 10); // K above one depth block
   EXPECT_GT(pointwise, 20);
+  EXPECT_GT(wide, 40);
+}
+
+TEST(KernelsConvIndirect, WindowChunksStridesAndFallbacks) {
+  // Shapes of the window path (kernel rows copied once per chunk of an
+  // output row, zero-padded and split into stride phases) and of the per-tile
+  // gather it falls back to; all bit-identical to the packed SGEMM.
+  std::mt19937 rng(5);
+  //        N  C   H    W   M  KH KW SH SW DH DW PT PL PB PR G  bias clamp
+  const ConvCase cases[] = {
+      {1, 1, 28, 28, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, true},    // mnist8 first conv
+      {1, 8, 14, 14, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, true},   // mnist8 second conv
+      {1, 1, 5, 100, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, false},   // 4 chunks, last partial
+      {1, 1, 49, 10, 32, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1, 1, true, true},  // ali_kws: 5 wide, flat
+      {1, 3, 7, 95, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, false},    // stride 2, many chunks
+      {1, 3, 20, 64, 24, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 1, false, true},  // blazeface-like
+      {1, 2, 6, 77, 9, 4, 4, 3, 3, 2, 2, 2, 3, 1, 0, 1, true, false},    // stride 3, dilation 2
+      {1, 12, 5, 40, 10, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true, true},   // K = 300: 2 blocks
+      {2, 4, 6, 50, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true, false},    // groups, batch 2
+      {1, 4, 1, 200, 7, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 1, true, false},   // 1-D
+      {1, 5, 9, 40, 6, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, true, false},    // KW = 1: per-tile gather
+      {1, 20, 5, 5, 12, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},   // rows of one tile: in place
+      {1, 1, 14, 14, 20, 5, 5, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, false},  // 5 wide, stride 2: flat
+      {1, 5, 9, 40, 6, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, false},    // 1x1 stride 2: gather
+      {1, 1, 4, 90, 3, 2, 3, 1, 1, 1, 20, 0, 1, 0, 1, 1, false, false},  // dilation 20: gather
+      {1, 300, 3, 3, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, false},   // pointwise, K = 300
+  };
+  for (const ConvCase &c : cases) {
+    checkConv(c, rng);
+    if (HasFatalFailure())
+      return;
+  }
 }
 
 TEST(KernelsConvIndirect, WorkspaceIsSmallBoundedAndMatchesTheLowering) {

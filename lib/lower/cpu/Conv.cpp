@@ -7,8 +7,9 @@
 //     channel and one flat output plane (no scratch for large planes);
 //   - otherwise npucc_conv2d_f32: an indirect convolution (8 x 8 register
 //     tiles of output channels x pixels, weights read in place, each im2col
-//     row segment read in place through a pointer or gathered when it meets
-//     the padding). Its scratch is small and bounded whatever the model:
+//     row segment read through a pointer: into per-chunk, zero-padded,
+//     stride-phase-split windows of the kernel rows, into the image, or into
+//     a per-tile gather). Its scratch is small and bounded whatever the model:
 //     (min(K, 256) + 1) x 8 floats, at most 8 KiB (cpuConvScratchBytes). A
 //     single-channel input with group 1 also goes here; pointwise ones with
 //     K <= 256, one output channel or one pixel run the SGEMM's unpacked or
