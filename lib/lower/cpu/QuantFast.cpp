@@ -101,70 +101,6 @@ std::vector<int64_t> constantChannels(const int8_t *w, int64_t M, int64_t K, con
   return chmap;
 }
 
-} // namespace
-
-namespace {
-
-/// The call of npucc_conv2d_s8_fast (group 1) or npucc_dwconv2d_s8_fast for input x,
-/// weights w [M][K] (ONNX order; `wname` names the packed constant), bias b (or none) and
-/// output y; false when the fast kernel does not apply.
-bool emitConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, const ProductQ &q,
-                    const int8_t *w, const std::string &wname, const lir::BufferRef &wbuf,
-                    const ir::Value *x, const ir::Value *b, const ir::Value *y,
-                    std::vector<lir::Instr> &out) {
-  bool depthwise = g.G == g.C && g.M == g.C && g.G > 1;
-  int64_t K = g.C / g.G * g.KH * g.KW;
-  std::vector<int64_t> sums(size_t(g.M), 0), biasF;
-  for (int64_t m = 0; m < g.M; ++m)
-    for (int64_t k = 0; k < K; ++k)
-      sums[size_t(m)] += w[m * K + k];
-  if (!foldBias(b, q.xZp, sums, biasF))
-    return false;
-  std::vector<int64_t> words = requantWordsOf(n, q), chmap;
-  lir::BufferRef wt, panel;
-  if (depthwise) {
-    wt = wbuf;
-    int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(
-        int32_t(g.OH), int32_t(g.OW), int32_t(g.KH), int32_t(g.KW), int32_t(g.SH), int32_t(g.SW),
-        int32_t(g.DH), int32_t(g.DW)));
-    panel = ctx.scratch(bytes);
-    panel.dtype = ir::DType::I32; // int32 sums, then the padded rows
-  } else {
-    // Channels with all-zero weights output a constant: the kernel fills their planes
-    // (chmap) and computes only the others, whose weights, bias_f and words it takes.
-    std::vector<int8_t> live;
-    chmap = constantChannels(w, g.M, K, q, quant::roundingCode(quant::roundingOf(n)), words,
-                             biasF, live);
-    int32_t L = chmap.empty() ? int32_t(g.M) : int32_t(chmap[0]);
-    // Weights in the kernel's packed blocks; two pixels' patches as the panel.
-    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
-    npucc_conv_s8_pack(chmap.empty() ? w : live.data(), L, int32_t(K), packed.data<int8_t>());
-    wt = ctx.constant(wname + "_packed", std::move(packed));
-    if (wt.isNull())
-      return false;
-    panel = ctx.scratch(2 * 2 * int64_t(npucc_conv_s8_kpad(int32_t(K))));
-    panel.dtype = ir::DType::I16;
-  }
-  std::vector<lir::Arg> args = {ctx.buffer(x), wt, ints(biasF), ctx.buffer(y), panel};
-  lir::Instr in =
-      makeCall(n, depthwise ? "npucc_dwconv2d_s8_fast" : "npucc_conv2d_s8_fast", std::move(args));
-  std::vector<int64_t> dims = {g.N, g.C, g.H, g.W, g.M, g.OH, g.OW, g.KH, g.KW,
-                               g.SH, g.SW, g.DH, g.DW, g.PT, g.PL};
-  if (depthwise)
-    dims.erase(dims.begin() + 4); // no M (= C)
-  for (int64_t v : dims)
-    in.args.push_back(v);
-  for (int64_t v : {int64_t(q.xZp), int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi)})
-    in.args.push_back(v);
-  in.args.push_back(ints(words));
-  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
-  if (!depthwise)
-    in.args.push_back(ints(chmap));
-  ctx.useKernelFile(depthwise ? "kernels/npucc_dwconv_s8_fast.c" : "kernels/npucc_conv_s8_fast.c");
-  out.push_back(std::move(in));
-  return true;
-}
-
 /// The arguments after a fast Gemm/MatMul call's buffers: `dims`, the output zero point
 /// and clamp, the number of word sets, the words and the rounding; then the call.
 bool finishMatMul(const ir::Node &n, LowerContext &ctx, const ProductQ &q, lir::Instr in,
@@ -190,8 +126,57 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
   bool depthwise = g.G == g.C && g.M == g.C && g.G > 1;
   if (q.anyWeightZp || !constantOperands(w, b) || (g.G != 1 && !depthwise))
     return false;
-  return emitConvS8Fast(n, ctx, g, q, w->constant->data<int8_t>(), w->name,
-                        depthwise ? ctx.buffer(w) : lir::BufferRef{}, x, b, y, out);
+  int64_t K = g.C / g.G * g.KH * g.KW;
+  std::vector<int64_t> sums(size_t(g.M), 0), biasF;
+  for (int64_t m = 0; m < g.M; ++m)
+    for (int64_t k = 0; k < K; ++k)
+      sums[size_t(m)] += weightAt(w, m * K + k);
+  if (!foldBias(b, q.xZp, sums, biasF))
+    return false;
+  std::vector<int64_t> words = requantWordsOf(n, q), chmap;
+  lir::BufferRef wt, panel;
+  if (depthwise) {
+    wt = ctx.buffer(w);
+    int64_t bytes = int64_t(npucc_dwconv_s8_fast_scratch(
+        int32_t(g.OH), int32_t(g.OW), int32_t(g.KH), int32_t(g.KW), int32_t(g.SH), int32_t(g.SW),
+        int32_t(g.DH), int32_t(g.DW)));
+    panel = ctx.scratch(bytes);
+    panel.dtype = ir::DType::I32; // int32 sums, then the padded rows
+  } else {
+    // Channels with all-zero weights output a constant: the kernel fills their planes
+    // (chmap) and computes only the others, whose weights, bias_f and words it takes.
+    std::vector<int8_t> live;
+    const int8_t *wd = w->constant->data<int8_t>();
+    chmap = constantChannels(wd, g.M, K, q, quant::roundingCode(quant::roundingOf(n)), words,
+                             biasF, live);
+    int32_t L = chmap.empty() ? int32_t(g.M) : int32_t(chmap[0]);
+    // Weights in the kernel's packed blocks; two pixels' patches as the panel.
+    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
+    npucc_conv_s8_pack(chmap.empty() ? wd : live.data(), L, int32_t(K), packed.data<int8_t>());
+    wt = ctx.constant(w->name + "_packed", std::move(packed));
+    if (wt.isNull())
+      return false;
+    panel = ctx.scratch(2 * 2 * int64_t(npucc_conv_s8_kpad(int32_t(K))));
+    panel.dtype = ir::DType::I16;
+  }
+  std::vector<lir::Arg> args = {ctx.buffer(x), wt, ints(biasF), ctx.buffer(y), panel};
+  lir::Instr in =
+      makeCall(n, depthwise ? "npucc_dwconv2d_s8_fast" : "npucc_conv2d_s8_fast", std::move(args));
+  std::vector<int64_t> dims = {g.N, g.C, g.H, g.W, g.M, g.OH, g.OW, g.KH, g.KW,
+                               g.SH, g.SW, g.DH, g.DW, g.PT, g.PL};
+  if (depthwise)
+    dims.erase(dims.begin() + 4); // no M (= C)
+  for (int64_t v : dims)
+    in.args.push_back(v);
+  for (int64_t v : {int64_t(q.xZp), int64_t(q.yZp), int64_t(q.clamp.lo), int64_t(q.clamp.hi)})
+    in.args.push_back(v);
+  in.args.push_back(ints(words));
+  in.args.push_back(int64_t(quant::roundingCode(quant::roundingOf(n))));
+  if (!depthwise)
+    in.args.push_back(ints(chmap));
+  ctx.useKernelFile(depthwise ? "kernels/npucc_dwconv_s8_fast.c" : "kernels/npucc_conv_s8_fast.c");
+  out.push_back(std::move(in));
+  return true;
 }
 
 bool lowerMatMulS8Fast(const ir::Node &n, LowerContext &ctx, int64_t rows, int64_t N, int64_t K,
