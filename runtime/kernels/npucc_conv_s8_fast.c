@@ -414,6 +414,11 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
   o.zp = out_zp;
   o.lo = npucc_max_i32(act_min, -128);
   o.hi = npucc_min_i32(act_max, 127);
+  if (L == 0) { /* every channel constant: no weights, the panel not used */
+    for (n = 0; n < N; n++)
+      npucc_cf_fill_constant(Y + (size_t)n * M * plane, chmap, M, (size_t)plane);
+    return;
+  }
   /* every channel's words the EXACT fast ones, the full range, no map: npucc_cf_store4 */
   fast4 = rounding != NPUCC_RQ_FP32 && o.lo == -128 && o.hi == 127 && !chmap;
   for (m = 0; m < L && fast4; m++)
@@ -427,8 +432,6 @@ void npucc_conv2d_s8_fast(const int8_t *X, const int8_t *Wp, const int32_t *bias
     int8_t *yn = Y + (size_t)n * M * plane;
     if (chmap)
       npucc_cf_fill_constant(yn, chmap, M, (size_t)plane);
-    if (L == 0)
-      continue;
     for (p = 0; p < plane; p += 2) {
       int32_t two = p + 1 < plane, q = two ? p + 1 : p;
       int32_t iy0 = (p / OW) * SH - PT, ix0 = (p % OW) * SW - PL;

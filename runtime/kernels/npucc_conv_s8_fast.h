@@ -21,7 +21,7 @@
  * = L, the number of computed channels, chmap[1 + j] = the output channel of packed slot
  * j < L (Wp, bias_f and rq hold the L computed channels in slot order), then one pair
  * (output channel, int8 value) for each of the M - L constant channels, whose planes the
- * kernel fills. */
+ * kernel fills (with L = 0, Wp, bias_f and rq may be null and the panel is not used). */
 #ifndef NPUCC_CONV_S8_FAST_H
 #define NPUCC_CONV_S8_FAST_H
 

@@ -273,6 +273,43 @@ expect_error "--quantize ''" "^--quantize:  not in \{int8\}" "$npucc" "$model" -
 expect_error "conflicting --shape" "^npucc: error: --shape input given twice with different dimensions \(1x3x32x32 and 2x3x32x32\)" \
   "$npucc" "$model" -o "$tmp/out" --shape input=1x3x32x32 --shape input=2x3x32x32
 
+# A QDQ Conv whose weights are all zero: every output channel is a constant, so the fast
+# kernel gets no weights at all (a null pointer: a C array cannot be empty); the C builds
+# under strict C99 and matches the hand-computed golden planes (bias * 0.001 quantized by 0.1).
+mkdir -p "$tmp/zeroconv/test_data_set_0"
+"$py" - "$tmp/zeroconv" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper as nh
+d = sys.argv[1]
+f = lambda v, n, t=np.float32: nh.from_array(np.array(v, dtype=t), n)
+inits = [f(0.05, "s"), f(0, "z", np.int8), nh.from_array(np.zeros((3, 2, 3, 3), np.int8), "w"),
+         f(0.02, "ws"), f([100, -300, 7], "b", np.int32), f(0.001, "bs"), f(0, "bz", np.int32),
+         f(0.1, "ys")]
+nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+         helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+         helper.make_node("DequantizeLinear", ["w", "ws", "z"], ["wd"]),
+         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bd"]),
+         helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("QuantizeLinear", ["c", "ys", "z"], ["cq"]),
+         helper.make_node("DequantizeLinear", ["cq", "ys", "z"], ["y"])]
+g = helper.make_graph(nodes, "zeroconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 4, 4])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), d + "/model.onnx")
+x = (np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) - 16) * np.float32(0.07)
+y = np.broadcast_to(np.array([0.1, -0.3, 0.0], np.float32).reshape(1, 3, 1, 1), (1, 3, 4, 4)).copy()
+open(d + "/test_data_set_0/input_0.pb", "wb").write(nh.from_array(x, "x").SerializeToString())
+open(d + "/test_data_set_0/output_0.pb", "wb").write(nh.from_array(y, "y").SerializeToString())
+PYEOF
+if "$npucc" check "$tmp/zeroconv" --target cpu --tolerance-steps 0 > "$tmp/zc.log" 2>&1 \
+   && grep -q "zeroconv: PASS" "$tmp/zc.log" \
+   && "$npucc" "$tmp/zeroconv/model.onnx" -o "$tmp/zc" --target cpu > /dev/null 2>&1 \
+   && grep -q "npucc_conv2d_s8_fast(.*(const int8_t \*)0, (const int32_t \*)0" "$tmp/zc/model.c" \
+   && (cd "$tmp/zc" && gcc -std=c99 -Wall -Wextra -Werror -pedantic -c ./*.c) > /dev/null 2>&1; then
+  ok "all-zero Conv weights: no weight array, strict C99, outputs at 0 steps"
+else
+  bad "all-zero Conv weights:"; sed 's/^/    /' "$tmp/zc.log" | tail -5
+fi
+
 # --requant takes auto|exact|fp32 only.
 expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \
   "$npucc" "$model" -o "$tmp/out" --requant float

@@ -150,12 +150,16 @@ bool lowerConvS8Fast(const ir::Node &n, LowerContext &ctx, const ConvGeom &g, co
     chmap = constantChannels(wd, g.M, K, q, quant::roundingCode(quant::roundingOf(n)), words,
                              biasF, live);
     int32_t L = chmap.empty() ? int32_t(g.M) : int32_t(chmap[0]);
-    // Weights in the kernel's packed blocks; two pixels' patches as the panel.
-    ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
-    npucc_conv_s8_pack(chmap.empty() ? wd : live.data(), L, int32_t(K), packed.data<int8_t>());
-    wt = ctx.constant(w->name + "_packed", std::move(packed));
-    if (wt.isNull())
-      return false;
+    if (L == 0) { // every channel constant: no weights (a C array cannot be empty)
+      wt = lir::BufferRef::null(ir::DType::I8);
+    } else { // weights in the kernel's packed blocks
+      ir::Tensor packed(ir::DType::I8, {int64_t(npucc_conv_s8_packed_bytes(L, int32_t(K)))});
+      npucc_conv_s8_pack(chmap.empty() ? wd : live.data(), L, int32_t(K), packed.data<int8_t>());
+      wt = ctx.constant(w->name + "_packed", std::move(packed));
+      if (wt.isNull())
+        return false;
+    }
+    // Two pixels' patches as the panel.
     panel = ctx.scratch(2 * 2 * int64_t(npucc_conv_s8_kpad(int32_t(K))));
     panel.dtype = ir::DType::I16;
   }
