@@ -231,30 +231,6 @@ bool canEvaluate(const ir::Node &n) {
   }
 }
 
-namespace {
-
-/// A 4-D tensor with its dimensions permuted (out[i...] = in[perm...]).
-ir::Tensor permute4(const ir::Tensor &t, const int perm[4]) {
-  const ir::Shape &s = t.shape();
-  ir::Shape d = {s[size_t(perm[0])], s[size_t(perm[1])], s[size_t(perm[2])], s[size_t(perm[3])]};
-  ir::Tensor r(t.dtype(), d);
-  size_t es = ir::dtypeSize(t.dtype());
-  int64_t st[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
-  int64_t k = 0;
-  for (int64_t a = 0; a < d[0]; ++a)
-    for (int64_t b = 0; b < d[1]; ++b)
-      for (int64_t c = 0; c < d[2]; ++c)
-        for (int64_t e = 0; e < d[3]; ++e, ++k) {
-          int64_t idx[4] = {a, b, c, e}, src = 0;
-          for (int i = 0; i < 4; ++i)
-            src += idx[i] * st[perm[i]];
-          std::memcpy(r.raw() + size_t(k) * es, t.raw() + size_t(src) * es, es);
-        }
-  return r;
-}
-
-} // namespace
-
 Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
                                              const std::vector<const ir::Tensor *> &inputs) {
   // layout="NHWC" (npu-partition): Conv and pooling read and write NHWC
@@ -277,12 +253,12 @@ Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
     nchw.attrs.erase("layout");
     nchw.inputs[0] = &x;
     nchw.outputs[0] = &y;
-    ir::Tensor xt = permute4(*inputs[0], ToNchw);
+    ir::Tensor xt = ir::permute4(*inputs[0], ToNchw);
     std::vector<const ir::Tensor *> ins = inputs;
     ins[0] = &xt;
     auto r = evaluateNode(nchw, ins);
     if (r && !r->empty())
-      (*r)[0] = permute4((*r)[0], ToNhwc);
+      (*r)[0] = ir::permute4((*r)[0], ToNhwc);
     return r;
   }
   // Typed integer nodes go to the integer reference interpreter (QInt*.cpp).

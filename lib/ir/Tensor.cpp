@@ -111,4 +111,23 @@ Tensor Tensor::scalar(DType t, double v) {
   return r;
 }
 
+Tensor permute4(const Tensor &t, const int perm[4]) {
+  const Shape &s = t.shape();
+  Shape d = {s[size_t(perm[0])], s[size_t(perm[1])], s[size_t(perm[2])], s[size_t(perm[3])]};
+  Tensor r(t.dtype(), d);
+  size_t es = dtypeSize(t.dtype());
+  int64_t st[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+  int64_t k = 0;
+  for (int64_t a = 0; a < d[0]; ++a)
+    for (int64_t b = 0; b < d[1]; ++b)
+      for (int64_t c = 0; c < d[2]; ++c)
+        for (int64_t e = 0; e < d[3]; ++e, ++k) {
+          int64_t idx[4] = {a, b, c, e}, src = 0;
+          for (int i = 0; i < 4; ++i)
+            src += idx[i] * st[perm[i]];
+          std::memcpy(r.raw() + size_t(k) * es, t.raw() + size_t(src) * es, es);
+        }
+  return r;
+}
+
 } // namespace npucc::ir

@@ -11,7 +11,10 @@
 //     activations become NHWC values (shape [N,H,W,C], attribute
 //     layout="NHWC" on the node). Element-wise int8 ops whose operands are
 //     all NHWC stay NHWC (same shapes, so the order of elements does not
-//     matter to them). Everything else, and the graph outputs, see NCHW.
+//     matter to them); a 4-D constant operand is replaced by a copy with its
+//     data permuted to NHWC, a one-element constant is kept, and a constant
+//     of another rank keeps the op NCHW. Everything else, and the graph
+//     outputs, see NCHW.
 //     A Transpose is inserted only where a value crosses from one layout to
 //     the other, once per value (statistic npu-partition.transposes).
 // The graph stays executable by the reference interpreter, which evaluates
@@ -117,11 +120,15 @@ public:
           if (is4d(v)) {
             all = all && Native.count(v);
             any = true;
+          } else if (v && v->isConstant() && !followsLayout(v)) {
+            all = false; // a broadcast constant of lower rank: NCHW only
           }
         if (any && all && is4d(n->output(0))) {
           for (Value *&v : n->inputs)
             if (is4d(v))
               v = Native[v];
+            else if (v && v->isConstant() && v->shape.size() == 4)
+              v = nhwcConstant(v);
           makeNhwcOutput(n);
           continue;
         }
@@ -160,6 +167,27 @@ private:
     t->quant = v->quant;
     insertTranspose(v, t, ToNhwc, at);
     ToNhwcCache[v] = t;
+    return t;
+  }
+
+  /// A constant operand can follow its node into NHWC: one element (the same
+  /// in every layout), or 4-D with per-tensor quantization (its data is
+  /// permuted by nhwcConstant).
+  static bool followsLayout(const Value *c) {
+    return c->numElements() == 1 ||
+           (c->shape.size() == 4 && !(c->quant && c->quant->perChannel()));
+  }
+
+  /// The NHWC copy of the 4-D constant `c` (its data permuted, made once).
+  Value *nhwcConstant(Value *c) {
+    auto it = ToNhwcCache.find(c);
+    if (it != ToNhwcCache.end())
+      return it->second;
+    static const int Perm[4] = {0, 2, 3, 1};
+    Value *t = G.addConstant(c->name + "_nhwc", ir::permute4(*c->constant, Perm));
+    t->quant = c->quant;
+    ToNhwcCache[c] = t;
+    Ctx.bump("npu-partition.constants-permuted");
     return t;
   }
 

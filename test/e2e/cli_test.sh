@@ -22,7 +22,11 @@ bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
 expect_error() {
   local name="$1" pattern="$2"
   shift 2
+  # OUT/ as an earlier npucc run leaves it (its manifest lists every file), so that npucc
+  # would replace it if the command succeeded.
   rm -rf "$tmp/out" && mkdir -p "$tmp/out" && echo keep > "$tmp/out/sentinel"
+  printf '# written by npucc: it replaces this folder only while it holds just these files\nsentinel\n' \
+    > "$tmp/out/.npucc-files"
   if "$@" > "$tmp/stdout" 2> "$tmp/stderr"; then
     bad "$name: exit code 0"
     return
@@ -64,10 +68,44 @@ done
 "$npucc" "$model" -o "$tmp/a" > "$tmp/a.log" 2>&1 && "$npucc" "$model" -o "$tmp/b" > /dev/null 2>&1
 if diff -r "$tmp/a" "$tmp/b" > /dev/null; then ok "byte-identical output"; else bad "output differs between runs"; fi
 
-# Re-compiling over an existing OUT/ replaces it wholly.
-echo stale > "$tmp/a/stale.txt"
-"$npucc" "$model" -o "$tmp/a" > /dev/null 2>&1
-if [ ! -e "$tmp/a/stale.txt" ] && [ -f "$tmp/a/model.h" ]; then ok "OUT/ replaced atomically"; else bad "OUT/ not replaced"; fi
+# Re-compiling over an OUT/ that npucc wrote replaces it wholly (its manifest lists what npucc
+# wrote; a file deleted since is no obstacle); a folder npucc did not write, or one holding a
+# file it did not write, is never replaced: before the manifest, `-o MODEL_DIR` deleted the
+# model and its test data, exit 0.
+rm "$tmp/a/model_weights.c"
+if "$npucc" "$model" -o "$tmp/a" > /dev/null 2>&1 && [ -f "$tmp/a/model_weights.c" ] \
+   && diff -r "$tmp/a" "$tmp/b" > /dev/null; then
+  ok "OUT/ written by npucc replaced"
+else
+  bad "OUT/ written by npucc not replaced"
+fi
+refused_folder() { # NAME DIR PATTERN: -o DIR fails naming PATTERN and DIR keeps every file
+  local before after
+  before="$(cd "$2" && find . | LC_ALL=C sort | xargs -d '\n' md5sum 2>/dev/null)"
+  if "$npucc" "$model" -o "$2" > /dev/null 2> "$tmp/refused.err"; then
+    bad "$1: exit code 0"
+  elif ! grep -Eq -- "$3" "$tmp/refused.err"; then
+    bad "$1: stderr does not match /$3/: $(cat "$tmp/refused.err")"
+  else
+    after="$(cd "$2" && find . | LC_ALL=C sort | xargs -d '\n' md5sum 2>/dev/null)"
+    if [ "$before" = "$after" ]; then ok "$1 ($(head -n1 "$tmp/refused.err"))"; else bad "$1: folder changed"; fi
+  fi
+}
+echo mine > "$tmp/a/stale.txt"
+refused_folder "-o over npucc's OUT/ with a user's file" "$tmp/a" "refusing to replace.*'stale\.txt'"
+rm "$tmp/a/stale.txt"
+mkdir -p "$tmp/mdir/test_data_set_0" && cp "$model" "$tmp/mdir/model.onnx" \
+  && echo data > "$tmp/mdir/test_data_set_0/input_0.pb"
+refused_folder "-o the model's own folder" "$tmp/mdir" "refusing to replace.*npucc did not write it"
+( cd "$tmp/mdir" && "$npucc" model.onnx -o . > /dev/null 2> "$tmp/refused.err" )
+if [ $? -ne 0 ] && [ -f "$tmp/mdir/model.onnx" ] && [ -f "$tmp/mdir/test_data_set_0/input_0.pb" ]; then
+  ok "-o . inside the model's folder refused"
+else
+  bad "-o . inside the model's folder"
+fi
+ln -s /etc "$tmp/a/link"
+refused_folder "-o over npucc's OUT/ holding a symbolic link" "$tmp/a" "refusing to replace.*'link'"
+rm "$tmp/a/link"
 
 # The arena size printed equals the one the generated code declares.
 printed="$(sed -n 's/.*arena: \([0-9]*\) bytes.*/\1/p' "$tmp/a.log" | head -n1)"

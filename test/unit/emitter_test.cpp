@@ -479,6 +479,50 @@ TEST(WriteOutputDir, ReplacesTheDirectoryAtomically) {
   EXPECT_EQ(entries, 1);
 }
 
+// A folder npucc did not write is never replaced (issue 23: `-o MODEL_DIR` deleted the model
+// and its test data): only an empty folder or one holding exactly the files of npucc's own
+// manifest is; a file added since, a symbolic link or a manifest of another format is refused,
+// and nothing in the folder changes.
+TEST(WriteOutputDir, ReplacesOnlyFoldersNpuccWrote) {
+  TempDir td;
+  fs::path model = td.path / "model";
+  fs::create_directories(model / "test_data_set_0");
+  writeFile(model / "model.onnx", "onnx");
+  writeFile(model / "test_data_set_0" / "input_0.pb", "pb");
+  Status s = writeOutputDir(model.string(), {{"a.txt", "one"}});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().str().find("refusing to replace the output folder '" + model.string() +
+                                 "': it holds 'model.onnx' and 1 more and no npucc manifest"),
+            std::string::npos)
+      << s.error().str();
+  EXPECT_FALSE(checkOutputDir(model.string()));
+  EXPECT_EQ(readFile(model / "model.onnx"), "onnx");
+  EXPECT_EQ(readFile(model / "test_data_set_0" / "input_0.pb"), "pb");
+  EXPECT_FALSE(fs::exists(model / "a.txt"));
+
+  fs::path empty = td.path / "empty";
+  fs::create_directory(empty);
+  EXPECT_TRUE(checkOutputDir(empty.string()));
+  ASSERT_TRUE(writeOutputDir(empty.string(), {{"a.txt", "one"}, {"d/b.txt", "two"}}));
+  EXPECT_EQ(readFile(empty / ".npucc-files"),
+            "# written by npucc: it replaces this folder only while it holds just these files\n"
+            "a.txt\nd/b.txt\n");
+  fs::remove(empty / "d" / "b.txt"); // fewer files than listed: still npucc's
+  EXPECT_TRUE(checkOutputDir(empty.string()));
+  writeFile(empty / "d" / "mine.c", "user");
+  s = writeOutputDir(empty.string(), {{"c.txt", "three"}});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().str().find("it holds 'd/mine.c' that npucc did not write"), std::string::npos)
+      << s.error().str();
+  EXPECT_EQ(readFile(empty / "a.txt"), "one");
+  fs::remove(empty / "d" / "mine.c");
+  fs::create_symlink(td.path / "model", empty / "link");
+  EXPECT_FALSE(checkOutputDir(empty.string()));
+  fs::remove(empty / "link");
+  writeFile(empty / ".npucc-files", "a.txt\n"); // not npucc's header
+  EXPECT_FALSE(checkOutputDir(empty.string()));
+}
+
 TEST(WriteOutputDir, FailureLeavesTheOldDirectoryUntouched) {
   TempDir td;
   fs::path out = td.path / "out";

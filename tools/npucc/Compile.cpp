@@ -176,6 +176,8 @@ static Result<quant::AccuracyReport> accuracyReport(const driver::CompileResult 
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   if (common.quantize.empty() && (!flags.evalDir.empty() || flags.reportLayers))
     return reportError(error("--eval and --report-layers need --quantize int8"));
+  if (Status o = codegen::checkOutputDir(flags.outDir); !o) // before a long compile
+    return reportError(o.error());
   auto opts = makeCompileOptions(flags.model, common);
   if (!opts)
     return reportError(opts.error());

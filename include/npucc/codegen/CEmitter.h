@@ -40,8 +40,14 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
                             const std::vector<ir::Tensor> &inputs,
                             const std::vector<ir::Tensor> &expected, double relTol);
 
-/// Writes files into a temporary sibling of `dir`, then renames it over
-/// `dir`: a failure never leaves a half-written directory.
+/// Whether `dir` may be written: its parent exists, and it does not exist,
+/// is empty, or holds exactly the files an earlier npucc run listed in its
+/// manifest (`.npucc-files`). A folder npucc did not write is never replaced.
+Status checkOutputDir(const std::string &dir);
+
+/// Writes files (and the manifest) into a temporary sibling of `dir`, then
+/// renames it over `dir`: a failure never leaves a half-written directory.
+/// Refuses what checkOutputDir refuses.
 Status writeOutputDir(const std::string &dir, const std::vector<EmittedFile> &files);
 
 } // namespace npucc::codegen

@@ -85,4 +85,8 @@ private:
   std::vector<uint8_t> Bytes;
 };
 
+/// A 4-D tensor with its dimensions permuted: out[i0,i1,i2,i3] =
+/// t[...] with out dim k = t dim perm[k] (ONNX Transpose semantics).
+Tensor permute4(const Tensor &t, const int perm[4]);
+
 } // namespace npucc::ir
