@@ -139,6 +139,14 @@ struct QuantRewrite {
   ir::DType outType = ir::DType::I8;
 };
 /// Fills `q` from the node's operands; may edit `attrs` (channels_last).
+/// Why `s` cannot be a quantization scale ("is NaN", "is infinite", "is not
+/// positive (-1)", "is not a positive float32 (1e-50)"), or "" when it can.
+std::string badScale(double s);
+
+/// Every element of the constant scale operand `scale` (if constant) is a
+/// valid scale; else an error naming `what` ("y_scale") and the element.
+Status checkScales(const ir::Value *scale, const std::string &what);
+
 Status prepareQuantNode(Builder &b, const std::string &name, const std::string &op, ir::OpKind k,
                         std::vector<ir::Value *> &ins, std::map<std::string, ir::Attribute> &attrs,
                         QuantRewrite &q);

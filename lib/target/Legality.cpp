@@ -418,6 +418,13 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
     p.reasons.push_back("the NPU has no " + p.candidate + " operation");
     return p;
   }
+  for (const auto *vs : {&n.inputs, &n.outputs})
+    for (const ir::Value *v : *vs)
+      if (v && v->numElements() == 0) {
+        p.reasons.push_back("'" + v->name + "' is empty (shape " + ir::shapeStr(v->shape) +
+                            "): no NPU command runs on zero elements");
+        return p;
+      }
   NpuOp op;
   op.kindName = p.candidate;
   op.kind = commandKindId(p.candidate);
@@ -436,5 +443,7 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
     p.op = op;
   return p;
 }
+
+std::string candidateKindOf(const ir::Node &n) { return candidateKind(n); }
 
 } // namespace npucc::target

@@ -348,6 +348,29 @@ else
   bad "all-zero Conv weights:"; sed 's/^/    /' "$tmp/zc.log" | tail -5
 fi
 
+# Issue 23: models with an empty result (a Conv with 0 output channels, a MatMul with 0
+# output features) crashed npucc with SIGFPE on an NPU target and the generated program on
+# cpu. They compile on both, the --emit-test program builds strictly and PASSes (the
+# simulator's too), and --explain names the empty tensor.
+for f in "$src"/test/e2e/bad/edge/*_out0.onnx; do
+  for t in cpu npu-default; do
+    name="$(basename "$f" .onnx) on $t"
+    rm -rf "$tmp/edge"
+    if "$npucc" "$f" -o "$tmp/edge" --target "$t" --emit-test > "$tmp/edge.log" 2>&1 \
+       && (cd "$tmp/edge" && gcc -std=c99 -Wall -Wextra -Werror -pedantic -DNPUCC_HAL_SIM \
+             ./*.c -o t -lm && ./t) >> "$tmp/edge.log" 2>&1 && grep -q PASS "$tmp/edge.log"; then
+      ok "empty result: $name compiles and its test program passes"
+    else
+      bad "empty result: $name"; tail -5 "$tmp/edge.log" | sed 's/^/    /'
+    fi
+  done
+  if "$npucc" "$f" --explain --target npu-default 2>&1 | grep -q "is empty (shape"; then
+    ok "empty result: --explain $(basename "$f") names the empty tensor"
+  else
+    bad "empty result: --explain $(basename "$f")"
+  fi
+done
+
 # --requant takes auto|exact|fp32 only.
 expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \
   "$npucc" "$model" -o "$tmp/out" --requant float

@@ -219,6 +219,14 @@ TEST(OnnxModels, BadInputFixtures) {
            Case{"gemm_transb5.onnx", "node 'gemm0' (Gemm): error: transB=5: expected 0 or 1"},
            Case{"gemm_alpha_inf.onnx", "node 'gemm0' (Gemm): error: alpha is not a finite"},
            Case{"ext_location_dir.onnx", "location 'canon' is not a regular file"},
+           // Issue 23: a NaN scale compiled into C that did not build; inf was "non-positive".
+           Case{"scale_nan.onnx", "node 'quant_x' (QuantizeLinear): error: y_scale is NaN"},
+           Case{"scale_inf.onnx", "node 'dequant_w' (DequantizeLinear): error: x_scale is "
+                                  "infinite"},
+           Case{"scale_underflow.onnx", "node 'dequant_w' (DequantizeLinear): error: x_scale is "
+                                        "not positive (0)"},
+           Case{"qlinear_scale_inf.onnx", "node 'qmm0' (QLinearMatMul): error: output scale is "
+                                          "infinite"},
        }) {
     std::string path = kBad + "/" + c.file;
     auto r = importModel(path);
