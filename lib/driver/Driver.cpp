@@ -14,11 +14,14 @@
 #include "npucc/quant/Samples.h"
 #include "npucc/support/FileRead.h"
 #include "npucc/target/CTable.h"
+#include "npucc/target/Legality.h"
+#include "npucc/target/QuantRules.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 namespace npucc::driver {
 
@@ -44,16 +47,19 @@ Status evalAll(const ir::Graph &g, const std::map<std::string, ir::Tensor> &in,
 /// QDQ graph and its folded int8 twin for one set of ranges.
 struct Quantized {
   std::unique_ptr<ir::Graph> qdq, folded;
+  std::vector<std::string> constrained; // quant::QdqStats::constrained
 };
 
 Result<Quantized> buildQuantized(const ir::Graph &floatGraph,
                                  const std::map<std::string, quant::Range> &ranges,
-                                 const std::string &pipeline, passes::PassContext &ctx) {
+                                 const std::string &pipeline, passes::PassContext &ctx,
+                                 const quant::QdqOptions &qopts = {}) {
   Quantized q;
   q.qdq = floatGraph.clone();
-  auto st = quant::insertQdq(*q.qdq, ranges);
+  auto st = quant::insertQdq(*q.qdq, ranges, qopts);
   if (!st)
     return std::move(st.error());
+  q.constrained = st->constrained;
   NPUCC_TRY(ir::verifyGraph(*q.qdq));
   q.folded = q.qdq->clone();
   std::string pl = pipeline.find("fold-qdq") == std::string::npos ? "fold-qdq," + pipeline
@@ -95,6 +101,51 @@ Result<double> outputSnr(const SampleOutputs &ref, const ir::Graph &qg,
     }
   }
   return err2 > 0 ? 10.0 * std::log10(ref2 / err2) : INFINITY;
+}
+
+/// Nodes quantized by a target rule that the NPU still rejects (for a reason
+/// other than their parameters: a kernel size, a channel count) get the
+/// default parameters back, which cost no accuracy; then the graph quantized
+/// without any rule is kept for the accuracy report's comparison.
+Status applyTargetRules(CompileResult &r, Quantized &best, std::map<std::string, int64_t> &stats,
+                        const std::map<std::string, quant::Range> &ranges,
+                        const quant::QdqOptions &qopts, const std::string &pipeline,
+                        passes::PassContext &ctx) {
+  std::map<std::string, const ir::Node *> floatNodes;
+  for (const auto &fn : r.graph->nodes())
+    floatNodes[fn->name] = fn.get();
+  std::set<std::string> relax;
+  for (const auto &n : best.folded->nodes()) {
+    auto f = floatNodes.find(n->name);
+    if (n->output(0) && n->output(0)->quant && f != floatNodes.end() &&
+        !qopts.weightRule(*f->second).isDefault() && !target::placeNode(*n, r.target).onNpu())
+      relax.insert(n->name);
+  }
+  if (!relax.empty()) {
+    quant::QdqOptions relaxed = qopts;
+    relaxed.weightRule = [&](const ir::Node &n) {
+      return relax.count(n.name) ? quant::WeightRule() : qopts.weightRule(n);
+    };
+    passes::PassContext local = ctx;
+    local.stats.clear();
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local, relaxed);
+    if (!q)
+      return std::move(q.error());
+    best = std::move(*q);
+    stats = local.stats;
+  }
+  r.quantConstraints = best.constrained;
+  if (!best.constrained.empty() || qopts.powerOfTwoActivations) {
+    passes::PassContext local = ctx;
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    if (!q)
+      return std::move(q.error());
+    r.unconstrainedGraph = std::move(q->folded);
+    if (qopts.powerOfTwoActivations)
+      r.quantConstraints.push_back("every activation: power-of-two scale (a shift-only "
+                                   "requantizer needs power-of-two ratios)");
+  }
+  return success();
 }
 
 /// `--quantize int8`: calibrates r.graph (float, after the float passes) and
@@ -183,14 +234,19 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       return std::move(fr.error());
     evalRef = fr.take();
   }
+  // On an NPU, the parameters its requantizer accepts (target::quantRules).
+  quant::QdqOptions qopts;
+  if (r.npu)
+    qopts = target::quantRules(r.target);
   Quantized best;
   std::map<std::string, int64_t> bestStats; // pass statistics of the chosen candidate
+  std::map<std::string, quant::Range> bestRanges;
   double bestSnr = -INFINITY;
   for (quant::CalibMethod m : methods) {
     auto ranges = quant::computeRanges(*stats, m, qo.percentile);
     passes::PassContext local = ctx;
     local.stats.clear();
-    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local, qopts);
     if (!q)
       return std::move(q.error());
     double snr = 0;
@@ -204,9 +260,12 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       best = std::move(*q);
       bestStats = local.stats;
       bestSnr = snr;
+      bestRanges = std::move(ranges);
       r.calibMethod = quant::calibMethodName(m);
     }
   }
+  if (!qopts.isDefault())
+    NPUCC_TRY(applyTargetRules(r, best, bestStats, bestRanges, qopts, pipeline, ctx));
   for (const auto &kv : bestStats)
     ctx.stats[kv.first] += kv.second;
   r.floatGraph = std::move(r.graph);

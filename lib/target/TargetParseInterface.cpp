@@ -545,9 +545,12 @@ void TargetParser::crossCheck() {
       continue;
     if (l->perChannelRequant && !c.binding("rq_addr"))
       fail(p + "/params", "per-channel requant needs parameter 'rq_addr' bound");
-    if (l->perTensorRequant && (!c.binding("requant_mult") || !c.binding("requant_shift")))
-      fail(p + "/params",
-           "per-tensor requant needs parameters 'requant_mult' and 'requant_shift' bound");
+    // A fixed multiplier is a shift-only requantizer (the quantizer then
+    // makes every ratio a power of two: target::quantRules).
+    if (l->perTensorRequant && ((!c.binding("requant_mult") && !c.fixedParam("requant_mult")) ||
+                                !c.binding("requant_shift")))
+      fail(p + "/params", "per-tensor requant needs parameter 'requant_mult' bound (or fixed: "
+                          "a shift-only requantizer) and 'requant_shift' bound");
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" &&

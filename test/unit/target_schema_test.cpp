@@ -556,8 +556,14 @@ TEST(TargetSchema, CapabilitiesMustBeProgrammable) {
               del(j, "/commands/matmul/params/requant_mult");
               set(j, "/compute/operations/matmul", {{"requant", {"per_channel", "per_tensor"}}});
             }),
-            "mini.json: error: /commands/matmul/params: per-tensor requant needs parameters "
-            "'requant_mult' and 'requant_shift' bound");
+            "mini.json: error: /commands/matmul/params: per-tensor requant needs parameter "
+            "'requant_mult' bound (or fixed: a shift-only requantizer) and 'requant_shift' bound");
+  // A fixed multiplier (a shift-only requantizer) is accepted.
+  EXPECT_EQ(errOf([](json &j) {
+              del(j, "/commands/matmul/params/requant_mult");
+              set(j, "/commands/matmul/fixed", {{"requant_mult", 1073741824}});
+            }),
+            "");
   EXPECT_EQ(errOf([](json &j) {
               set(j, "/commands/matmul/fixed", {{"per_channel", 1}});
             }),

@@ -170,7 +170,18 @@ static Result<quant::AccuracyReport> accuracyReport(const driver::CompileResult 
     ao.samplesOrigin = "the --calib-random samples (random data: the figures say nothing about "
                        "accuracy on real inputs)";
   }
-  return quant::measureAccuracy(*cr.floatGraph, *cr.graph, samples, ao);
+  auto rep = quant::measureAccuracy(*cr.floatGraph, *cr.graph, samples, ao);
+  if (rep && cr.unconstrainedGraph) {
+    quant::AccuracyOptions uo = ao;
+    uo.perLayer = false;
+    auto u = quant::measureAccuracy(*cr.floatGraph, *cr.unconstrainedGraph, samples, uo);
+    if (!u)
+      return std::move(u.error());
+    rep->constrainedBy = cr.target.name;
+    rep->constraints = cr.quantConstraints;
+    rep->unconstrainedOutputs = u->outputs;
+  }
+  return rep;
 }
 
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {

@@ -75,6 +75,12 @@ struct CompileResult {
   std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (what --emit-qdq writes)
   std::vector<std::string> floatOps;     // ops left in float, "name (Op)"
   std::string calibMethod;               // the method used (auto resolved)
+  /// --quantize on an NPU whose requantizer constrains the parameters
+  /// (target::quantRules): "node (Op): per-tensor weights (why)" per node the
+  /// constraints changed, and the graph quantized without them (same ranges),
+  /// for the accuracy report's comparison. Both empty when nothing changed.
+  std::vector<std::string> quantConstraints;
+  std::unique_ptr<ir::Graph> unconstrainedGraph;
   int equalized = 0;                     // activations rescaled by channel equalization
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
   std::vector<std::string> notes;        // e.g. a batch dim defaulted to 1 (ImportOptions)
