@@ -10,6 +10,7 @@
 set -uo pipefail
 npucc="$1"
 src="$2"
+. "$src/test/e2e/ci_skip.sh"
 model="$src/models/tinycnn/model.onnx"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -118,7 +119,11 @@ if [ -n "$printed" ] && [ "$printed" = "$declared" ]; then ok "arena printed = d
 shared="$src/../shared/models"
 arena_models=("$src/models/tinycnn_int8")
 for m in mlpt_vww_qdq ali_ic_f32 ali_kws_f32; do
-  if [ -f "$shared/$m/model.onnx" ]; then arena_models+=("$shared/$m"); else echo "SKIP: arena bound of $m (no $shared/$m)"; fi
+  if [ -f "$shared/$m/model.onnx" ]; then
+    arena_models+=("$shared/$m")
+  else
+    ci_skip "arena bound of $m (no $shared/$m)" || failed=$((failed + 1))
+  fi
 done
 for m in "${arena_models[@]}"; do
   rm -rf "$tmp/arena"
@@ -138,7 +143,10 @@ fi
 
 # The generated C is warning-free under gcc and clang in strict C99.
 for cc in gcc clang; do
-  command -v "$cc" > /dev/null || continue
+  if ! command -v "$cc" > /dev/null; then
+    ci_skip "$cc not installed: strict C99 not checked with it" || failed=$((failed + 1))
+    continue
+  fi
   if (cd "$tmp/a" && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c ./*.c) > "$tmp/cc.log" 2>&1; then
     ok "generated C compiles with $cc -std=c99 -Wall -Wextra -Werror -pedantic"
   else
@@ -351,6 +359,33 @@ fi
 # --requant takes auto|exact|fp32 only.
 expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \
   "$npucc" "$model" -o "$tmp/out" --requant float
+
+# The skip rule (test/e2e/ci_skip.sh, docs/testing.md): a test that lacks data or a tool
+# skips without CI and fails with it, in the shell helper, a real script and export_check.py.
+ci_case() { # NAME WANT_RC PATTERN CMD...: exit status WANT_RC and stdout matching PATTERN
+  local name="$1" want="$2" pattern="$3"; shift 3
+  "$@" > "$tmp/ci.out" 2>&1
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -Eq -- "$pattern" "$tmp/ci.out"; then ok "$name (exit $rc)"
+  else bad "$name: exit $rc, want $want and /$pattern/:"; sed 's/^/    /' "$tmp/ci.out" | tail -3; fi
+}
+for ci in "" 1; do
+  if [ -n "$ci" ]; then want=1 word=FAIL; else want=77 word=SKIP; fi
+  ci_case "ci_skip_exit with CI='$ci'" $want "^$word: no widget" \
+    env CI="$ci" bash -c ". '$src/test/e2e/ci_skip.sh'; ci_skip_exit 'no widget'; exit 0"
+  ci_case "run_npu_models.sh without models, CI='$ci'" $want "^$word: shared models dir '$tmp/none' does not exist" \
+    env CI="$ci" bash "$src/scripts/run_npu_models.sh" "$npucc" "$tmp/none"
+  ci_case "run_quant_models.sh without models, CI='$ci'" $want "^$word: shared models dir" \
+    env CI="$ci" bash "$src/scripts/run_quant_models.sh" "$npucc" "$tmp/none"
+  ci_case "export_check.py without a runtime, CI='$ci'" $want "^$word: no independent runtime \(stub" \
+    env CI="$ci" "$py" -c "import sys; sys.path.insert(0, '$src/test/e2e'); import export_check as e
+e.run_reference = lambda m, f: (None, 'stub'); e.run_ort_node = lambda p, f: (None, 'stub2')
+sys.argv = ['export_check.py', '$model', '$src/models/tinycnn/test_data_set_0']; sys.exit(e.main())"
+done
+ci_case "ci_skip (one part) with CI=1 returns 1" 1 "^FAIL: part" \
+  env CI=1 bash -c ". '$src/test/e2e/ci_skip.sh'; ci_skip part"
+ci_case "ci_skip (one part) without CI returns 0" 0 "^SKIP: part" \
+  env CI= bash -c ". '$src/test/e2e/ci_skip.sh'; ci_skip part"
 
 # docs/ops.md is what --list-ops=md prints (regenerate it when Ops.def changes).
 if "$npucc" --list-ops=md | diff -q - "$src/docs/ops.md" > /dev/null; then ok "docs/ops.md is up to date"; else bad "docs/ops.md differs from npucc --list-ops=md"; fi
