@@ -58,7 +58,7 @@ std::string harnessSource(const std::string &prefix, bool sim) {
   s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
     << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n";
   if (sim)
-    s << "#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
+    s << "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
   s << "\nint main(int argc, char **argv) {\n"
     << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
     << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
