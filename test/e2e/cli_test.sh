@@ -371,6 +371,79 @@ fi
 expect_error "bad --requant" "--requant: float not in \{auto,exact,fp32\}" \
   "$npucc" "$model" -o "$tmp/out" --requant float
 
+# Issue 23. Every file npucc writes reports a failed write, naming the file, exit non-zero:
+# /dev/full refuses every byte (--emit-qdq once renamed a temporary file over it: as root,
+# /dev/full became a regular file, exit 0), and a file-size limit (SIGXFSZ ignored, so a
+# write fails with EFBIG) stops OUT/ and --emit-runtime part-way: nothing is left behind.
+if [ -c /dev/full ]; then
+  expect_error "--emit-qdq /dev/full" "cannot write the QDQ model \(--emit-qdq\) '/dev/full': No space left" \
+    "$npucc" "$model" -o "$tmp/out" --quantize int8 --calib-random 2 --emit-qdq /dev/full
+  expect_error "check --json /dev/full" "cannot write the check report \(--json\) '/dev/full': No space left" \
+    "$npucc" check "$src/models/tinycnn" --target cpu --json /dev/full
+  if "$npucc" --list-ops > /dev/full 2> "$tmp/so.err"; then bad "--list-ops > /dev/full: exit 0"
+  elif grep -q "cannot write the standard output: No space left" "$tmp/so.err"; then ok "stdout on /dev/full fails"
+  else bad "stdout on /dev/full: $(cat "$tmp/so.err")"; fi
+  [ -c /dev/full ] && ok "/dev/full is still a device" || bad "npucc replaced /dev/full"
+else
+  ci_skip "no /dev/full device: write failures to it not checked" || failed=$((failed + 1))
+fi
+fsize_limited() { (trap '' XFSZ; ulimit -f 4; exec "$@"); }
+expect_error "OUT/ past a file-size limit" "cannot write file '$tmp/out\.tmp-[0-9]+/[a-z_0-9]+\.[ch]': File too large" \
+  fsize_limited "$npucc" "$model" -o "$tmp/out"
+if ls -d "$tmp"/out.* > /dev/null 2>&1; then bad "a temporary folder was left: $(ls -d "$tmp"/out.*)"; else ok "no temporary folder left"; fi
+rm -rf "$tmp/rt"
+if fsize_limited "$npucc" --target npu-default --emit-runtime "$tmp/rt" > /dev/null 2> "$tmp/rt.err"; then
+  bad "--emit-runtime past a file-size limit: exit 0"
+elif grep -q "cannot write file '.*': File too large" "$tmp/rt.err" && [ ! -e "$tmp/rt" ]; then
+  ok "--emit-runtime past a file-size limit fails, nothing written"
+else bad "--emit-runtime past a file-size limit: $(cat "$tmp/rt.err")"; fi
+
+# --prefix names only the generated API: it may not collide with the runtime's npucc_*
+# files and names (--prefix npucc_sim compiled, then npucc_sim.h replaced the simulator's
+# header), the target's <id>_* register map and table, C keywords or reserved identifiers.
+expect_error "--prefix npucc_sim" "--prefix 'npucc_sim' is in the npucc_ namespace of the runtime" \
+  "$npucc" "$model" -o "$tmp/out" --prefix npucc_sim
+expect_error "--prefix NPUCC" "--prefix 'NPUCC' is in the npucc_ namespace" "$npucc" "$model" -o "$tmp/out" --prefix NPUCC
+expect_error "--prefix npu_default_regs" "--prefix 'npu_default_regs' is in the namespace of the target 'npu_default'" \
+  "$npucc" "$model" -o "$tmp/out" --prefix npu_default_regs
+expect_error "--prefix npu_small --target npu-small" "namespace of the target 'npu_small'" \
+  "$npucc" "$model" -o "$tmp/out" --prefix NPU_SMALL --target npu-small
+expect_error "--prefix _model" "--prefix '_model' starts with '_': .*reserved" "$npucc" "$model" -o "$tmp/out" --prefix _model
+expect_error "--prefix int" "--prefix 'int' is a C keyword" "$npucc" "$model" -o "$tmp/out" --prefix int
+if "$npucc" check "$src/models/tinycnn_int8" --prefix npu_small --cflags "$strict" > "$tmp/px.log" 2>&1 \
+   && grep -q "^tinycnn_int8: PASS" "$tmp/px.log"; then ok "--prefix npu_small on npu-default: check passes"
+else bad "check --prefix npu_small:"; sed 's/^/    /' "$tmp/px.log" | tail -5; fi
+
+# --passes: an empty entry is an error naming it; a list without fold-qdq still lowers a QDQ
+# model (fold-qdq runs first, with a note) instead of failing inside the lowering with
+# "expected i8/u8 -> f32, got i32 -> f32".
+expect_error "--passes=,,," "--passes=',,,': entry 1 is empty" "$npucc" "$model" -o "$tmp/out" --passes=,,,
+expect_error "--passes=dce,,fold-pad" "--passes='dce,,fold-pad': entry 2 is empty" \
+  "$npucc" "$model" -o "$tmp/out" --passes=dce,,fold-pad
+expect_error "--passes=" "--passes='': entry 1 is empty" "$npucc" "$model" -o "$tmp/out" --passes=
+expect_error "opt --passes=dce," "--passes='dce,': entry 2 is empty" "$npucc" opt "$model" --passes=dce,
+if "$npucc" check "$src/models/tinycnn_int8" --passes=dce > "$tmp/pd.log" 2>&1 \
+   && grep -q "^tinycnn_int8: PASS" "$tmp/pd.log" \
+   && grep -q "note: --passes=dce leaves out fold-qdq, .*: it ran first" "$tmp/pd.log"; then
+  ok "check tinycnn_int8 --passes=dce: fold-qdq runs first, PASS"
+else bad "check tinycnn_int8 --passes=dce:"; sed 's/^/    /' "$tmp/pd.log" | tail -5; fi
+
+# --seed takes the whole uint64 range, and seeds that differ above bit 31 give other inputs.
+expect_error "--seed -1" "--seed '-1': expected a whole number from 0 to 18446744073709551615" \
+  "$npucc" "$model" -o "$tmp/out" --emit-test --seed -1
+expect_error "--seed 2^64" "--seed '18446744073709551616': expected a whole number" \
+  "$npucc" "$model" -o "$tmp/out" --emit-test --seed 18446744073709551616
+expect_error "--seed 12abc" "--seed '12abc': expected a whole number" "$npucc" "$model" -o "$tmp/out" --emit-test --seed 12abc
+if "$npucc" "$model" -o "$tmp/s1" --emit-test --seed 1 > /dev/null 2>&1 \
+   && "$npucc" "$model" -o "$tmp/s2" --emit-test --seed 4294967297 > /dev/null 2>&1 \
+   && "$npucc" "$model" -o "$tmp/s3" --emit-test --seed 18446744073709551615 > /dev/null 2>&1 \
+   && ! cmp -s "$tmp/s1/model_test.c" "$tmp/s2/model_test.c" \
+   && (cd "$tmp/s3" && cc -std=c99 -O1 ./*.c -o test -lm && ./test) > "$tmp/s3.log" 2>&1; then
+  ok "--seed: 2^32+1 differs from 1, 2^64-1 gives a passing test program"
+else bad "--seed over 32 bits:"; sed 's/^/    /' "$tmp/s3.log" 2>/dev/null | tail -3; fi
+# --target list also names cpu.
+if "$npucc" --target list | grep -q "^cpu  *no NPU  "; then ok "--target list names cpu"; else bad "--target list lacks cpu"; fi
+
 # The skip rule (test/e2e/ci_skip.sh, docs/testing.md): a test that lacks data or a tool
 # skips without CI and fails with it, in the shell helper, a real script and export_check.py.
 ci_case() { # NAME WANT_RC PATTERN CMD...: exit status WANT_RC and stdout matching PATTERN
