@@ -6,7 +6,6 @@
 #include "npucc/ir/Verifier.h"
 #include "npucc/lower/CpuLowering.h"
 #include "npucc/lower/LirPass.h"
-#include "npucc/onnx/Exporter.h"
 #include "npucc/quant/Calibrate.h"
 #include "npucc/quant/Equalize.h"
 #include "npucc/quant/InsertQdq.h"
@@ -25,13 +24,53 @@
 
 namespace npucc::driver {
 
-bool isValidPrefix(const std::string &p) {
-  if (p.empty() || std::isdigit(static_cast<unsigned char>(p[0])))
-    return false;
+namespace {
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// True when `p`, ignoring case, is `ns` or begins with `ns_` (the generated
+/// API uses P_NAME identifiers and P_NAME macros, files P.h, P_weights.c).
+bool inNamespace(const std::string &p, const std::string &ns) {
+  std::string l = lower(p), n = lower(ns);
+  return l == n || l.rfind(n + "_", 0) == 0;
+}
+
+} // namespace
+
+std::string prefixProblem(const std::string &p, const std::string &targetId) {
+  if (p.empty())
+    return "is empty; it must be a C identifier";
+  if (std::isdigit(static_cast<unsigned char>(p[0])))
+    return "is not a C identifier (it starts with a digit)";
   for (char c : p)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      return false;
-  return true;
+      return std::string("is not a C identifier (it contains '") + c + "')";
+  if (p[0] == '_')
+    return "starts with '_': identifiers beginning with an underscore are reserved for the C "
+           "implementation (C99 7.1.3)";
+  static const char *const keywords[] = {
+      "auto",    "break",  "case",     "char",   "const",    "continue", "default",
+      "do",      "double", "else",     "enum",   "extern",   "float",    "for",
+      "goto",    "if",     "inline",   "int",    "long",     "register", "restrict",
+      "return",  "short",  "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef", "union",  "unsigned", "void",   "volatile", "while"};
+  for (const char *k : keywords)
+    if (p == k)
+      return "is a C keyword";
+  if (inNamespace(p, "npucc"))
+    return "is in the npucc_ namespace of the runtime (kernels, HAL, command layer, "
+           "simulator, npucc check's harness: npucc_* files, functions and types, NPUCC_* "
+           "macros), so the generated files or names would collide with them";
+  if (!targetId.empty() && inNamespace(p, targetId))
+    return "is in the namespace of the target '" + targetId + "' (its register map " + targetId +
+           "_regs.h and description table " + targetId + "_target.c use " + targetId +
+           "_* names and macros), so the generated files or names would collide "
+           "with them";
+  return "";
 }
 
 namespace {
@@ -272,9 +311,22 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   r.qdqGraph = std::move(best.qdq);
   r.graph = std::move(best.folded);
   r.floatOps = quant::floatOpsOf(*r.graph);
-  if (!qo.emitQdq.empty())
-    NPUCC_TRY(onnx::exportModel(*r.qdqGraph, qo.emitQdq));
   return success();
+}
+
+/// Whether the comma-separated `pipeline` names `pass`.
+bool listsPass(const std::string &pipeline, const std::string &pass) {
+  size_t start = 0;
+  for (;;) {
+    size_t comma = pipeline.find(',', start);
+    std::string item = pipeline.substr(start, comma == std::string::npos ? comma : comma - start);
+    size_t b = item.find_first_not_of(" \t\n"), e = item.find_last_not_of(" \t\n");
+    if (b != std::string::npos && item.substr(b, e - b + 1) == pass)
+      return true;
+    if (comma == std::string::npos)
+      return false;
+    start = comma + 1;
+  }
 }
 
 } // namespace
@@ -295,8 +347,11 @@ Result<target::TargetDesc> loadTarget(const std::string &nameOrPath) {
 }
 
 Result<CompileResult> compileModel(const CompileOptions &opts) {
-  if (!isValidPrefix(opts.prefix))
-    return error("--prefix '" + opts.prefix + "' is not a valid C identifier");
+  auto badPrefix = [&](const std::string &why) {
+    return error("--prefix '" + opts.prefix + "' " + why + "; choose another prefix");
+  };
+  if (std::string why = prefixProblem(opts.prefix, ""); !why.empty())
+    return badPrefix(why);
   CompileResult r;
   r.npu = opts.target != "cpu";
   if (r.npu) {
@@ -304,6 +359,9 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     if (!tgt)
       return std::move(tgt.error());
     r.target = tgt.take();
+    std::string why = prefixProblem(opts.prefix, target::cIdentifier(r.target.name));
+    if (!why.empty())
+      return badPrefix(why);
   }
   onnx::ImportOptions io = opts.import;
   io.notes = &r.notes;
@@ -319,9 +377,25 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   for (const lower::LirPassInfo &lp : lower::allLirPasses())
     ctx.laterPassNames.push_back(lp.name);
   std::string pipeline = opts.pipeline.empty() ? passes::defaultPipeline() : opts.pipeline;
+  // fold-qdq is a lowering prerequisite, not an optimization: the lowering
+  // takes typed int8 ops, not QuantizeLinear/DequantizeLinear pairs (nor u8).
+  // A --passes list without it runs it first (quantizeInt8 does the same).
+  const bool addedFoldQdq = !listsPass(pipeline, "fold-qdq");
+  if (addedFoldQdq)
+    pipeline = "fold-qdq," + pipeline;
   Status s = passes::runPipeline(*r.graph, pipeline, ctx);
   if (!s)
     return std::move(s.error().inFile(opts.modelPath));
+  if (addedFoldQdq) {
+    int64_t changed = 0;
+    for (const auto &kv : ctx.stats)
+      changed += kv.first.rfind("fold-qdq.", 0) == 0 ? kv.second : 0;
+    if (changed > 0)
+      r.notes.push_back("--passes=" + opts.pipeline +
+                        " leaves out fold-qdq, which the lowering needs on this quantized model "
+                        "(typed int8 ops instead of its QuantizeLinear/DequantizeLinear pairs): "
+                        "it ran first");
+  }
   if (!opts.quant.mode.empty()) {
     Status qs = quantizeInt8(r, opts, pipeline, ctx);
     if (!qs)

@@ -8,6 +8,7 @@
 // are tested directly in kernels_elem_test.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "CiSkip.h"
 #include "ElemLoweringExec.h"
 #include "OrtResizeValues.h"
 
@@ -357,7 +358,7 @@ bool runOnnxCase(const std::string &name, std::string &why) {
 
 TEST(ElemLowering, OnnxNodeTests) {
   if (!std::filesystem::exists(NodeDir))
-    GTEST_SKIP() << "no ONNX node test data";
+    NPUCC_SKIP() << "no ONNX node test data";
   // Cases that are expected to be rejected by the lowering (with a diagnostic).
   const std::set<std::string> unsupported = {"test_resize_tf_crop_and_resize",
                                              "test_reduce_mean_empty_set",

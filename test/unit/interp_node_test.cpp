@@ -22,6 +22,8 @@
 #include "npucc/interp/Interpreter.h"
 #include "npucc/onnx/Importer.h"
 
+#include "CiSkip.h"
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -374,7 +376,7 @@ INSTANTIATE_TEST_SUITE_P(Onnx, InterpNodeTest, ::testing::ValuesIn(allCases()),
 // empty or mis-located data set silently passing).
 TEST(InterpNodeDiscovery, CoversEveryOpFamily) {
   if (!fs::exists(kNodeDir))
-    GTEST_SKIP() << kNodeDir << " not installed";
+    NPUCC_SKIP() << kNodeDir << " not installed";
   const auto &c = allCases();
   std::set<std::string> have(c.begin(), c.end());
   for (const char *must : {"test_conv_with_strides_padding",
@@ -481,7 +483,7 @@ INSTANTIATE_TEST_SUITE_P(Onnx, InterpImportedNodeTest, ::testing::ValuesIn(liste
 
 TEST(InterpImportedNodeList, IsNotEmpty) {
   if (!fs::exists(kNodeDir))
-    GTEST_SKIP() << kNodeDir << " not installed";
+    NPUCC_SKIP() << kNodeDir << " not installed";
   EXPECT_GE(listedCases().size(), 100u);
 }
 
@@ -505,7 +507,7 @@ class InterpModelTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(InterpModelTest, MatchesOnnxRuntimeGolden) {
   fs::path dir = modelsDir() / GetParam();
   if (!fs::exists(dir / "model.onnx"))
-    GTEST_SKIP() << dir << " not available";
+    NPUCC_SKIP() << dir << " not available";
   auto in = npucc::onnx::readTensorProto((dir / "test_data_set_0" / "input_0.pb").string());
   ASSERT_TRUE(in.ok()) << in.error().str();
   // Bind dynamic dims of the (single) graph input to the data's shape.

@@ -22,6 +22,7 @@
 
 #include "../../runtime/hal/npucc_params.h"
 
+#include "CiSkip.h"
 #include "TargetJsonEdit.h"
 #include "TestTargets.h"
 
@@ -480,7 +481,7 @@ TEST(NpuPartition, KeywordSpottingModelOnNpuDefault) {
   // depthwise + pointwise pairs it can, an AveragePool it refuses, the dense layer.
   std::string model = std::string(NPUCC_SOURCE_DIR) + "/../shared/models/mlpt_kws_qdq/model.onnx";
   if (!std::filesystem::exists(model))
-    GTEST_SKIP() << model << " not present";
+    NPUCC_SKIP() << model << " not present";
   driver::CompileOptions o;
   o.modelPath = model;
   o.target = "npu-default";
