@@ -319,11 +319,12 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     }
     for (size_t i = 0; i < nOut; ++i)
       run.push_back((build / ("out_" + std::to_string(i) + ".bin")).string());
-    if (runProcess(run, build.string(), (build / "run.log").string()) != 0) {
+    if (int rc = runProcess(run, build.string(), (build / "run.log").string()); rc != 0) {
       std::string log = readText(build / "run.log");
       cleanup();
       return reportError(error("running the generated program failed on " +
-                               sets[si].filename().string() + ":\n" + log));
+                               sets[si].filename().string() + " (" + exitText(rc) + ")" +
+                               (log.empty() ? std::string(", no output") : ":\n" + log)));
     }
     if (sim) {
       SimFigures f;

@@ -89,6 +89,8 @@ std::vector<std::string> splitArgs(const std::string &text);
 /// without a shell; the exit status, 128+signal, or 127 if it cannot run.
 int runProcess(const std::vector<std::string> &argv, const std::string &cwd,
                const std::string &logPath);
+/// runProcess's status in words: "exit status 3", "killed by signal 11 (SIGSEGV)".
+std::string exitText(int status);
 
 /// `--emit-qdq FILE`: writes the QDQ form of a quantized compile (support/
 /// FileWrite.h: every failed write is an error naming the file).
