@@ -294,6 +294,15 @@ for cc in gcc clang; do
     else bad "check tinycnn_int8 --target $t --cc $cc --cflags '$strict':"; sed 's/^/    /' "$tmp/npu.log" | tail -8; fi
   done
 done
+# Issue 24: a partial output-channel block (70 channels in blocks of 16) and a layer placed
+# at the scratchpad's top end (mirrored), on npu-default with 4096 bytes of scratchpad
+# (test/lit/npu/blocks-mirror.test shows the loop IR): bit-exact with the interpreter and at
+# 0 steps from the numpy golden output (test/lit/npu/Inputs/make_blocks_mirror.py).
+sed 's/"size": 262144/"size": 4096/' "$src/runtime/targets/npu-default.json" > "$tmp/spm4k.json"
+if "$npucc" check "$src/test/lit/npu/Inputs/blocks_mirror" --target "$tmp/spm4k.json" --interp-check on \
+     --tolerance-steps 0 > "$tmp/bm.log" 2>&1 && grep -q "^blocks_mirror: PASS" "$tmp/bm.log"; then
+  ok "check blocks_mirror: partial channel block and mirrored scratchpad (NPU simulator)"
+else bad "check blocks_mirror (4 KiB scratchpad):"; sed 's/^/    /' "$tmp/bm.log" | tail -5; fi
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \
