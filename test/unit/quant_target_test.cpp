@@ -10,7 +10,11 @@
 // test/e2e/quant_calib_test.sh.
 //
 //===----------------------------------------------------------------------===//
+#include "TargetJsonEdit.h"
 #include "TestTargets.h"
+
+#include "npucc/driver/Driver.h"
+#include "npucc/quant/Accuracy.h"
 
 #include "npucc/ir/Parser.h"
 #include "npucc/passes/Pass.h"
@@ -21,6 +25,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 using namespace npucc;
 
@@ -181,4 +187,84 @@ TEST(QuantTarget, PerTensorWeightsLandOnAPerTensorNpu) {
       EXPECT_EQ(p.reasons[0], "per-channel requantization but the NPU's conv has only per_tensor");
     }
   }
+}
+
+// A fixed multiplier that is not a power of two cannot be reached by power-of-two
+// scales: per-tensor weights, but no power-of-two rule.
+TEST(QuantTarget, OnlyAPowerOfTwoFixedMultiplierIsShiftOnly) {
+  for (int64_t mult : {int64_t(1) << 30, int64_t(3) << 28}) {
+    auto t = test::parseEdited([mult](test::json &j) {
+      test::del(j, "/commands/matmul/params/requant_mult");
+      test::set(j, "/commands/matmul/fixed", {{"requant_mult", mult}});
+    });
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    auto g = graph();
+    ASSERT_TRUE(g);
+    quant::WeightRule r = target::weightRuleFor(*node(*g, "mm"), *t);
+    EXPECT_FALSE(r.perChannel);
+    EXPECT_EQ(r.powerOfTwo, mult == (int64_t(1) << 30)) << mult;
+    EXPECT_EQ(target::quantRules(*t).powerOfTwoActivations, r.powerOfTwo);
+  }
+}
+
+// Through the driver: tinycnn (three 3x3 convs and a Gemm) calibrated for npu-third gets
+// per-tensor weights on all four; on a copy of npu-third whose conv takes no 3x3 kernel the
+// convs run on the CPU anyway, so they get per-channel weights back and only the Gemm stays
+// per tensor. The graph quantized without the constraints is kept for the report.
+TEST(QuantTarget, TheDriverRelaxesLayersTheNpuRejectsAnyway) {
+  namespace fs = std::filesystem;
+  std::string third = test::testTarget("npu-third.json");
+  test::json j = test::json::parse(test::readText(third));
+  test::set(j, "/compute/operations/conv/kernel_sizes", {1});
+  fs::path no3 = fs::path(::testing::TempDir()) / "npu-third-no3x3.json";
+  std::ofstream(no3) << j.dump(2);
+  for (const std::string &tgt : {third, no3.string()}) {
+    SCOPED_TRACE(tgt);
+    driver::CompileOptions o;
+    o.modelPath = std::string(NPUCC_SOURCE_DIR) + "/models/tinycnn/model.onnx";
+    o.target = tgt;
+    o.quant.mode = "int8";
+    o.quant.randomSamples = 4;
+    o.quant.method = "minmax";
+    auto r = driver::compileModel(o);
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    bool relaxed = tgt != third;
+    ASSERT_EQ(r->quantConstraints.size(), relaxed ? 1u : 4u);
+    EXPECT_EQ(r->quantConstraints.back(),
+              "/fc/Gemm (Gemm): per-tensor weights (the NPU's matmul requantizes per tensor only)");
+    ASSERT_TRUE(r->unconstrainedGraph);
+    for (const auto &n : r->graph->nodes()) {
+      if (n->kind == ir::OpKind::Conv && n->input(1) && n->input(1)->quant) {
+        EXPECT_EQ(n->input(1)->quant->scale.size() > 1, relaxed) << n->name; // per channel?
+      }
+    }
+  }
+}
+
+TEST(QuantTarget, TheReportStatesTheConstraintsAndTheirCost) {
+  quant::AccuracyReport r;
+  quant::TensorAccuracy c;
+  c.name = "out";
+  c.op = "DequantizeLinear";
+  c.qtype = "f32";
+  c.shape = {1, 10};
+  c.snrDb = 40.0;
+  c.cosine = 0.99;
+  quant::TensorAccuracy u = c;
+  u.snrDb = 42.5;
+  r.outputs = {c};
+  r.constrainedBy = "npu-third";
+  r.constraints = {"conv (Conv): per-tensor weights (why)"};
+  r.unconstrainedOutputs = {u};
+  std::string text = quant::formatReport(r);
+  EXPECT_NE(text.find("Quantized for the target 'npu-third' (what its requantizer accepts):\n"
+                      "  conv (Conv): per-tensor weights (why)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  cost of the constraints on out: SNR 42.50 -> 40.00 dB (-2.50 dB)\n"),
+            std::string::npos)
+      << text;
+  std::string js = quant::reportJson(r);
+  EXPECT_NE(js.find("\"target_constraints\""), std::string::npos) << js;
+  EXPECT_NE(js.find("\"unconstrained_outputs\""), std::string::npos) << js;
 }
