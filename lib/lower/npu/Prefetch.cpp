@@ -13,8 +13,9 @@
 //   - and the estimated cycles (waits inserted, Estimate.cpp's model) of the
 //     window it changes (the layer or layers it passes and its own) go
 //     down: of the positions allowed, the fastest; else the load stays
-//     where it was. Estimating the window, not the whole program, keeps
-//     the pass linear in the program's length.
+//     where it was. Estimating the window, not the whole program, and
+//     bounding the loads, positions and window sizes considered keep the
+//     pass linear in the program's length (npu_prefetch_bounds_test).
 // The load's scratchpad buffer must be allocated before it: when the load
 // goes above its `alloc`, the alloc moves along, and must not overlap a
 // buffer still allocated there or allocated on the way. A layer
@@ -127,9 +128,10 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
   // tiny DMA limits turns a layer into thousands of one-byte loads): per
   // layer the first MaxLoads leading loads, per load at most MaxPositions
   // positions, windows of at most MaxWindow instructions (a load whose
-  // window is larger stays). Every shared and bundled model is far below
-  // these (at most 10 loads, 30 positions, 393 instructions), so they decide
-  // nothing there; they keep the pass linear in the program's length.
+  // window is larger stays). The shared int8 models on the five
+  // descriptions stay far below these (at most about 10 loads, 30 positions,
+  // 393 instructions), so they decide nothing there; they keep the pass
+  // linear in the program's length.
   constexpr size_t MaxLoads = 16, MaxPositions = 64, MaxWindow = 4096;
   int64_t estimated = 0, considered = 0;
   size_t k = 0;          // start of the layer (run of one comment) holding i
