@@ -66,11 +66,11 @@ public:
       return;
     }
     if (v < r.lo || v > r.hi)
-      fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field holds (" +
-           std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");
-    else if ((v - r.lo) % r.step)
+      fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field '" + r.field +
+           "' holds (" + std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");
+    else if (!r.holds(v))
       fail(param + " " + std::to_string(v) + " is not a multiple of " + std::to_string(r.step) +
-           " as " + Kind + "'s field needs");
+           " as " + Kind + "'s field '" + r.field + "' needs");
   }
   /// A maximum of 0 means "no limit".
   void atMost(const std::string &what, int64_t v, unsigned max, const std::string &key) {
