@@ -232,8 +232,10 @@ TEST(NpuZeroPoints, ActivationZeroPointsOutsideTheFieldAreRefusedAtBothEnds) {
   ASSERT_TRUE(r.bound);
   ASSERT_EQ(r.lo, -8);
   ASSERT_EQ(r.hi, 7);
+  // The reason names the field (QPARAM.in_zp / .out_zp, the eltwise's ELT_CFG.in2_zp).
   auto field = [](const std::string &param, int v, const std::string &kind) {
-    return param + " " + z(v) + " outside what " + kind + "'s field holds (-8..7)";
+    std::string f = param == "in2_zp" ? "ELT_CFG.in2_zp" : "QPARAM." + param;
+    return param + " " + z(v) + " outside what " + kind + "'s field '" + f + "' holds (-8..7)";
   };
   for (int v : {-8, -1, 0, 7}) {
     Placement p = place(convGraph("q(0.05, 0)", v, v), t);
