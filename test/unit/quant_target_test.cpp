@@ -61,6 +61,14 @@ std::unique_ptr<ir::Graph> graph() {
   return g.ok() ? g.take() : nullptr;
 }
 
+/// Every activation of graph() calibrated to [-1, 3].
+std::map<std::string, quant::Range> ranges() {
+  std::map<std::string, quant::Range> r;
+  for (const char *v : {"x", "c", "c5", "f", "s", "m", "z"})
+    r[v] = quant::Range(-1.0f, 3.0f);
+  return r;
+}
+
 const ir::Node *node(const ir::Graph &g, const std::string &name) {
   for (const auto &n : g.nodes())
     if (n->name == name)
@@ -116,9 +124,6 @@ TEST(QuantTarget, InsertQdqMakesPerTensorAndPowerOfTwoParameters) {
     SCOPED_TRACE(mode == 0 ? "per-channel" : mode == 1 ? "per-tensor" : "power of two");
     auto g = graph();
     ASSERT_TRUE(g);
-    std::map<std::string, quant::Range> ranges;
-    for (const char *v : {"x", "c", "c5", "f", "s", "m", "z"})
-      ranges[v] = quant::Range(-1.0f, 3.0f);
     quant::QdqOptions o;
     if (mode > 0)
       o.weightRule = [mode](const ir::Node &n) {
@@ -131,7 +136,7 @@ TEST(QuantTarget, InsertQdqMakesPerTensorAndPowerOfTwoParameters) {
         return r;
       };
     o.powerOfTwoActivations = mode == 2;
-    auto st = quant::insertQdq(*g, ranges, o);
+    auto st = quant::insertQdq(*g, ranges(), o);
     ASSERT_TRUE(st.ok()) << st.error().str();
     EXPECT_EQ(st->constrained.size(), mode > 0 ? 1u : 0u);
     if (mode > 0) {
@@ -171,13 +176,10 @@ TEST(QuantTarget, PerTensorWeightsLandOnAPerTensorNpu) {
   for (bool constrained : {false, true}) {
     auto g = graph();
     ASSERT_TRUE(g);
-    std::map<std::string, quant::Range> ranges;
-    for (const char *v : {"x", "c", "c5", "f", "s", "m", "z"})
-      ranges[v] = quant::Range(-1.0f, 3.0f);
     quant::QdqOptions o;
     if (constrained)
       o = target::quantRules(third);
-    ASSERT_TRUE(quant::insertQdq(*g, ranges, o).ok());
+    ASSERT_TRUE(quant::insertQdq(*g, ranges(), o).ok());
     passes::PassContext ctx;
     ASSERT_TRUE(passes::runPipeline(*g, "fold-qdq,dce", ctx));
     target::Placement p = target::placeNode(*node(*g, "conv1x1"), third);
