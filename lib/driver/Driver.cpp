@@ -142,14 +142,64 @@ Result<double> outputSnr(const SampleOutputs &ref, const ir::Graph &qg,
   return err2 > 0 ? 10.0 * std::log10(ref2 / err2) : INFINITY;
 }
 
+/// What the calibration method is chosen on: the statistics, the candidate methods, the
+/// float outputs of the evaluation samples (empty with one method).
+struct MethodChoice {
+  const std::map<std::string, quant::ValueStats> &stats;
+  const std::vector<quant::CalibMethod> &methods;
+  double percentile;
+  const SampleOutputs &evalRef;
+  const std::vector<quant::Sample> &evalSet;
+  const std::string &pipeline;
+};
+
+struct Candidate {
+  Quantized q;
+  std::map<std::string, int64_t> stats; // pass statistics of this candidate
+  std::map<std::string, quant::Range> ranges;
+  quant::CalibMethod method = quant::CalibMethod::MinMax;
+};
+
+/// The graph quantized with `qopts` by the method of `mc` with the best output SNR on the
+/// evaluation samples (the only method when there is one).
+Result<Candidate> calibrateBest(const ir::Graph &g, const MethodChoice &mc,
+                                const quant::QdqOptions &qopts, passes::PassContext &ctx) {
+  Candidate best;
+  double bestSnr = -INFINITY;
+  for (quant::CalibMethod m : mc.methods) {
+    auto ranges = quant::computeRanges(mc.stats, m, mc.percentile);
+    passes::PassContext local = ctx;
+    local.stats.clear();
+    auto q = buildQuantized(g, ranges, mc.pipeline, local, qopts);
+    if (!q)
+      return std::move(q.error());
+    double snr = 0;
+    if (mc.methods.size() > 1) {
+      auto s = outputSnr(mc.evalRef, *q->folded, mc.evalSet);
+      if (!s)
+        return std::move(s.error());
+      snr = *s;
+    }
+    if (!best.q.folded || snr > bestSnr) {
+      best.q = std::move(*q);
+      best.stats = local.stats;
+      best.ranges = std::move(ranges);
+      best.method = m;
+      bestSnr = snr;
+    }
+  }
+  return best;
+}
+
 /// Nodes quantized by a target rule that the NPU still rejects (for a reason
 /// other than their parameters: a kernel size, a channel count) get the
 /// default parameters back, which cost no accuracy; then the graph quantized
 /// without any rule is kept for the accuracy report's comparison.
 Status applyTargetRules(CompileResult &r, Quantized &best, std::map<std::string, int64_t> &stats,
                         const std::map<std::string, quant::Range> &ranges,
-                        const quant::QdqOptions &qopts, const std::string &pipeline,
+                        const quant::QdqOptions &qopts, const MethodChoice &mc,
                         passes::PassContext &ctx) {
+  const std::string &pipeline = mc.pipeline;
   std::map<std::string, const ir::Node *> floatNodes;
   for (const auto &fn : r.graph->nodes())
     floatNodes[fn->name] = fn.get();
@@ -175,11 +225,13 @@ Status applyTargetRules(CompileResult &r, Quantized &best, std::map<std::string,
   }
   r.quantConstraints = best.constrained;
   if (!best.constrained.empty() || qopts.powerOfTwoActivations) {
+    // The comparison: the model calibrated as without the target's rules (its own choice
+    // of method among the candidates, as on a target without constraints).
     passes::PassContext local = ctx;
-    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    auto q = calibrateBest(*r.graph, mc, quant::QdqOptions(), local);
     if (!q)
       return std::move(q.error());
-    r.unconstrainedGraph = std::move(q->folded);
+    r.unconstrainedGraph = std::move(q->q.folded);
     if (qopts.powerOfTwoActivations)
       r.quantConstraints.push_back("every activation: power-of-two scale (a shift-only "
                                    "requantizer needs power-of-two ratios)");
@@ -277,34 +329,16 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   quant::QdqOptions qopts;
   if (r.npu)
     qopts = target::quantRules(r.target);
-  Quantized best;
-  std::map<std::string, int64_t> bestStats; // pass statistics of the chosen candidate
-  std::map<std::string, quant::Range> bestRanges;
-  double bestSnr = -INFINITY;
-  for (quant::CalibMethod m : methods) {
-    auto ranges = quant::computeRanges(*stats, m, qo.percentile);
-    passes::PassContext local = ctx;
-    local.stats.clear();
-    auto q = buildQuantized(*r.graph, ranges, pipeline, local, qopts);
-    if (!q)
-      return std::move(q.error());
-    double snr = 0;
-    if (methods.size() > 1) {
-      auto s = outputSnr(evalRef, *q->folded, evalSet);
-      if (!s)
-        return std::move(s.error());
-      snr = *s;
-    }
-    if (!best.folded || snr > bestSnr) {
-      best = std::move(*q);
-      bestStats = local.stats;
-      bestSnr = snr;
-      bestRanges = std::move(ranges);
-      r.calibMethod = quant::calibMethodName(m);
-    }
-  }
+  MethodChoice mc{*stats, methods, qo.percentile, evalRef, evalSet, pipeline};
+  auto chosen = calibrateBest(*r.graph, mc, qopts, ctx);
+  if (!chosen)
+    return std::move(chosen.error());
+  Quantized best = std::move(chosen->q);
+  std::map<std::string, int64_t> bestStats = std::move(chosen->stats);
+  std::map<std::string, quant::Range> bestRanges = std::move(chosen->ranges);
+  r.calibMethod = quant::calibMethodName(chosen->method);
   if (!qopts.isDefault())
-    NPUCC_TRY(applyTargetRules(r, best, bestStats, bestRanges, qopts, pipeline, ctx));
+    NPUCC_TRY(applyTargetRules(r, best, bestStats, bestRanges, qopts, mc, ctx));
   for (const auto &kv : bestStats)
     ctx.stats[kv.first] += kv.second;
   r.floatGraph = std::move(r.graph);

@@ -107,7 +107,8 @@ std::string formatReport(const AccuracyReport &r) {
     out += "Quantized for the target '" + r.constrainedBy + "' (what its requantizer accepts):\n";
     for (const auto &c : r.constraints)
       out += "  " + c + "\n";
-    out += "The same calibration without these constraints (per-channel weights, any scales)\n";
+    out += "Calibrated without these constraints (per-channel weights, any scales, its own "
+           "choice of method)\n";
     table(out, r.unconstrainedOutputs);
     for (size_t k = 0; k < r.outputs.size() && k < r.unconstrainedOutputs.size(); ++k) {
       const TensorAccuracy &c = r.outputs[k], &u = r.unconstrainedOutputs[k];
