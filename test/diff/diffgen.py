@@ -183,6 +183,13 @@ def _pick(rng, items, p=None):
     return items[i]
 
 
+def _integer_resize(op, xs):
+    """Every resized axis has an integer scale (out = k * in)."""
+    out = infer(op, {0: xs, op["x"]: xs})[2:]
+    return all(o % i == 0 and ("scales" not in op or float(s).is_integer())
+               for o, i, s in zip(out, xs[2:], op.get("scales", [1, 1])))
+
+
 def random_op(rng, x_idx, shapes, allow_known_bugs):
     """One random op on tensor x_idx (its params fit the shapes), or None."""
     xs = shapes[x_idx]
@@ -275,6 +282,11 @@ def random_op(rng, x_idx, shapes, allow_known_bugs):
             if op["ctm"] == "tf_half_pixel_for_nn" and "ceil" in op["nearest"]:
                 op["nearest"] = "floor"
             if op["ctm"] == "align_corners" and op["mode"] == "nearest":
+                op["ctm"] = "asymmetric"
+            # align_corners with a non-integer scale: npucc maps with in * scale as the
+            # resized length (onnx's reference), ONNX Runtime with the output length; the
+            # same open item for mode linear.
+            if op["ctm"] == "align_corners" and not _integer_resize(op, xs):
                 op["ctm"] = "asymmetric"
     elif t == "Softmax":
         op["axis"] = -1 if (not r4 or rng.random() < 0.75) else 1
@@ -696,7 +708,12 @@ def build(spec):
 def describe(spec):
     """A short text of the ops: 'Conv3x3/s2/dw+relu -> Add(same) -> Softmax'."""
     parts = []
+    shapes = {0: spec["input"]}
     for pos, op in enumerate(spec["ops"]):
+        try:
+            shapes[pos + 1] = infer(op, shapes)
+        except Invalid:
+            shapes[pos + 1] = shapes[op["x"]]
         t = op["op"]
         q = "QLinear" if op.get("qlinear") and spec["kind"] == "int8" else ""
         if t == "Conv":
@@ -709,9 +726,16 @@ def describe(spec):
         elif t in ("Add", "Mul", "Concat"):
             t += "(%s)" % ("t%d" % op["y"] if "y" in op else op.get("const", "const"))
         elif t == "Resize":
-            t += "(%s,%s)" % (op["mode"], op["ctm"])
+            t += "(%s%s,%s%s)" % (op["mode"], ":" + op["nearest"] if op["mode"] == "nearest" else "",
+                                  op["ctm"],
+                                  "" if _integer_resize(op, shapes[op["x"]]) else ",non-integer")
         elif t in ("MaxPool", "AveragePool"):
-            t += "%dx%d/s%d%s" % (op["k"][0], op["k"][1], op["s"][0], "/ceil" if op["ceil"] else "")
+            t += "%dx%d/s%d%s%s" % (op["k"][0], op["k"][1], op["s"][0],
+                                    "/ceil" if op["ceil"] else "",
+                                    "-end-pad" if ceil_window_in_end_pad(op, shapes[op["x"]])
+                                    else "")
+        elif t == "Clip" and spec["kind"] == "int8" and not op.get("cover"):
+            t += "(any-params)"
         if op.get("act", "none") != "none":
             t += "+" + op["act"]
         if op["x"] != pos:
