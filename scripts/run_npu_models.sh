@@ -21,28 +21,27 @@
 #    asserted there (--tolerance-steps 255); the golden distance is still reported.
 # Prints one line per run with the share of MACs on the NPU and the simulated cycles, then
 #   npu models: N passed, M failed
-# Exits 1 if any run failed, 77 (CTest: skipped) without the shared model folder.
+# Exits 1 if any run failed, 77 (CTest: skipped) without the shared model folder. A missing
+# folder or model is reported as SKIP, or as a failure when CI is set (test/e2e/ci_skip.sh).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 PY=/usr/bin/python3
+. "$root/test/e2e/ci_skip.sh"
 log_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --log-dir) log_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 npucc="$1"; shift
 shared="${1:-}"
 [ -n "$shared" ] || { [ -d "$root/../shared/models" ] && shared="$root/../shared/models"; }
 [ -n "$shared" ] || shared=/work/shared/models
-if [ ! -d "$shared" ]; then
-  echo "note: shared models dir '$shared' does not exist: NPU models skipped"
-  exit 77
-fi
+[ -d "$shared" ] || ci_skip_exit "shared models dir '$shared' does not exist: NPU models not run"
 [ -n "$log_dir" ] || log_dir="$(mktemp -d "${TMPDIR:-/tmp}/npucc-npu-models.XXXXXX")"
 mkdir -p "$log_dir"
 
@@ -91,7 +90,10 @@ EOF
 }
 
 for m in mlpt_ad_qdq mlpt_ic_qdq mlpt_kws_qdq mlpt_vww_qdq torch_ptq_qdq; do
-  [ -f "$shared/$m/model.onnx" ] || { echo "note: $m missing, skipped"; continue; }
+  if [ ! -f "$shared/$m/model.onnx" ]; then
+    ci_skip "$shared/$m missing: not run" || failed=$((failed + 1))
+    continue
+  fi
   for t in "${all5[@]}"; do
     run pre-quantized "$shared/$m" "$t" --tolerance-steps 1
   done
@@ -100,11 +102,17 @@ if [ -f "$shared/mobilenetv2_12_int8/model.onnx" ]; then
   for t in "${mbv2_targets[@]}"; do
     run pre-quantized "$shared/mobilenetv2_12_int8" "$t" --tolerance-steps 9
   done
+else
+  ci_skip "$shared/mobilenetv2_12_int8 missing: not run" || failed=$((failed + 1))
 fi
 calibrated=("$root/models/tinycnn" "$root/models/mobilenetv2" "$root/models/tinyunet")
 for m in ali_ad_f32 ali_ic_f32 ali_kws_f32 ali_vww_f32 mlpt_vww_f32 mnist8 onnx2c_atmega_mnist \
          blazeface_front128; do
-  [ -f "$shared/$m/model.onnx" ] && calibrated+=("$shared/$m")
+  if [ -f "$shared/$m/model.onnx" ]; then
+    calibrated+=("$shared/$m")
+  else
+    ci_skip "$shared/$m missing: not calibrated and run" || failed=$((failed + 1))
+  fi
 done
 for d in "${calibrated[@]}"; do
   for t in "${three[@]}"; do

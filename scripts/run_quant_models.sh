@@ -7,7 +7,7 @@
 #   (--tolerance-steps 0, a regression bound; npucc check's default is 1 step) AND
 #   bit-exact with npucc's integer reference interpreter. Same as
 #   `scripts/run_shared_models.sh --quant ...`; exits 77 (CTest: skipped) when the shared
-#   model folder does not exist.
+#   model folder does not exist (1 when CI is set: test/e2e/ci_skip.sh).
 # usage: scripts/run_quant_models.sh --node-tests [--node-dir DIR] [--log-dir DIR] NPUCC
 #                                    [check flags...]
 #   The ONNX backend node tests of test/e2e/node_tests_quant.txt (QuantizeLinear,

@@ -5,16 +5,17 @@
 # usage: scripts/run_shared_models.sh [--quant] [--log-dir DIR] NPUCC [SHARED_MODELS_DIR]
 #                                     [extra check flags...]
 #   SHARED_MODELS_DIR defaults to ../shared/models beside the repo, else /work/shared/models;
-#   if it does not exist the shared models are skipped with a message.
+#   if it (or one of its models) does not exist, the missing models are skipped with a
+#   SKIP line, or fail the run when CI is set (test/e2e/ci_skip.sh).
 #   Extra flags (e.g. --cc "gcc -fsanitize=address,undefined") go to every `npucc check`;
 #   a later --tolerance overrides the default 1e-4.
 #   --quant: the six quantized shared models instead (no models/*), checked with
 #   --tolerance-steps 0 --interp-check on (EXACTLY the golden output, 0 quantization
 #   steps, AND bit-exact with npucc's integer interpreter); exits 77 (skipped) without the
-#   folder. 0 steps is a regression bound: all six are at 0 steps today, so a change in the
-#   shared integer arithmetic (npucc_requant.h, which the generated C and the interpreter
-#   both use, so they cannot disagree) shows up against the golden outputs. `npucc check`'s
-#   own default stays 1 step; a later --tolerance-steps overrides the 0 here.
+#   folder (1 when CI is set). 0 steps is a regression bound: all six are at 0 steps today,
+#   so a change in the shared integer arithmetic (npucc_requant.h, which the generated C and
+#   the interpreter both use, so they cannot disagree) shows up against the golden outputs.
+#   `npucc check`'s own default stays 1 step; a later --tolerance-steps overrides the 0 here.
 # Models whose graph inputs have symbolic dims get --shape NAME=DIMS from test_data_set_0.
 # Prints one line per model and a final summary line
 #   shared models: N passed, M failed
@@ -29,8 +30,9 @@ shared_models=(mnist8 onnx2c_atmega_mnist ali_ad_f32 ali_ic_f32 ali_kws_f32 ali_
 quant_models=(mlpt_kws_qdq mlpt_ic_qdq mlpt_vww_qdq mlpt_ad_qdq torch_ptq_qdq mobilenetv2_12_int8)
 quant=0
 PY=/usr/bin/python3
+. "$root/test/e2e/ci_skip.sh"
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,23 +65,23 @@ if [ "$quant" -eq 1 ]; then
   shared_models=("${quant_models[@]}")
   check_flags=(--tolerance 1e-4 --tolerance-steps 0 --interp-check on)
   label="quant models"
-  if [ ! -d "$shared" ]; then
-    echo "note: shared models dir '$shared' does not exist: quantized models skipped"
-    exit 77
-  fi
+  [ -d "$shared" ] ||
+    ci_skip_exit "shared models dir '$shared' does not exist: quantized models not run"
 fi
 
 dirs=()
+failed=0
 if [ -d "$shared" ]; then
   for m in "${shared_models[@]}"; do
     if [ -f "$shared/$m/model.onnx" ]; then
       dirs+=("$shared/$m")
     else
-      echo "note: $shared/$m missing, skipped"
+      ci_skip "$shared/$m missing: not run" || failed=$((failed + 1))
     fi
   done
 else
-  echo "note: shared models dir '$shared' does not exist: shared models skipped"
+  ci_skip "shared models dir '$shared' does not exist: shared models not run" ||
+    failed=$((failed + 1))
 fi
 if [ "$quant" -eq 0 ]; then
   for d in "$root"/models/*/; do
@@ -115,7 +117,6 @@ EOF
 }
 
 passed=0
-failed=0
 # Per-model flags. mobilenetv2_12_int8 is a QLinearConv model: ONNX Runtime requantizes it
 # in float32, which npucc emulates on the CPU kernels (--requant fp32, 0 steps from ORT).
 # By default its convolutions would run on the NPU with exact rounding instead (docs/npu.md:

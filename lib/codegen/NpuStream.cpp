@@ -135,11 +135,16 @@ Status NpuStream::add(const lir::Instr &in, size_t index) {
     auto v = value(kv.second, in, index);
     if (!v)
       return v.error();
-    if (v->second < INT32_MIN || v->second > INT32_MAX)
-      return instrErr(index, in, "parameter '" + kv.first + "' = " + std::to_string(v->second) +
-                                     " does not fit the stream's 32-bit values");
+    // An address is a 32-bit unsigned offset from its base (npucc_stream.h),
+    // stored as the int32 with the same bits; other values are int32.
+    bool fits = v->first ? v->second >= 0 && v->second <= int64_t(UINT32_MAX)
+                         : v->second >= INT32_MIN && v->second <= INT32_MAX;
+    if (!fits)
+      return instrErr(index, in,
+                      "parameter '" + kv.first + "' = " + std::to_string(v->second) +
+                          " does not fit the stream's 32-bit " + (v->first ? "offsets" : "values"));
     base[size_t(id)] = v->first;
-    want[size_t(id)] = v->second;
+    want[size_t(id)] = v->first ? int64_t(int32_t(uint32_t(v->second))) : v->second;
   }
   Op op{kindEnum(in.callee), "", uint32_t(Params.size())};
   int count = 0;

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/codegen/CEmitter.h"
+#include "npucc/support/FileWrite.h"
 
 #include <filesystem>
 #include <fstream>
@@ -94,13 +95,7 @@ Status writeAll(const fs::path &tmp, const std::vector<EmittedFile> &files) {
       if (ec)
         return fsError("create directory", p.parent_path(), ec);
     }
-    std::ofstream os(p, std::ios::binary | std::ios::trunc);
-    if (!os)
-      return error("cannot create file '" + p.string() + "'");
-    os.write(f.contents.data(), std::streamsize(f.contents.size()));
-    os.close();
-    if (!os)
-      return error("cannot write file '" + p.string() + "'");
+    NPUCC_TRY(writeFileBytes(p.string(), f.contents, "file"));
   }
   std::string manifest = kManifestHeader;
   std::set<std::string> names;
@@ -108,12 +103,7 @@ Status writeAll(const fs::path &tmp, const std::vector<EmittedFile> &files) {
     names.insert(fs::path(f.path).lexically_normal().generic_string());
   for (const std::string &n : names)
     manifest += n + "\n";
-  std::ofstream os(tmp / kManifest, std::ios::binary | std::ios::trunc);
-  os << manifest;
-  os.close();
-  if (!os)
-    return error("cannot write file '" + (tmp / kManifest).string() + "'");
-  return success();
+  return writeFileBytes((tmp / kManifest).string(), manifest, "file");
 }
 
 } // namespace
@@ -165,7 +155,10 @@ Status writeOutputDir(const std::string &dirName, const std::vector<EmittedFile>
   Status w = writeAll(tmp, files);
   if (!w) {
     fs::remove_all(tmp, ec);
-    return w;
+    Diagnostic d = w.error();
+    d.note("while writing the output folder '" + dir.string() + "' (npucc writes '" + tmp.string() +
+           "' and renames it; it was removed, and '" + dir.string() + "' is as it was)");
+    return d;
   }
   if (exists) {
     fs::rename(dir, old, ec);

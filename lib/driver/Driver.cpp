@@ -6,7 +6,6 @@
 #include "npucc/ir/Verifier.h"
 #include "npucc/lower/CpuLowering.h"
 #include "npucc/lower/LirPass.h"
-#include "npucc/onnx/Exporter.h"
 #include "npucc/quant/Calibrate.h"
 #include "npucc/quant/Equalize.h"
 #include "npucc/quant/InsertQdq.h"
@@ -14,21 +13,64 @@
 #include "npucc/quant/Samples.h"
 #include "npucc/support/FileRead.h"
 #include "npucc/target/CTable.h"
+#include "npucc/target/Legality.h"
+#include "npucc/target/QuantRules.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 namespace npucc::driver {
 
-bool isValidPrefix(const std::string &p) {
-  if (p.empty() || std::isdigit(static_cast<unsigned char>(p[0])))
-    return false;
+namespace {
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// True when `p`, ignoring case, is `ns` or begins with `ns_` (the generated
+/// API uses P_NAME identifiers and P_NAME macros, files P.h, P_weights.c).
+bool inNamespace(const std::string &p, const std::string &ns) {
+  std::string l = lower(p), n = lower(ns);
+  return l == n || l.rfind(n + "_", 0) == 0;
+}
+
+} // namespace
+
+std::string prefixProblem(const std::string &p, const std::string &targetId) {
+  if (p.empty())
+    return "is empty; it must be a C identifier";
+  if (std::isdigit(static_cast<unsigned char>(p[0])))
+    return "is not a C identifier (it starts with a digit)";
   for (char c : p)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      return false;
-  return true;
+      return std::string("is not a C identifier (it contains '") + c + "')";
+  if (p[0] == '_')
+    return "starts with '_': identifiers beginning with an underscore are reserved for the C "
+           "implementation (C99 7.1.3)";
+  static const char *const keywords[] = {
+      "auto",    "break",  "case",     "char",   "const",    "continue", "default",
+      "do",      "double", "else",     "enum",   "extern",   "float",    "for",
+      "goto",    "if",     "inline",   "int",    "long",     "register", "restrict",
+      "return",  "short",  "signed",   "sizeof", "static",   "struct",   "switch",
+      "typedef", "union",  "unsigned", "void",   "volatile", "while"};
+  for (const char *k : keywords)
+    if (p == k)
+      return "is a C keyword";
+  if (inNamespace(p, "npucc"))
+    return "is in the npucc_ namespace of the runtime (kernels, HAL, command layer, "
+           "simulator, npucc check's harness: npucc_* files, functions and types, NPUCC_* "
+           "macros), so the generated files or names would collide with them";
+  if (!targetId.empty() && inNamespace(p, targetId))
+    return "is in the namespace of the target '" + targetId + "' (its register map " + targetId +
+           "_regs.h and description table " + targetId + "_target.c use " + targetId +
+           "_* names and macros), so the generated files or names would collide "
+           "with them";
+  return "";
 }
 
 namespace {
@@ -44,16 +86,19 @@ Status evalAll(const ir::Graph &g, const std::map<std::string, ir::Tensor> &in,
 /// QDQ graph and its folded int8 twin for one set of ranges.
 struct Quantized {
   std::unique_ptr<ir::Graph> qdq, folded;
+  std::vector<std::string> constrained; // quant::QdqStats::constrained
 };
 
 Result<Quantized> buildQuantized(const ir::Graph &floatGraph,
                                  const std::map<std::string, quant::Range> &ranges,
-                                 const std::string &pipeline, passes::PassContext &ctx) {
+                                 const std::string &pipeline, passes::PassContext &ctx,
+                                 const quant::QdqOptions &qopts = {}) {
   Quantized q;
   q.qdq = floatGraph.clone();
-  auto st = quant::insertQdq(*q.qdq, ranges);
+  auto st = quant::insertQdq(*q.qdq, ranges, qopts);
   if (!st)
     return std::move(st.error());
+  q.constrained = st->constrained;
   NPUCC_TRY(ir::verifyGraph(*q.qdq));
   q.folded = q.qdq->clone();
   std::string pl = pipeline.find("fold-qdq") == std::string::npos ? "fold-qdq," + pipeline
@@ -95,6 +140,51 @@ Result<double> outputSnr(const SampleOutputs &ref, const ir::Graph &qg,
     }
   }
   return err2 > 0 ? 10.0 * std::log10(ref2 / err2) : INFINITY;
+}
+
+/// Nodes quantized by a target rule that the NPU still rejects (for a reason
+/// other than their parameters: a kernel size, a channel count) get the
+/// default parameters back, which cost no accuracy; then the graph quantized
+/// without any rule is kept for the accuracy report's comparison.
+Status applyTargetRules(CompileResult &r, Quantized &best, std::map<std::string, int64_t> &stats,
+                        const std::map<std::string, quant::Range> &ranges,
+                        const quant::QdqOptions &qopts, const std::string &pipeline,
+                        passes::PassContext &ctx) {
+  std::map<std::string, const ir::Node *> floatNodes;
+  for (const auto &fn : r.graph->nodes())
+    floatNodes[fn->name] = fn.get();
+  std::set<std::string> relax;
+  for (const auto &n : best.folded->nodes()) {
+    auto f = floatNodes.find(n->name);
+    if (n->output(0) && n->output(0)->quant && f != floatNodes.end() &&
+        !qopts.weightRule(*f->second).isDefault() && !target::placeNode(*n, r.target).onNpu())
+      relax.insert(n->name);
+  }
+  if (!relax.empty()) {
+    quant::QdqOptions relaxed = qopts;
+    relaxed.weightRule = [&](const ir::Node &n) {
+      return relax.count(n.name) ? quant::WeightRule() : qopts.weightRule(n);
+    };
+    passes::PassContext local = ctx;
+    local.stats.clear();
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local, relaxed);
+    if (!q)
+      return std::move(q.error());
+    best = std::move(*q);
+    stats = local.stats;
+  }
+  r.quantConstraints = best.constrained;
+  if (!best.constrained.empty() || qopts.powerOfTwoActivations) {
+    passes::PassContext local = ctx;
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    if (!q)
+      return std::move(q.error());
+    r.unconstrainedGraph = std::move(q->folded);
+    if (qopts.powerOfTwoActivations)
+      r.quantConstraints.push_back("every activation: power-of-two scale (a shift-only "
+                                   "requantizer needs power-of-two ratios)");
+  }
+  return success();
 }
 
 /// `--quantize int8`: calibrates r.graph (float, after the float passes) and
@@ -183,14 +273,19 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       return std::move(fr.error());
     evalRef = fr.take();
   }
+  // On an NPU, the parameters its requantizer accepts (target::quantRules).
+  quant::QdqOptions qopts;
+  if (r.npu)
+    qopts = target::quantRules(r.target);
   Quantized best;
   std::map<std::string, int64_t> bestStats; // pass statistics of the chosen candidate
+  std::map<std::string, quant::Range> bestRanges;
   double bestSnr = -INFINITY;
   for (quant::CalibMethod m : methods) {
     auto ranges = quant::computeRanges(*stats, m, qo.percentile);
     passes::PassContext local = ctx;
     local.stats.clear();
-    auto q = buildQuantized(*r.graph, ranges, pipeline, local);
+    auto q = buildQuantized(*r.graph, ranges, pipeline, local, qopts);
     if (!q)
       return std::move(q.error());
     double snr = 0;
@@ -204,17 +299,18 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       best = std::move(*q);
       bestStats = local.stats;
       bestSnr = snr;
+      bestRanges = std::move(ranges);
       r.calibMethod = quant::calibMethodName(m);
     }
   }
+  if (!qopts.isDefault())
+    NPUCC_TRY(applyTargetRules(r, best, bestStats, bestRanges, qopts, pipeline, ctx));
   for (const auto &kv : bestStats)
     ctx.stats[kv.first] += kv.second;
   r.floatGraph = std::move(r.graph);
   r.qdqGraph = std::move(best.qdq);
   r.graph = std::move(best.folded);
   r.floatOps = quant::floatOpsOf(*r.graph);
-  if (!qo.emitQdq.empty())
-    NPUCC_TRY(onnx::exportModel(*r.qdqGraph, qo.emitQdq));
   return success();
 }
 
@@ -227,6 +323,21 @@ void syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed) {
   for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k)
     if (nodes[k]->attrs.count("requant") && !placed[k]->attrs.count("requant"))
       nodes[k]->attrs.erase("requant");
+}
+
+/// Whether the comma-separated `pipeline` names `pass`.
+bool listsPass(const std::string &pipeline, const std::string &pass) {
+  size_t start = 0;
+  for (;;) {
+    size_t comma = pipeline.find(',', start);
+    std::string item = pipeline.substr(start, comma == std::string::npos ? comma : comma - start);
+    size_t b = item.find_first_not_of(" \t\n"), e = item.find_last_not_of(" \t\n");
+    if (b != std::string::npos && item.substr(b, e - b + 1) == pass)
+      return true;
+    if (comma == std::string::npos)
+      return false;
+    start = comma + 1;
+  }
 }
 
 } // namespace
@@ -247,8 +358,11 @@ Result<target::TargetDesc> loadTarget(const std::string &nameOrPath) {
 }
 
 Result<CompileResult> compileModel(const CompileOptions &opts) {
-  if (!isValidPrefix(opts.prefix))
-    return error("--prefix '" + opts.prefix + "' is not a valid C identifier");
+  auto badPrefix = [&](const std::string &why) {
+    return error("--prefix '" + opts.prefix + "' " + why + "; choose another prefix");
+  };
+  if (std::string why = prefixProblem(opts.prefix, ""); !why.empty())
+    return badPrefix(why);
   CompileResult r;
   r.npu = opts.target != "cpu";
   if (r.npu) {
@@ -256,6 +370,9 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     if (!tgt)
       return std::move(tgt.error());
     r.target = tgt.take();
+    std::string why = prefixProblem(opts.prefix, target::cIdentifier(r.target.name));
+    if (!why.empty())
+      return badPrefix(why);
   }
   onnx::ImportOptions io = opts.import;
   io.notes = &r.notes;
@@ -273,9 +390,25 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   for (const lower::LirPassInfo &lp : lower::allLirPasses())
     ctx.laterPassNames.push_back(lp.name);
   std::string pipeline = opts.pipeline.empty() ? passes::defaultPipeline() : opts.pipeline;
+  // fold-qdq is a lowering prerequisite, not an optimization: the lowering
+  // takes typed int8 ops, not QuantizeLinear/DequantizeLinear pairs (nor u8).
+  // A --passes list without it runs it first (quantizeInt8 does the same).
+  const bool addedFoldQdq = !listsPass(pipeline, "fold-qdq");
+  if (addedFoldQdq)
+    pipeline = "fold-qdq," + pipeline;
   Status s = passes::runPipeline(*r.graph, pipeline, ctx);
   if (!s)
     return std::move(s.error().inFile(opts.modelPath));
+  if (addedFoldQdq) {
+    int64_t changed = 0;
+    for (const auto &kv : ctx.stats)
+      changed += kv.first.rfind("fold-qdq.", 0) == 0 ? kv.second : 0;
+    if (changed > 0)
+      r.notes.push_back("--passes=" + opts.pipeline +
+                        " leaves out fold-qdq, which the lowering needs on this quantized model "
+                        "(typed int8 ops instead of its QuantizeLinear/DequantizeLinear pairs): "
+                        "it ran first");
+  }
   if (!opts.quant.mode.empty()) {
     Status qs = quantizeInt8(r, opts, pipeline, ctx);
     if (!qs)

@@ -84,8 +84,15 @@ EvalResult evalResize(const ir::Node &n, const Inputs &in) {
     taps[d].resize(static_cast<size_t>(outLen));
     for (int64_t o = 0; o < outLen; ++o) {
       double xo = static_cast<double>(o), s = scale[d], xi = 0.0;
-      // length_resized of the spec: in*scale (not rounded) when scales are given.
-      double outF = static_cast<double>(inLen) * s;
+      // length_resized: the integer output length, as ONNX Runtime and
+      // PyTorch take it (ONNX's test data for two downsampling align_corners
+      // cases use in * scale instead; docs/ops.md, "Resize").
+      double outF = static_cast<double>(outLen);
+      std::vector<Tap> &t = taps[d][static_cast<size_t>(o)];
+      if (mode == "nearest" && s == 1.0 && inLen == outLen && ctm != "tf_crop_and_resize") {
+        t.push_back({o, 1.0}); // an axis of scale 1 stays as it is (ONNX Runtime)
+        continue;
+      }
       if (ctm == "half_pixel")
         xi = (xo + 0.5) / s - 0.5;
       else if (ctm == "pytorch_half_pixel")
@@ -100,7 +107,6 @@ EvalResult evalResize(const ir::Node &n, const Inputs &in) {
         xi = outF > 1 ? roi[d] * static_cast<double>(inLen - 1) +
                             xo * (roi[d + r] - roi[d]) * static_cast<double>(inLen - 1) / (outF - 1)
                       : 0.5 * (roi[d] + roi[d + r]) * static_cast<double>(inLen - 1);
-      std::vector<Tap> &t = taps[d][static_cast<size_t>(o)];
       if (ctm == "tf_crop_and_resize" && (xi < 0 || xi > static_cast<double>(inLen - 1))) {
         t.push_back({-1, 1.0});
         continue;

@@ -487,6 +487,14 @@ Status Lowering::assignStorage() {
   return success();
 }
 
+/// True when every result of `n` has zero elements (a zero-size dimension).
+static bool producesNothing(const Node &n) {
+  for (const Value *v : n.outputs)
+    if (v && v->numElements() > 0)
+      return false;
+  return true;
+}
+
 Status Lowering::lowerSteps(bool planning, std::vector<lir::Instr> *body) {
   for (size_t si = 0; si < Steps.size(); ++si) {
     Step &s = Steps[si];
@@ -495,6 +503,8 @@ Status Lowering::lowerSteps(bool planning, std::vector<lir::Instr> *body) {
       comment = s.node->name + " (" + s.node->opName() + ")";
     DriverContext ctx(*this, planning, int(si));
     std::vector<lir::Instr> instrs;
+    if (s.kind == Step::Lower && producesNothing(*s.node))
+      continue; // every result is empty: nothing to compute (kernels need >= 1 element)
     if (s.kind == Step::Lower) {
       if (planning)
         s.scratch.clear();

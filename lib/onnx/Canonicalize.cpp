@@ -402,6 +402,11 @@ Status translateNode(Builder &b, const NodeProto &np, OpKind k, const std::strin
     NPUCC_TRY(s);
     return finishQuantNode(b, name, c.op, q, c.outs);
   }
+  case OpKind::QuantizeLinear:
+  case OpKind::DequantizeLinear:
+    if (Status s = checkScales(c.in(1), k == OpKind::QuantizeLinear ? "y_scale" : "x_scale"); !s)
+      return c.err(s.error().message);
+    return c.emit(k);
   case OpKind::Conv:
     return convLike(c, false);
   case OpKind::ConvTranspose:

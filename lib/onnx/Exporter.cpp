@@ -6,11 +6,12 @@
 // Relu/Clip node), value_info for every intermediate value. The model is
 // then validated with onnx::checker and strict onnx::shape_inference (which
 // also cross-checks the declared shapes) and serialized deterministically.
-// Files are written to a temporary name next to the target and renamed.
+// Files are written through replaceFileBytes (support/FileWrite.h).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/onnx/Exporter.h"
 #include "Internal.h"
+#include "npucc/support/FileWrite.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -21,13 +22,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <unistd.h>
 
-namespace fs = std::filesystem;
 using namespace npucc::ir;
 using ::onnx::AttributeProto;
 using ::onnx::GraphProto;
@@ -436,28 +433,7 @@ Status exportModel(const Graph &g, const std::string &path, const ExportOptions 
   if (!bytes)
     return std::move(
         bytes.error().inFile(path).note("the ONNX model '" + path + "' was not written"));
-  fs::path target(path);
-  fs::path tmp = target;
-  tmp += ".tmp" + std::to_string(static_cast<long>(::getpid()));
-  auto fail = [&](const std::string &why) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return error("cannot write the exported model: " + why).inFile(path);
-  };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return fail("cannot create '" + tmp.string() + "'");
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    out.close();
-    if (!out)
-      return fail("write to '" + tmp.string() + "' failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec)
-    return fail("rename to the target failed: " + ec.message());
-  return success();
+  return replaceFileBytes(path, *bytes, "the exported ONNX model");
 }
 
 } // namespace npucc::onnx

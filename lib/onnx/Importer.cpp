@@ -464,12 +464,67 @@ Result<std::unique_ptr<Graph>> importModel(const std::string &path, const Import
   return importModelBytes(*bytes, path, opts);
 }
 
+/// Where the protobuf wire format of `b` stops inside a field, as in a
+/// truncated file: the byte offset that field would end at, or 0.
+static uint64_t truncatedFieldEnd(const std::string &b) {
+  size_t i = 0, n = b.size();
+  auto varint = [&](uint64_t &v) {
+    v = 0;
+    for (int s = 0; s < 64; s += 7) {
+      if (i >= n)
+        return false;
+      uint8_t c = uint8_t(b[i++]);
+      v |= uint64_t(c & 0x7f) << s;
+      if (!(c & 0x80))
+        break;
+    }
+    return true;
+  };
+  while (i < n) {
+    uint64_t key = 0, v = 0;
+    if (!varint(key))
+      return n + 1;
+    switch (key & 7) {
+    case 0:
+      if (!varint(v))
+        return n + 1;
+      break;
+    case 1:
+    case 5: {
+      size_t w = (key & 7) == 1 ? 8 : 4;
+      if (n - i < w)
+        return i + w;
+      i += w;
+      break;
+    }
+    case 2:
+      if (!varint(v))
+        return n + 1;
+      if (v > n - i)
+        return i + v;
+      i += size_t(v);
+      break;
+    default:
+      return 0; // groups or garbage: not a plain truncation
+    }
+  }
+  return 0;
+}
+
 Result<std::unique_ptr<Graph>> importModelBytes(const std::string &bytes, const std::string &path,
                                                 const ImportOptions &opts) {
   ModelProto m;
   try {
-    if (!m.ParseFromString(bytes))
+    if (!m.ParseFromString(bytes)) {
+      if (uint64_t end = truncatedFieldEnd(bytes))
+        return error(
+                   "not a valid ONNX model (failed to parse protobuf): the file ends early: its " +
+                   std::to_string(bytes.size()) +
+                   " bytes stop inside a field that needs at least " + std::to_string(end) +
+                   " (truncated?)")
+            .inFile(path);
       return error("not a valid ONNX model (failed to parse protobuf)").inFile(path);
+    }
     auto r = importProto(m, path, opts);
     if (!r)
       return std::move(r.error().inFile(path));

@@ -87,6 +87,9 @@ public:
   bool onnxInferred = true;
   /// Bytes of results folded so far (bounded by interp::kMaxFoldedBytes).
   int64_t foldedBytes = 0;
+  /// Values whose shape npucc's rules gave against onnx's inferred one (a ceil_mode pool)
+  /// and the values computed from them: onnx's facts downstream are stale too.
+  std::set<const ir::Value *> staleShapes;
 
   Builder(ir::Graph &graph, std::string f, std::string dir, int ops)
       : g(graph), file(std::move(f)), baseDir(std::move(dir)), opset(ops) {}
@@ -139,6 +142,14 @@ struct QuantRewrite {
   ir::DType outType = ir::DType::I8;
 };
 /// Fills `q` from the node's operands; may edit `attrs` (channels_last).
+/// Why `s` cannot be a quantization scale ("is NaN", "is infinite", "is not
+/// positive (-1)", "is not a positive float32 (1e-50)"), or "" when it can.
+std::string badScale(double s);
+
+/// Every element of the constant scale operand `scale` (if constant) is a
+/// valid scale; else an error naming `what` ("y_scale") and the element.
+Status checkScales(const ir::Value *scale, const std::string &what);
+
 Status prepareQuantNode(Builder &b, const std::string &name, const std::string &op, ir::OpKind k,
                         std::vector<ir::Value *> &ins, std::map<std::string, ir::Attribute> &attrs,
                         QuantRewrite &q);

@@ -12,9 +12,41 @@
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include <cmath>
+#include <cstdio>
+
 using namespace npucc::ir;
 
 namespace npucc::onnx::detail {
+
+namespace {
+
+} // namespace
+
+std::string badScale(double s) {
+  if (std::isnan(s))
+    return "is NaN";
+  if (std::isinf(s))
+    return s > 0 ? "is infinite" : "is not positive (-inf)";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g", s);
+  if (!(s > 0))
+    return std::string("is not positive (") + buf + ")";
+  float f = static_cast<float>(s);
+  if (!(f > 0) || std::isinf(f))
+    return std::string("is not a positive finite float32 (") + buf + ")";
+  return "";
+}
+
+Status checkScales(const Value *scale, const std::string &what) {
+  if (!scale || !scale->isConstant())
+    return success();
+  for (int64_t i = 0, n = scale->constant->numElements(); i < n; ++i)
+    if (std::string why = badScale(scale->constant->getDouble(i)); !why.empty())
+      return error(what + (n > 1 ? "[" + std::to_string(i) + "]" : std::string()) + " " + why +
+                   ": a quantization scale must be a positive finite number");
+  return success();
+}
 
 namespace {
 
@@ -30,12 +62,9 @@ Result<QuantParams> paramsOf(const Value *scale, const Value *zp, int axis,
   int64_t n = scale->constant->numElements();
   if (n < 1)
     return error(what + " scale is empty");
-  for (int64_t i = 0; i < n; ++i) {
-    double s = scale->constant->getDouble(i);
-    if (!(s > 0))
-      return error(what + " scale must be positive");
-    q.scale.push_back(static_cast<float>(s));
-  }
+  NPUCC_TRY(checkScales(scale, what + " scale"));
+  for (int64_t i = 0; i < n; ++i)
+    q.scale.push_back(static_cast<float>(scale->constant->getDouble(i)));
   for (int64_t i = 0; i < n; ++i) {
     int64_t z = 0;
     if (zp) {

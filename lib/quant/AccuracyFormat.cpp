@@ -103,6 +103,24 @@ std::string formatReport(const AccuracyReport &r) {
     for (const auto &s : r.skipped)
       out += "  not compared: " + s + "\n";
   }
+  if (!r.constrainedBy.empty()) {
+    out += "Quantized for the target '" + r.constrainedBy + "' (what its requantizer accepts):\n";
+    for (const auto &c : r.constraints)
+      out += "  " + c + "\n";
+    out += "The same calibration without these constraints (per-channel weights, any scales)\n";
+    table(out, r.unconstrainedOutputs);
+    for (size_t k = 0; k < r.outputs.size() && k < r.unconstrainedOutputs.size(); ++k) {
+      const TensorAccuracy &c = r.outputs[k], &u = r.unconstrainedOutputs[k];
+      out += "  cost of the constraints on " + c.name + ": SNR " + snrText(u.snrDb) + " -> " +
+             snrText(c.snrDb) + " dB";
+      if (std::isfinite(u.snrDb) && std::isfinite(c.snrDb))
+        out += " (" + fmt("%+.2f", c.snrDb - u.snrDb) + " dB)";
+      if (c.classifier && u.classifier)
+        out += ", top-1 " + fmt("%.1f", 100.0 * u.top1()) + "% -> " + fmt("%.1f", 100.0 * c.top1()) +
+               "%";
+      out += "\n";
+    }
+  }
   out += "Ops left in float (quantize/dequantize at their boundaries):";
   if (r.floatOps.empty())
     out += " none\n";
@@ -128,6 +146,15 @@ std::string reportJson(const AccuracyReport &r) {
     j["not_compared"] = r.skipped;
   }
   j["float_ops"] = r.floatOps;
+  if (!r.constrainedBy.empty()) {
+    nlohmann::json t;
+    t["target"] = r.constrainedBy;
+    t["constraints"] = r.constraints;
+    t["unconstrained_outputs"] = nlohmann::json::array();
+    for (const auto &o : r.unconstrainedOutputs)
+      t["unconstrained_outputs"].push_back(rowJson(o));
+    j["target_constraints"] = t;
+  }
   return j.dump(2) + "\n";
 }
 

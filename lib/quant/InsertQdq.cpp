@@ -8,8 +8,9 @@
 //  - each float activation input gets QuantizeLinear -> DequantizeLinear
 //    (once per value) unless it already comes from such a pair;
 //  - weights (Conv input 1, Gemm/MatMul constant input 1) become an int8
-//    constant, symmetric per output channel, + DequantizeLinear; biases an
-//    int32 constant at scale s_x * s_w[c] + DequantizeLinear (a Conv's bias
+//    constant, symmetric per output channel (or per tensor, or at
+//    power-of-two scales, as QdqOptions::weightRule says) + DequantizeLinear;
+//    biases an int32 constant at scale s_x * s_w[c] + DequantizeLinear (a Conv's bias
 //    first corrected for the mean shift the weight rounding causes, from the
 //    input's calibrated channel means); other float constants int8 per tensor.
 // Data movement ops (Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
@@ -29,12 +30,14 @@ namespace npucc::quant {
 
 using namespace ir;
 
-QuantParams activationParams(const Range &r) {
+QuantParams activationParams(const Range &r, bool powerOfTwo) {
   double lo = std::min(0.0, static_cast<double>(r.min));
   double hi = std::max(0.0, static_cast<double>(r.max));
   if (hi - lo < 1e-6) // all zeros in calibration: a unit range, not a huge multiplier
     hi = lo + 1.0;
   double scale = (hi - lo) / 255.0;
+  if (powerOfTwo)
+    scale = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(scale))));
   float s = static_cast<float>(scale);
   long zp = std::lround(-128.0 - lo / s);
   QuantParams q;
@@ -121,17 +124,20 @@ bool quantizable(const Node &n) {
   }
 }
 
-/// Per-channel (axis) symmetric int8 weights.
+/// Symmetric int8 weights: one scale per channel along `axis`, or one for
+/// the tensor; scales 2^k when the rule asks for powers of two.
 struct WeightQ {
   Tensor q;
-  std::vector<float> scales;
+  std::vector<float> scales; // one per channel, or one
 };
 
-WeightQ quantizeWeights(const Tensor &w, int axis) {
+WeightQ quantizeWeights(const Tensor &w, int axis, const WeightRule &rule) {
   const Shape &s = w.shape();
-  int64_t ch = s.empty() ? 1 : s[static_cast<size_t>(axis)], inner = 1;
-  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d)
+  int64_t ch = s.empty() || !rule.perChannel ? 1 : s[static_cast<size_t>(axis)], inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; rule.perChannel && d < s.size(); ++d)
     inner *= s[d];
+  if (!rule.perChannel)
+    inner = std::max<int64_t>(w.numElements(), 1);
   std::vector<double> amax(static_cast<size_t>(ch), 0.0);
   int64_t n = w.numElements();
   for (int64_t i = 0; i < n; ++i) {
@@ -139,8 +145,12 @@ WeightQ quantizeWeights(const Tensor &w, int axis) {
     amax[c] = std::max(amax[c], std::fabs(w.getDouble(i)));
   }
   WeightQ r{Tensor(DType::I8, s), {}};
-  for (double a : amax)
-    r.scales.push_back(a > 0 ? static_cast<float>(a / 127.0) : 1.0f);
+  for (double a : amax) {
+    double sc = a > 0 ? a / 127.0 : 1.0;
+    if (rule.powerOfTwo)
+      sc = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(sc))));
+    r.scales.push_back(static_cast<float>(sc));
+  }
   for (int64_t i = 0; i < n; ++i) {
     double sc = r.scales[static_cast<size_t>((i / inner) % ch)];
     r.q.setInt(i, std::clamp<long>(std::lround(w.getDouble(i) / sc), -127, 127));
@@ -150,7 +160,8 @@ WeightQ quantizeWeights(const Tensor &w, int axis) {
 
 class Inserter {
 public:
-  Inserter(Graph &g, const std::map<std::string, Range> &ranges) : G(g), Ranges(ranges) {}
+  Inserter(Graph &g, const std::map<std::string, Range> &ranges, const QdqOptions &o)
+      : G(g), Ranges(ranges), Opts(o) {}
 
   Result<QdqStats> run() {
     std::vector<Node *> order;
@@ -162,7 +173,10 @@ public:
         st.floatOps.push_back(n->name + " (" + n->opName() + ")");
         continue;
       }
-      rewrite(*n);
+      WeightRule rule = Opts.weightRule ? Opts.weightRule(*n) : WeightRule();
+      if (!rule.isDefault() && hasWeights(*n))
+        st.constrained.push_back(n->name + " (" + n->opName() + "): " + ruleText(rule));
+      rewrite(*n, rule);
       ++st.quantizedOps;
     }
     std::string err;
@@ -174,6 +188,7 @@ public:
 private:
   Graph &G;
   const std::map<std::string, Range> &Ranges;
+  const QdqOptions &Opts;
   std::map<const Value *, QuantParams> Params; // DQ outputs -> their parameters
   std::map<const Value *, Value *> Dq;         // float value -> its Q/DQ copy
 
@@ -214,15 +229,17 @@ private:
     auto it = Dq.find(v);
     if (it != Dq.end())
       return it->second;
-    Value *d = addQdq(v, activationParams(Ranges.at(v->name)), nullptr, v->name);
+    Value *d = addQdq(v, activationParams(Ranges.at(v->name), Opts.powerOfTwoActivations),
+                      nullptr, v->name);
     Dq[v] = d;
     return d;
   }
 
-  /// DQ(int8 constant) with per-channel `axis` (symmetric) or per tensor (asymmetric).
-  Value *constantInput(Value *c, int axis, bool perChannel, QuantParams *out) {
+  /// DQ(int8 constant): weights (symmetric, by `rule`) or any other
+  /// constant (asymmetric per tensor).
+  Value *constantInput(Value *c, int axis, const WeightRule *rule, QuantParams *out) {
     std::string base = c->name;
-    if (!perChannel) {
+    if (!rule) {
       double lo = 0, hi = 0;
       for (int64_t i = 0; i < c->constant->numElements(); ++i) {
         lo = std::min(lo, c->constant->getDouble(i));
@@ -244,19 +261,26 @@ private:
         *out = p;
       return d;
     }
-    WeightQ w = quantizeWeights(*c->constant, axis);
+    WeightQ w = quantizeWeights(*c->constant, axis, *rule);
     int64_t ch = static_cast<int64_t>(w.scales.size());
     Value *qc = G.addConstant(G.uniqueName(base + "_quantized"), std::move(w.q));
-    Value *sc = G.addConstant(G.uniqueName(base + "_scale"), Tensor::fromFloats({ch}, w.scales));
-    Value *zp = G.addConstant(G.uniqueName(base + "_zero_point"), Tensor(DType::I8, {ch}));
+    Value *sc, *zp;
+    if (rule->perChannel) {
+      sc = G.addConstant(G.uniqueName(base + "_scale"), Tensor::fromFloats({ch}, w.scales));
+      zp = G.addConstant(G.uniqueName(base + "_zero_point"), Tensor(DType::I8, {ch}));
+    } else {
+      sc = scalarConst(base + "_scale", DType::F32, w.scales[0]);
+      zp = scalarConst(base + "_zero_point", DType::I8, 0);
+    }
     Value *d = G.addValue(G.uniqueName(base + "_dequantized"), DType::F32, c->shape);
     Node *dq = G.addNode(OpKind::DequantizeLinear, G.uniqueName(base + "_DequantizeLinear"),
                          {qc, sc, zp}, {d});
-    dq->attrs["axis"] = static_cast<int64_t>(axis);
+    if (rule->perChannel)
+      dq->attrs["axis"] = static_cast<int64_t>(axis);
     if (out) {
       out->scale = w.scales;
       out->zeroPoint.assign(w.scales.size(), 0);
-      out->axis = axis;
+      out->axis = rule->perChannel ? axis : 0;
     }
     return d;
   }
@@ -290,7 +314,8 @@ private:
   /// expected output shift sum_{i,k} (Wq - W)[o,i,k] * E[x_i] that the weight
   /// rounding causes, from the input's calibrated per-channel means (padding
   /// ignored). Empty when the means are unknown.
-  std::vector<double> convBiasCorrection(const Node &n, const Value *x, const Value *w) {
+  std::vector<double> convBiasCorrection(const Node &n, const Value *x, const Value *w,
+                                         const WeightRule &rule) {
     auto it = Ranges.find(x->name);
     if (n.kind != OpKind::Conv || it == Ranges.end() || !w->constant || w->shape.size() < 3 ||
         x->shape.size() < 3)
@@ -299,7 +324,7 @@ private:
     int64_t outCh = w->shape[0], inPerGroup = w->shape[1], group = n.attrInt("group", 1);
     if (group <= 0 || static_cast<int64_t>(mean.size()) != inPerGroup * group || outCh % group)
       return {};
-    WeightQ q = quantizeWeights(*w->constant, 0);
+    WeightQ q = quantizeWeights(*w->constant, 0, rule);
     int64_t k = w->constant->numElements() / (outCh * inPerGroup), outPerGroup = outCh / group;
     std::vector<double> inside = tapInsideFraction(n, x->shape, w->shape, k);
     std::vector<double> corr(static_cast<size_t>(outCh), 0.0);
@@ -308,7 +333,8 @@ private:
         double m = mean[static_cast<size_t>((o / outPerGroup) * inPerGroup + i)];
         for (int64_t j = 0; j < k; ++j) {
           int64_t idx = (o * inPerGroup + i) * k + j;
-          double dq = static_cast<double>(q.q.getInt(idx)) * q.scales[static_cast<size_t>(o)];
+          double dq = static_cast<double>(q.q.getInt(idx)) *
+                      q.scales[q.scales.size() == 1 ? 0 : static_cast<size_t>(o)];
           corr[static_cast<size_t>(o)] +=
               (dq - w->constant->getDouble(idx)) * m * inside[static_cast<size_t>(j)];
         }
@@ -356,11 +382,26 @@ private:
     return r;
   }
 
-  void rewrite(Node &n) {
+  static bool hasWeights(const Node &n) {
+    return (n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul) &&
+           n.input(1) && n.input(1)->isConstant() && !n.input(1)->shape.empty();
+  }
+
+  static std::string ruleText(const WeightRule &r) {
+    std::string s = r.perChannel ? "per-channel" : "per-tensor";
+    if (r.powerOfTwo)
+      s += ", power-of-two";
+    s += " weights";
+    if (!r.reason.empty())
+      s += " (" + r.reason + ")";
+    return s;
+  }
+
+  void rewrite(Node &n, const WeightRule &rule) {
     std::vector<double> correction;
     if (n.kind == OpKind::Conv && n.input(0) && n.input(1) && n.input(1)->isConstant() &&
         n.input(2))
-      correction = convBiasCorrection(n, n.input(0), n.input(1));
+      correction = convBiasCorrection(n, n.input(0), n.input(1), rule);
     bool matmulLike = n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul;
     size_t nd = std::min(dataInputs(n), n.inputs.size());
     QuantParams inParams, wParams;
@@ -375,7 +416,7 @@ private:
           axis = n.attrInt("transB", 0) ? 0 : 1;
         else if (n.kind == OpKind::MatMul)
           axis = static_cast<int>(v->shape.size()) - 1;
-        n.inputs[i] = constantInput(v, axis, weight && !v->shape.empty(),
+        n.inputs[i] = constantInput(v, axis, weight && !v->shape.empty() ? &rule : nullptr,
                                     weight ? &wParams : (i == 0 ? &inParams : nullptr));
       } else {
         n.inputs[i] = activation(v);
@@ -404,7 +445,7 @@ private:
     else if (n.kind == OpKind::Softmax)
       outP = QuantParams{{1.0f / 256.0f}, {-128}, 0};
     else
-      outP = activationParams(Ranges.at(y->name));
+      outP = activationParams(Ranges.at(y->name), Opts.powerOfTwoActivations);
     Value *yf = G.addValue(G.uniqueName(y->name + "_float"), DType::F32, y->shape);
     n.outputs[0] = yf;
     yf->producer = &n;
@@ -415,8 +456,9 @@ private:
 
 } // namespace
 
-Result<QdqStats> insertQdq(Graph &g, const std::map<std::string, Range> &ranges) {
-  Inserter ins(g, ranges);
+Result<QdqStats> insertQdq(Graph &g, const std::map<std::string, Range> &ranges,
+                           const QdqOptions &opts) {
+  Inserter ins(g, ranges, opts);
   return ins.run();
 }
 

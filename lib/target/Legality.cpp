@@ -66,11 +66,11 @@ public:
       return;
     }
     if (v < r.lo || v > r.hi)
-      fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field holds (" +
-           std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");
-    else if ((v - r.lo) % r.step)
+      fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field '" + r.field +
+           "' holds (" + std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");
+    else if (!r.holds(v))
       fail(param + " " + std::to_string(v) + " is not a multiple of " + std::to_string(r.step) +
-           " as " + Kind + "'s field needs");
+           " as " + Kind + "'s field '" + r.field + "' needs");
   }
   /// A maximum of 0 means "no limit".
   void atMost(const std::string &what, int64_t v, unsigned max, const std::string &key) {
@@ -418,6 +418,13 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
     p.reasons.push_back("the NPU has no " + p.candidate + " operation");
     return p;
   }
+  for (const auto *vs : {&n.inputs, &n.outputs})
+    for (const ir::Value *v : *vs)
+      if (v && v->numElements() == 0) {
+        p.reasons.push_back("'" + v->name + "' is empty (shape " + ir::shapeStr(v->shape) +
+                            "): no NPU command runs on zero elements");
+        return p;
+      }
   NpuOp op;
   op.kindName = p.candidate;
   op.kind = commandKindId(p.candidate);
@@ -436,5 +443,7 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
     p.op = op;
   return p;
 }
+
+std::string candidateKindOf(const ir::Node &n) { return candidateKind(n); }
 
 } // namespace npucc::target

@@ -111,18 +111,26 @@ std::string ParamBinding::text() const {
   return s;
 }
 
-ParamRange TargetDesc::paramRange(const std::string &kind, const std::string &param) const {
+namespace {
+
+/// What command `c` can carry for parameter `id` (the encoding of
+/// npucc_npu_encode: (value - minus) >> shift in the binding's fields).
+ParamRange computeParamRange(const CommandDesc *c, int id) {
   ParamRange r;
-  const CommandDesc *c = command(kind);
-  int id = paramId(param);
+  const std::string &param =
+      id >= 0 && size_t(id) < paramNames().size() ? paramNames()[size_t(id)] : std::string();
   if (const ParamBinding *b = c ? c->binding(param) : nullptr) {
-    unsigned w = std::min(b->totalWidth(), 62u);
-    int64_t hiCode = paramIsSigned(id) ? (int64_t(1) << (w - 1)) - 1 : (int64_t(1) << w) - 1;
-    int64_t loCode = paramIsSigned(id) ? -(int64_t(1) << (w - 1)) : 0;
+    // The codes the fields hold, within the int64 values the runtime encodes
+    // (npucc_npu_encode: an unsigned 64-bit field takes 0..INT64_MAX).
+    unsigned w = b->totalWidth();
+    bool sgn = paramIsSigned(id);
+    int64_t hiCode = sgn ? (w >= 64 ? INT64_MAX : (int64_t(1) << (w - 1)) - 1)
+                         : (w >= 63 ? INT64_MAX : (int64_t(1) << w) - 1);
+    int64_t loCode = sgn ? (w >= 64 ? INT64_MIN : -(int64_t(1) << (w - 1))) : 0;
     int64_t step = int64_t(1) << b->shift;
     auto scale = [&](int64_t code) -> int64_t {
-      // code * step + minus, saturated to the int64 range (|code| < 2^62).
-      if ((code < 0 ? -code : code) > (INT64_MAX >> b->shift))
+      // code * step + minus, saturated to the int64 range.
+      if (code > (INT64_MAX >> b->shift) || code < (INT64_MIN >> b->shift))
         return code > 0 ? INT64_MAX : INT64_MIN;
       int64_t v = code * step;
       if (b->minus > 0 && v > INT64_MAX - b->minus)
@@ -135,11 +143,72 @@ ParamRange TargetDesc::paramRange(const std::string &kind, const std::string &pa
     r.hi = scale(hiCode);
     r.step = step;
     r.bound = true;
+    r.field = b->text();
     return r;
   }
   const FixedParam *f = c ? c->fixedParam(param) : nullptr;
+  r.fixed = f != nullptr;
   r.lo = r.hi = f ? f->value : paramDefault(id);
   return r;
+}
+
+/// Addresses in hexadecimal, everything else in decimal.
+std::string valueText(int param, int64_t v) {
+  const std::string &n = paramNames()[size_t(param)];
+  if (n.size() < 5 || n.compare(n.size() - 5, 5, "_addr") != 0)
+    return std::to_string(v);
+  uint64_t u = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  static const char *digits = "0123456789abcdef";
+  std::string r;
+  do {
+    r.insert(r.begin(), digits[u & 15]);
+    u >>= 4;
+  } while (u);
+  return (v < 0 ? "-0x" : "0x") + r;
+}
+
+} // namespace
+
+void TargetDesc::buildParamTable() {
+  paramTable.assign(commandKindNames().size(), {});
+  for (size_t k = 0; k < commandKindNames().size(); ++k) {
+    const CommandDesc *c = command(commandKindNames()[k]);
+    for (size_t id = 0; id < paramNames().size(); ++id)
+      paramTable[k].push_back(computeParamRange(c, int(id)));
+  }
+}
+
+const ParamRange &TargetDesc::paramBounds(int kind, int param) const {
+  if (kind >= 0 && size_t(kind) < paramTable.size() && param >= 0 &&
+      size_t(param) < paramTable[size_t(kind)].size())
+    return paramTable[size_t(kind)][size_t(param)];
+  static thread_local ParamRange computed;
+  computed = computeParamRange(kind >= 0 && size_t(kind) < commandKindNames().size()
+                                   ? command(commandKindNames()[size_t(kind)])
+                                   : nullptr,
+                               param);
+  return computed;
+}
+
+ParamRange TargetDesc::paramRange(const std::string &kind, const std::string &param) const {
+  return paramBounds(commandKindId(kind), paramId(param));
+}
+
+std::string TargetDesc::paramProblem(int kind, int param, int64_t v) const {
+  const ParamRange &r = paramBounds(kind, param);
+  if (r.holds(v))
+    return "";
+  std::string head = "command '" + commandKindNames()[size_t(kind)] + "' parameter '" +
+                     paramNames()[size_t(param)] + "' = " + valueText(param, v);
+  if (!r.bound)
+    return head +
+           (r.fixed ? " but the command fixes it to "
+                    : " but the command has no field for it "
+                      "(only its default ") +
+           valueText(param, r.lo) + (r.fixed ? "" : ")");
+  return head + " does not fit its field '" + r.field + "' (" + valueText(param, r.lo) + ".." +
+         valueText(param, r.hi) + (r.step > 1 ? " in units of " + std::to_string(r.step) : "") +
+         ")";
 }
 
 bool TargetDesc::isStatusRegister(int reg) const {

@@ -213,9 +213,11 @@ void TargetParser::parseDma(const Obj &o) {
   // Explicit limits; checked against the command's fields in deriveDmaLimits.
   static const char *const Keys[] = {"max_length", "max_rows", "max_planes", "max_stride",
                                      "max_plane_stride"};
+  // Counts are at least 1; a stride limit of 0 means the DMA cannot step
+  // between rows (or planes): one row per command.
   for (size_t i = 0; i < 5; ++i)
     if (o.has(Keys[i]))
-      ExplicitDma[i] = o.range(Keys[i], 1, uint64_t(INT64_MAX));
+      ExplicitDma[i] = o.range(Keys[i], i < 3 ? 1 : 0, uint64_t(INT64_MAX));
     else
       o.opt(Keys[i]);
   if (ExplicitDma[1] && *ExplicitDma[1] > 1 && d.dims < 2)
@@ -239,9 +241,19 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
       l.kernelHeightsKey = "kernel_sizes";
     if (!lo.has("kernel_widths"))
       l.kernelWidthsKey = "kernel_sizes";
-    if (l.kernelHeights.empty() || l.kernelWidths.empty())
+    if (l.kernelHeights.empty() || l.kernelWidths.empty()) {
+      // Name the key that was probably meant, as a missing required field does.
+      std::string typo;
+      for (auto it = lo.raw().begin(); it != lo.raw().end() && typo.empty(); ++it)
+        if (!lo.seen(it.key()))
+          if (std::string near =
+                  closest(it.key(), {"kernel_sizes", "kernel_heights", "kernel_widths"});
+              !near.empty())
+            typo = "; unknown field " + shortQuote(it.key()) + " (did you mean '" + near + "'?)";
       fail(lo.at("kernel_sizes"), "operation '" + name +
-                                      "' needs kernel_sizes (or kernel_heights and kernel_widths)");
+                                      "' needs kernel_sizes (or kernel_heights and kernel_widths)" +
+                                      typo);
+    }
     l.strides = intList(lo, "strides", {1});
     if (name != "pool")
       l.dilations = intList(lo, "dilations", {1});

@@ -15,6 +15,7 @@
 #include "../../runtime/hal/npucc_params.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace npucc::target {
@@ -46,10 +47,16 @@ const unsigned RequiredKinds[] = {
 #undef NPUCC_PARAM_REQUIRED
 };
 
-/// " (did you mean 'in_addr'?)" for a misspelt semantic parameter, or "".
-std::string suggestParam(const std::string &name) {
-  std::set<std::string> names(paramNames().begin(), paramNames().end());
-  std::string near = closest(name, names);
+/// " (did you mean 'in_addr'?)" for a misspelt semantic parameter of a
+/// command of kind `kind`, or "": the parameters of that kind first.
+std::string suggestParam(const std::string &name, int kind) {
+  std::set<std::string> mine, all(paramNames().begin(), paramNames().end());
+  for (size_t id = 0; id < paramNames().size(); ++id)
+    if (kind >= 0 && (AllowedKinds[id] & (1u << kind)))
+      mine.insert(paramNames()[id]);
+  std::string near = closest(name, mine);
+  if (near.empty())
+    near = closest(name, all);
   return near.empty() ? "" : " (did you mean '" + near + "'?)";
 }
 
@@ -65,14 +72,17 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
     Obj o(regs[i], path + "/" + std::to_string(i));
     Register r;
     r.name = o.str("name");
-    r.offset = o.u32("offset");
-    r.width = unsigned(o.range("width", 32, 8, 32));
+    uint64_t offset = o.u64("offset");
+    if (offset > UINT32_MAX)
+      fail(o.at("offset"), "offset " + hexText(offset) + " does not fit in 32 bits");
+    r.offset = uint32_t(offset);
+    uint64_t width = o.u64("width", 32);
     r.doc = o.str("doc", "");
     if (r.name.empty())
       fail(o.at("name"), "a register name must not be empty");
-    if (r.width != 8 && r.width != 16 && r.width != 32)
-      fail(o.at("width"),
-           "register width must be 8, 16 or 32 bits, got " + std::to_string(r.width));
+    if (width != 8 && width != 16 && width != 32)
+      fail(o.at("width"), "register width must be 8, 16 or 32 bits, got " + std::to_string(width));
+    r.width = unsigned(width);
     if (r.offset % (r.width / 8))
       fail(o.at("offset"), "register " + shortQuote(r.name) + " at offset " + hexText(r.offset) +
                                " is not aligned to its width");
@@ -277,7 +287,8 @@ void TargetParser::parseCommands(const Obj &o) {
         po.opt(pi.key());
         int id = paramId(pi.key());
         if (id < 0)
-          fail(pp, "unknown semantic parameter " + shortQuote(pi.key()) + suggestParam(pi.key()));
+          fail(pp, "unknown semantic parameter " + shortQuote(pi.key()) +
+                       suggestParam(pi.key(), c.kindId));
         if (!(AllowedKinds[id] & (1u << c.kindId)))
           fail(pp, "parameter '" + pi.key() + "' does not apply to command '" + kind + "'");
         ParamBinding b = parseBinding(pi.key(), pi.value(), pp);
@@ -295,7 +306,8 @@ void TargetParser::parseCommands(const Obj &o) {
         f.param = fi.key();
         f.paramId = paramId(f.param);
         if (f.paramId < 0)
-          fail(fp, "unknown semantic parameter " + shortQuote(f.param) + suggestParam(f.param));
+          fail(fp, "unknown semantic parameter " + shortQuote(f.param) +
+                       suggestParam(f.param, c.kindId));
         if (!(AllowedKinds[f.paramId] & (1u << c.kindId)))
           fail(fp, "parameter '" + f.param + "' does not apply to command '" + kind + "'");
         if (c.binding(f.param))
@@ -443,10 +455,12 @@ void TargetParser::checkStatusRegisters() const {
     bits.push_back({&es.freeSlots, p + "free_slots"});
   }
   std::set<int> statusRegs;
+  std::map<int, size_t> firstBit; // status register -> its first status bit
   for (size_t i = 0; i < bits.size(); ++i) {
     if (!bits[i].b->valid())
       continue;
     statusRegs.insert(bits[i].b->field.reg);
+    firstBit.emplace(bits[i].b->field.reg, i);
     for (size_t k = 0; k < i; ++k) {
       if (!bits[k].b->valid() || !overlaps(bits[i].b->field, bits[k].b->field))
         continue;
@@ -458,22 +472,31 @@ void TargetParser::checkStatusRegisters() const {
                                shortQuote(bits[k].b->field.text) + " (" + bits[k].path + ")");
     }
   }
+  // A status bit in a register that starts or selects a command (a doorbell,
+  // an opcode, the job queue's commit) is the misplaced one: say so at the
+  // status bit. Checked before the bindings, which name the command instead.
+  for (const CommandDesc &c : T.commands) {
+    std::vector<std::pair<FieldRef, std::string>> control;
+    for (const FieldValue &s : c.select)
+      control.push_back({s.field, "/commands/" + c.kind + "/select"});
+    control.push_back({c.doorbell.field, T.queue.depth ? std::string("/job_queue/commit")
+                                                       : "/commands/" + c.kind + "/doorbell"});
+    for (const auto &f : control)
+      if (statusRegs.count(f.first.reg)) {
+        const Bit &b = bits[firstBit.at(f.first.reg)];
+        fail(b.path, "status bit " + shortQuote(b.b->field.text) + " is in register " +
+                         shortQuote(T.registers[size_t(f.first.reg)].name) + ", which command '" +
+                         c.kind + "' writes to start it (" + f.second +
+                         "); status bits must be in registers no command writes");
+      }
+  }
   for (const CommandDesc &c : T.commands) {
     std::string p = "/commands/" + c.kind;
     for (const ParamBinding &b : c.params)
       for (const FieldRef &f : b.fields)
         if (statusRegs.count(f.reg))
-          fail(p + "/params/" + b.param, "register " +
-                                             shortQuote(T.registers[size_t(f.reg)].name) +
+          fail(p + "/params/" + b.param, "register " + shortQuote(T.registers[size_t(f.reg)].name) +
                                              " holds status bits; commands cannot write it");
-    for (const FieldValue &s : c.select)
-      if (statusRegs.count(s.field.reg))
-        fail(p + "/select", "register " + shortQuote(T.registers[size_t(s.field.reg)].name) +
-                                " holds status bits; commands cannot write it");
-    if (statusRegs.count(c.doorbell.field.reg))
-      fail(T.queue.depth ? "/job_queue/commit" : p + "/doorbell",
-           "register " + shortQuote(T.registers[size_t(c.doorbell.field.reg)].name) +
-               " holds status bits; commands cannot write it");
   }
 }
 
@@ -496,40 +519,8 @@ void TargetParser::checkAmbiguousCommands() const {
     }
 }
 
-void TargetParser::deriveDmaLimits() {
-  static const char *const Keys[] = {"max_length", "max_rows", "max_planes", "max_stride",
-                                     "max_plane_stride"};
-  static const std::vector<std::vector<std::string>> Params = {
-      {"length"}, {"rows"}, {"planes"}, {"src_stride", "dst_stride"},
-      {"src_plane_stride", "dst_plane_stride"}};
-  uint64_t *out[] = {&T.dma.maxLength, &T.dma.maxRows, &T.dma.maxPlanes, &T.dma.maxStride,
-                     &T.dma.maxPlaneStride};
-  unsigned needDims[] = {1, 2, 3, 2, 3};
-  for (size_t i = 0; i < 5; ++i) {
-    uint64_t cap = ~uint64_t(0);
-    for (const std::string &p : Params[i]) {
-      ParamRange r = T.paramRange("dma", p);
-      if (T.dma.dims >= needDims[i] && !r.bound && !T.command("dma")->fixedParam(p))
-        fail("/commands/dma/params", "a " + std::to_string(T.dma.dims) +
-                                         "-D DMA must bind parameter '" + p + "'");
-      cap = std::min<uint64_t>(cap, uint64_t(std::max<int64_t>(r.hi, 0)));
-    }
-    if (T.dma.dims < needDims[i])
-      cap = i < 3 ? 1 : 0;
-    if (ExplicitDma[i]) {
-      if (*ExplicitDma[i] > cap)
-        fail(std::string("/dma/") + Keys[i],
-             std::string(Keys[i]) + " " + std::to_string(*ExplicitDma[i]) +
-                 " exceeds what the dma command's fields can hold (" + std::to_string(cap) + ")");
-      cap = *ExplicitDma[i];
-    }
-    *out[i] = cap;
-  }
-  if (T.dma.maxLength == 0)
-    fail("/commands/dma/params/length", "the dma command cannot carry a length of 1 byte");
-}
-
 void TargetParser::crossCheck() {
+  T.buildParamTable();
   for (const auto &op : T.compute.operations)
     if (!T.command(op.first))
       fail("/compute/operations/" + op.first,
@@ -545,9 +536,12 @@ void TargetParser::crossCheck() {
       continue;
     if (l->perChannelRequant && !c.binding("rq_addr"))
       fail(p + "/params", "per-channel requant needs parameter 'rq_addr' bound");
-    if (l->perTensorRequant && (!c.binding("requant_mult") || !c.binding("requant_shift")))
-      fail(p + "/params",
-           "per-tensor requant needs parameters 'requant_mult' and 'requant_shift' bound");
+    // A fixed multiplier is a shift-only requantizer (the quantizer then
+    // makes every ratio a power of two: target::quantRules).
+    if (l->perTensorRequant && ((!c.binding("requant_mult") && !c.fixedParam("requant_mult")) ||
+                                !c.binding("requant_shift")))
+      fail(p + "/params", "per-tensor requant needs parameter 'requant_mult' bound (or fixed: "
+                          "a shift-only requantizer) and 'requant_shift' bound");
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" &&
@@ -558,60 +552,9 @@ void TargetParser::crossCheck() {
   checkStatusRegisters();
   checkAmbiguousCommands();
   checkCapabilitiesEncodable();
+  foldAddressUnits();
   deriveDmaLimits();
-}
-
-/// Every value an operation's capabilities allow must be programmable
-/// through its command (bound field range, or the fixed value), and the
-/// requantization modes must be selectable.
-void TargetParser::checkCapabilitiesEncodable() const {
-  for (const auto &kv : T.compute.operations) {
-    const std::string &op = kv.first;
-    const OpLimits &l = kv.second;
-    const CommandDesc *c = T.command(op);
-    std::string path = "/compute/operations/" + op;
-    auto fitsAll = [&](const char *param, const std::vector<int> &vals, const char *what) {
-      if (!(paramNames().size() && (paramId(param) >= 0)))
-        return;
-      ParamRange r = T.paramRange(op, param);
-      for (int v : vals)
-        if (v < r.lo || v > r.hi || (v - r.lo) % r.step)
-          fail(path, std::string(what) + " " + std::to_string(v) + " cannot be programmed: " +
-                         (r.bound ? "the field of '" + std::string(param) + "' in /commands/" + op +
-                                        " holds " + std::to_string(r.lo) + ".." +
-                                        std::to_string(r.hi)
-                                  : "/commands/" + op + " fixes '" + param + "' to " +
-                                        std::to_string(r.lo)));
-    };
-    if (op == "conv" || op == "depthwise" || op == "pool") {
-      fitsAll("k_h", l.kernelHeights, "kernel height");
-      fitsAll("k_w", l.kernelWidths, "kernel width");
-      fitsAll("stride_h", l.strides, "stride");
-      fitsAll("stride_w", l.strides, "stride");
-      if (op != "pool") {
-        fitsAll("dil_h", l.dilations, "dilation");
-        fitsAll("dil_w", l.dilations, "dilation");
-      }
-      ParamRange top = T.paramRange(op, "pad_top"), left = T.paramRange(op, "pad_left");
-      if (int64_t(l.maxPad[0]) > top.hi || int64_t(l.maxPad[2]) > left.hi)
-        fail(path, "max_padding top " + std::to_string(l.maxPad[0]) + " / left " +
-                       std::to_string(l.maxPad[2]) + " cannot be programmed: pad_top holds up to " +
-                       std::to_string(top.hi) + ", pad_left up to " + std::to_string(left.hi));
-    }
-    if (op == "depthwise")
-      fitsAll("depth_mult", l.depthMultipliers, "channel multiplier");
-    if (op == "conv" || op == "depthwise" || op == "matmul") {
-      ParamRange pc = T.paramRange(op, "per_channel");
-      bool canPc = pc.lo <= 1 && pc.hi >= 1, canPt = pc.lo <= 0 && pc.hi >= 0;
-      if (l.perChannelRequant && !canPc)
-        fail("/commands/" + op + "/params",
-             "per-channel requant needs parameter 'per_channel' bound (or fixed to 1)");
-      if (l.perTensorRequant && !canPt)
-        fail("/commands/" + op + "/fixed",
-             "per-tensor requant needs 'per_channel' 0, but the command fixes it to 1");
-    }
-    (void)c;
-  }
+  checkDmaReach();
 }
 
 } // namespace npucc::target

@@ -4,8 +4,13 @@
 //   TargetParse.cpp          hardware: memories, DMA, compute operations, timing
 //   TargetParseInterface.cpp programming interface: registers, commands and
 //                            their bindings, status bits, job queue, and the
-//                            checks across them (ambiguous commands, effective
-//                            DMA limits)
+//                            checks across them (ambiguous commands, status
+//                            registers)
+//   TargetProofs.cpp         what the loader proves about every value a
+//                            program will write: capabilities programmable,
+//                            address units (effective alignment), DMA counts
+//                            in units of 1, effective DMA limits, every
+//                            memory within the DMA's address fields
 // Every error is a json_reader::ParseError carrying the JSON path.
 //
 //===----------------------------------------------------------------------===//
@@ -53,9 +58,13 @@ private:
   void parseStatus(const Obj &o);
   void checkAmbiguousCommands() const;
   void checkStatusRegisters() const;
-  void checkCapabilitiesEncodable() const;
-  void deriveDmaLimits();
   void crossCheck();
+
+  // TargetProofs.cpp
+  void checkCapabilitiesEncodable() const;
+  void foldAddressUnits();
+  void deriveDmaLimits();
+  void checkDmaReach() const;
 
   struct Range {
     std::string name;

@@ -8,7 +8,10 @@
  *      the input in the first writable one (RAM), as host buffers mapped into
  *      the simulator (at 64-bit NPU addresses where the description has them);
  *   2. DMA commands move them into the scratchpad, each operand in the next bank
- *      (so operands that must not share a bank never do); the CPU waits for each;
+ *      (so operands that must not share a bank never do), at addresses that meet
+ *      every alignment the description states (DMA, scratchpad, each operand: the
+ *      per-channel table gets its own aligned offset after the bias), in
+ *      transfers no longer than the DMA's max_length; the CPU waits for each;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
  *      channel or per tensor, whichever the NPU's conv has;
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
@@ -37,6 +40,7 @@
  * rt/npucc_target.h names the emitted NPU's table (NPUCC_TARGET).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "npucc_hal.h"
@@ -48,10 +52,15 @@
 enum { H = 6, W = 6, CIN = 8, COUT = 16, K = 3 };
 #define POLLS 10000000u
 
-static int8_t input[H * W * CIN];             /* HWC */
-static int8_t weights[COUT * K * K * CIN];    /* OHWI */
-static int32_t bias_rq[COUT + 2 * COUT];      /* bias[COUT], then mult[COUT], shift[COUT] */
+static int8_t input[H * W * CIN];          /* HWC */
+static int8_t weights[COUT * K * K * CIN]; /* OHWI */
+static int32_t bias[COUT];
 static int8_t output[H * W * COUT], expect[H * W * COUT];
+/* The bias and the per-channel table (int32 mult[COUT], shift[COUT]) as one
+ * block moved by one DMA: the table starts at rq_off, the first offset after
+ * the bias that meets every alignment the description states. */
+static int32_t *table;
+static uint32_t rq_off, table_size;
 
 static const npucc_target_desc *target(void) { return NPUCC_TARGET; }
 
@@ -112,15 +121,29 @@ static int wait_for(int engine, uint32_t polls, const char *what) {
   return rc == NPUCC_OK ? rc : fail(what, rc);
 }
 
+/* Copies len bytes in transfers of at most dma_max_length bytes (a multiple
+ * of the DMA alignment when split); waits after each one if `wait`. */
 static int dma(uint64_t src, uint64_t dst, uint32_t len, int wait) {
+  const npucc_target_desc *d = target();
+  uint64_t chunk = d->dma_max_length, a = d->dma_alignment ? d->dma_alignment : 1;
   int64_t p[NPUCC_P_COUNT];
-  npucc_npu_defaults(p);
-  p[NPUCC_P_SRC_ADDR] = (int64_t)src;
-  p[NPUCC_P_DST_ADDR] = (int64_t)dst;
-  p[NPUCC_P_LENGTH] = (int64_t)len;
-  if (issue(NPUCC_KIND_DMA, p) != NPUCC_OK)
-    return -1;
-  return wait ? wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma") : NPUCC_OK;
+  if (chunk < len)
+    chunk = chunk / a * a;
+  if (chunk == 0)
+    return fail("dma (max_length below the DMA alignment)", NPUCC_ERR_RANGE);
+  while (len > 0) {
+    uint32_t n = len < chunk ? len : (uint32_t)chunk;
+    npucc_npu_defaults(p);
+    p[NPUCC_P_SRC_ADDR] = (int64_t)src;
+    p[NPUCC_P_DST_ADDR] = (int64_t)dst;
+    p[NPUCC_P_LENGTH] = (int64_t)n;
+    if (issue(NPUCC_KIND_DMA, p) != NPUCC_OK)
+      return -1;
+    if (wait && wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma") != NPUCC_OK)
+      return -1;
+    src += n, dst += n, len -= n;
+  }
+  return NPUCC_OK;
 }
 
 /* Deterministic test data and the C reference of the convolution. */
@@ -132,11 +155,11 @@ static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const 
   for (i = 0; i < (int)sizeof weights; i++)
     weights[i] = (int8_t)((s = s * 1103515245u + 12345u) >> 24);
   for (o = 0; o < COUT; o++)
-    bias_rq[o] = (int32_t)((s = s * 1103515245u + 12345u) >> 20) - 2048;
+    bias[o] = (int32_t)((s = s * 1103515245u + 12345u) >> 20) - 2048;
   for (oy = 0; oy < H; oy++)
     for (ox = 0; ox < W; ox++)
       for (o = 0; o < COUT; o++) {
-        int32_t acc = bias_rq[o];
+        int32_t acc = bias[o];
         for (ky = 0; ky < K; ky++)
           for (kx = 0; kx < K; kx++) {
             int iy = oy + ky - 1, ix = ox + kx - 1;
@@ -171,18 +194,26 @@ int main(int argc, char **argv) {
     printf("%s: needs a scratchpad and a writable system memory\n", d->name);
     return 2;
   }
+  /* Every alignment the description states: the DMA's (system and scratchpad
+   * addresses), the scratchpad's and each operand's (bias, rq table, ...). */
   a = spm->alignment > d->dma_alignment ? spm->alignment : d->dma_alignment;
   a = a > 16 ? a : 16;
   for (o = 0; o < NPUCC_OPND_COUNT; o++)
     a = spm->operand_alignment[o] > a ? spm->operand_alignment[o] : a;
+  rq_off = (uint32_t)align_up(sizeof bias, a);
+  table_size = rq_off + 2 * COUT * (uint32_t)sizeof(int32_t);
+  table = (int32_t *)calloc(table_size / sizeof(int32_t), sizeof(int32_t));
+  if (!table)
+    return 2;
   /* Requantization: one multiplier per channel if the NPU has it, else one for all. */
   for (o = 0; o < COUT; o++) {
     mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
     shift[o] = 9;                                                     /* x 2^-9 */
   }
   make_data(-3, 5, mult, shift);
-  memcpy(bias_rq + COUT, mult, sizeof mult);
-  memcpy(bias_rq + 2 * COUT, shift, sizeof shift);
+  memcpy(table, bias, sizeof bias);
+  memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
+  memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);
 
   sim = npucc_sim_create(d);
   if (!sim)
@@ -190,21 +221,21 @@ int main(int argc, char **argv) {
   npucc_sim_attach(sim);
   /* System memory: the input, then the output in RAM; weights and the bias/requant
    * table in flash when the NPU has a read-only window, else in RAM too. */
-  in_s = ram->base;
+  in_s = align_up(ram->base, a);
   out_s = align_up(in_s + sizeof input, a);
-  w_s = rom ? rom->base : align_up(out_s + sizeof output, a);
+  w_s = align_up(rom ? rom->base : out_s + sizeof output, a);
   b_s = align_up(w_s + sizeof weights, a);
   if (npucc_sim_map(sim, in_s, input, sizeof input) != 0 ||
       npucc_sim_map(sim, out_s, output, sizeof output) != 0 ||
       npucc_sim_map(sim, w_s, weights, sizeof weights) != 0 ||
-      npucc_sim_map(sim, b_s, bias_rq, sizeof bias_rq) != 0) {
+      npucc_sim_map(sim, b_s, table, table_size) != 0) {
     printf("%s: cannot map the buffers into the system memory windows\n", d->name);
     return 2;
   }
   /* Scratchpad layout: input, weights, bias/requant table, output, one bank each in turn. */
   in_d = spm_place(spm, sizeof input, a);
   w_d = spm_place(spm, sizeof weights, a);
-  b_d = spm_place(spm, sizeof bias_rq, a);
+  b_d = spm_place(spm, table_size, a);
   out_d = spm_place(spm, sizeof output, a);
 
   if (fault) {
@@ -214,7 +245,7 @@ int main(int argc, char **argv) {
       wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma (into read-only or unmapped memory)");
     goto done;
   }
-  if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, sizeof bias_rq, 1) ||
+  if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, table_size, 1) ||
       dma(in_s, in_d, sizeof input, !race))
     goto done;
   npucc_npu_defaults(p);
@@ -236,7 +267,7 @@ int main(int argc, char **argv) {
   p[NPUCC_P_OUT_ZP] = 5;
   if (per_channel) {
     p[NPUCC_P_PER_CHANNEL] = 1;
-    p[NPUCC_P_RQ_ADDR] = (int64_t)(b_d + COUT * 4);
+    p[NPUCC_P_RQ_ADDR] = (int64_t)(b_d + rq_off);
   } else {
     p[NPUCC_P_REQUANT_MULT] = mult[0];
     p[NPUCC_P_REQUANT_SHIFT] = shift[0];
@@ -278,5 +309,6 @@ done:
            d->name, (int)sizeof output, per_channel ? "per-channel" : "per-tensor");
   }
   npucc_sim_destroy(sim);
+  free(table);
   return rc;
 }

@@ -26,7 +26,8 @@ int npucc_stream_run(const npucc_target_desc *d, const npucc_stream_op *ops, uin
     st = g_state[op->kind == NPUCC_KIND_DMA ? 0 : 1];
     for (k = op->first; k < op->first + op->arg; ++k) {
       const npucc_stream_param *p = &params[k];
-      st[p->param] = (int64_t)p->value + (p->base ? (int64_t)bases[p->base] : 0);
+      /* An address: an unsigned 32-bit offset from its buffer's base. */
+      st[p->param] = p->base ? (int64_t)(bases[p->base] + (uint32_t)p->value) : (int64_t)p->value;
     }
     rc = npucc_npu_issue(d, op->kind, st, (int *)0);
     if (rc != NPUCC_OK)

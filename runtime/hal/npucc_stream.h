@@ -45,8 +45,8 @@ typedef struct npucc_stream_op {
 
 typedef struct npucc_stream_param {
   uint8_t param; /* NPUCC_P_* */
-  uint8_t base;  /* 0: value as is; else value + bases[base] */
-  int32_t value;
+  uint8_t base;  /* 0: value as is; else bases[base] + (uint32_t)value */
+  int32_t value; /* with a base: the bits of an unsigned offset (up to 4 GiB - 1) */
 } npucc_stream_param;
 
 /* Every parameter back to its default (start of a run). */

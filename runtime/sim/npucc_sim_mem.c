@@ -231,6 +231,7 @@ int npucc_sim_spm_read(npucc_sim *s, uint64_t addr, void *dst, uint32_t size) {
 uint64_t npucc_sim_device_addr(npucc_sim *s, const void *host, uint64_t size, int writable) {
   const uint8_t *h = (const uint8_t *)host;
   uint16_t pass, i;
+  uint64_t align;
   int k;
   if (s == NULL)
     return 0;
@@ -239,12 +240,15 @@ uint64_t npucc_sim_device_addr(npucc_sim *s, const void *host, uint64_t size, in
   for (k = 0; k < s->num_maps; ++k)
     if (h >= s->maps[k].host && (uint64_t)(h - s->maps[k].host) + size <= s->maps[k].size)
       return s->maps[k].base + (uint64_t)(h - s->maps[k].host);
-  /* Constant data prefers a read-only window; then any writable one. */
+  /* Constant data prefers a read-only window; then any writable one. Each
+   * buffer starts at a multiple of 64 bytes and of the DMA alignment, as the
+   * compiler assumes of the buffers firmware places. */
+  align = s->d->dma_alignment > 64 ? s->d->dma_alignment : 64;
   for (pass = writable ? 1 : 0; pass < 2; ++pass)
     for (i = 0; i < s->d->num_mems; ++i) {
       const npucc_mem_desc *m = &s->d->mems[i];
       uint64_t at = s->auto_next[i] ? s->auto_next[i] : m->base;
-      at = (at + 63) / 64 * 64;
+      at = (at + align - 1) / align * align;
       if (m->kind != NPUCC_MEM_SYSTEM || (pass == 0 && m->writable) ||
           (pass == 1 && !m->writable) || !inside(at, size, m->base, m->size))
         continue;

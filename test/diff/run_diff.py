@@ -3,7 +3,7 @@
 
 usage: run_diff.py --npucc BIN [--seed S] [--int8 N] [--float M] [--targets LIST]
                    [--float-targets LIST] [--jobs 2] [--out DIR] [--regressions]
-                   [--cflags=FLAGS] [--timeout SEC] [--known-bugs]
+                   [--cflags=FLAGS] [--timeout SEC]
        run_diff.py --npucc BIN --ci          (the fixed-seed slice of ctest diff_models)
 
 Generates N int8 (QDQ) and M float models with diffgen.py (seeds S, S+1, ...), takes
@@ -121,8 +121,6 @@ def main():
                     help="also check every test/diff/regressions folder on every target")
     ap.add_argument("--cflags", default="-O2", help="C flags of the checks (npucc check --cflags)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per check")
-    ap.add_argument("--known-bugs", action="store_true",
-                    help="also draw the configurations of open findings (expected_failures.txt)")
     ap.add_argument("--ci", action="store_true",
                     help="the ctest slice: seed %d, %d int8 + %d float models, regressions, -O0"
                     % (CI_SEED, CI_INT8, CI_FLOAT))
@@ -142,8 +140,8 @@ def main():
     if random_part and have_ort:
         cdir = os.path.join(out, "cases")
         shutil.rmtree(cdir, ignore_errors=True)
-        names = diffgen.generate(cdir, a.seed, a.int8, "int8", a.known_bugs)
-        names += diffgen.generate(cdir, a.seed + a.int8, a.float, "float", a.known_bugs)
+        names = diffgen.generate(cdir, a.seed, a.int8, "int8")
+        names += diffgen.generate(cdir, a.seed + a.int8, a.float, "float")
         cases = [os.path.join(cdir, n) for n in names]
         ort_refused = diffrun.take_golden(cases)
         for c, e in sorted(ort_refused.items()):
@@ -201,7 +199,14 @@ def main():
         return 1
     if not a.out:  # a temp folder: nothing to look at
         shutil.rmtree(out, ignore_errors=True)
-    return 0 if have_ort else 77
+    if have_ort:
+        return 0
+    # ONNX Runtime missing: a skip (77), or a failure under CI (docs/testing.md, "Skips and CI")
+    if os.environ.get("CI"):
+        print("FAIL: ONNX Runtime for node not found (CI is set: a test that cannot run fails)")
+        return 1
+    print("SKIP: ONNX Runtime for node not found (NPUCC_ORT_NODE_MODULES)")
+    return 77
 
 
 if __name__ == "__main__":

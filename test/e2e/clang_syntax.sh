@@ -8,8 +8,10 @@ build="$1"
 command -v clang++ > /dev/null || { echo "FAIL: clang++ not installed (scripts/setup-deps.sh)"; exit 1; }
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-# One command per line: compiler, flags, -c SOURCE. Keep the C++ ones only.
+# One command per line: compiler, flags, -c SOURCE. Keep the C++ ones only (a compiler
+# launcher such as ccache in front of the compiler is dropped).
 ninja -C "$build" -t commands npucc npucc_unit_tests \
+  | sed -E 's/^[^ ]*ccache //' \
   | grep -E '^[^ ]*(c\+\+|g\+\+|clang\+\+) .* -c [^ ]+\.cpp$' \
   | sed -E 's/^[^ ]+ /clang++ /; s/ -MD//; s/ -MT [^ ]+//; s/ -MF [^ ]+//; s/ -o [^ ]+ -c / -fsyntax-only -Wall -Wextra -Werror -c /' \
   | sort -u > "$tmp/cmds"

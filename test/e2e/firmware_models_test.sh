@@ -8,18 +8,19 @@
 # within 1e-4 of the golden outputs' largest magnitude, less than one int8 step of these
 # models' outputs (on the host they are 0 steps from golden: scripts/run_quant_models.sh);
 # a planted store bug in the fast conv fails all 12 runs. Exit 77 (skipped) without
-# ../shared/models or the cross tools.
+# ../shared/models or the cross tools, a failure when CI is set (test/e2e/ci_skip.sh).
 # Usage: firmware_models_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
 src="$(cd "$2" && pwd)"
+. "$src/test/e2e/ci_skip.sh"
 shared="$(cd "$src/.." && pwd)/shared/models"
 models=mlpt_kws_qdq,mlpt_ic_qdq,mlpt_vww_qdq,mlpt_ad_qdq
 for t in arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm qemu-system-riscv32; do
-  command -v "$t" > /dev/null || { echo "SKIP: $t not installed"; exit 77; }
+  command -v "$t" > /dev/null || ci_skip_exit "$t not installed"
 done
 for m in ${models//,/ }; do
-  [ -f "$shared/$m/model.onnx" ] || { echo "SKIP: $shared/$m not found"; exit 77; }
+  [ -f "$shared/$m/model.onnx" ] || ci_skip_exit "$shared/$m not found"
 done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

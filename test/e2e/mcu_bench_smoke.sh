@@ -4,13 +4,15 @@
 # printing PASS) and writes a well-formed table: one row per kernel variant (reference,
 # portable and dsp, the last on Cortex-M4 only; `current` alone for an npucc without
 # --cpu-kernels), arch and -O with a positive instruction count, instructions per MAC, flash and RAM columns, and per-layer-type rows whose
-# sum is the hooked total. No timing is asserted. Exit 77 (skipped) without the cross tools.
+# sum is the hooked total. No timing is asserted. Exit 77 (skipped) without the cross tools,
+# 1 when CI is set (test/e2e/ci_skip.sh).
 # Usage: mcu_bench_smoke.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
 src="$(cd "$2" && pwd)"
+. "$src/test/e2e/ci_skip.sh"
 for t in arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm qemu-system-riscv32; do
-  command -v "$t" > /dev/null || { echo "SKIP: $t not installed"; exit 77; }
+  command -v "$t" > /dev/null || ci_skip_exit "$t not installed"
 done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

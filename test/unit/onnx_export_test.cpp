@@ -18,6 +18,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "CiSkip.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -192,7 +194,7 @@ class ExportOwnModels : public ::testing::TestWithParam<const char *> {};
 TEST_P(ExportOwnModels, RoundTripMatchesInterpreter) {
   fs::path dir = fs::path(kSrc) / "models" / GetParam();
   if (!fs::exists(dir / "model.onnx"))
-    GTEST_SKIP() << dir << " missing";
+    NPUCC_SKIP() << dir << " missing";
   for (const std::string pipeline : {"", kFusePipeline}) {
     SCOPED_TRACE("pipeline '" + pipeline + "'");
     RoundTrip rt;
@@ -219,7 +221,7 @@ class ExportQdqModels : public ::testing::TestWithParam<const char *> {};
 TEST_P(ExportQdqModels, RoundTripKeepsQdqAndMatches) {
   fs::path dir = fs::path(kShared) / GetParam();
   if (!fs::exists(dir / "model.onnx"))
-    GTEST_SKIP() << dir << " missing";
+    NPUCC_SKIP() << dir << " missing";
   for (const std::string pipeline : {"", kQdqPipeline}) {
     SCOPED_TRACE("pipeline '" + pipeline + "'");
     RoundTrip rt;
@@ -244,14 +246,16 @@ INSTANTIATE_TEST_SUITE_P(Models, ExportQdqModels,
 TEST(Export, NodeTestsRoundTrip) {
   std::ifstream list(kSrc + "/test/e2e/node_tests.txt");
   if (!fs::exists(kNode) || !list)
-    GTEST_SKIP() << "ONNX node tests missing";
+    NPUCC_SKIP() << "ONNX node tests missing";
   int ran = 0;
   for (std::string line; std::getline(list, line);) {
     if (line.empty() || line[0] == '#')
       continue;
     fs::path dir = fs::path(kNode) / line;
-    if (!fs::exists(dir / "model.onnx"))
+    if (!fs::exists(dir / "model.onnx")) {
+      NPUCC_SKIP_PART(dir << " missing (listed in test/e2e/node_tests.txt)");
       continue;
+    }
     SCOPED_TRACE(line);
     RoundTrip rt;
     roundTrip(dir, "", rt);
@@ -411,7 +415,7 @@ TEST_P(ExportTypedModels, TypedInt8IrExportsAsQdq) {
   npucc::onnx::ImportOptions opts;
   auto g = importDir(fs::path(kShared) / GetParam(), passes::defaultPipeline(), feed, &opts);
   if (!g)
-    GTEST_SKIP() << GetParam() << " missing";
+    NPUCC_SKIP() << GetParam() << " missing";
   ASSERT_NE(firstTypedNode(*g), nullptr) << "fold-qdq made no typed node";
   auto before = interp::runGraph(*g, feed);
   ASSERT_TRUE(before) << before.error().str();
@@ -443,7 +447,7 @@ TEST(Export, TypedInt8IrIsRefusedNamingTheNode) {
   std::map<std::string, Tensor> feed;
   auto g = importDir(fs::path(kShared) / "mlpt_kws_qdq", "fold-qdq,dce", feed);
   if (!g)
-    GTEST_SKIP() << "mlpt_kws_qdq missing";
+    NPUCC_SKIP() << "mlpt_kws_qdq missing";
   const Node *typed = firstTypedNode(*g);
   ASSERT_NE(typed, nullptr) << "fold-qdq made no typed node";
 
@@ -607,7 +611,7 @@ int independentCheck(const fs::path &model, const fs::path &data, const std::str
 
 TEST(Export, IndependentRuntimeMatchesGolden) {
   if (!fs::exists("/usr/bin/python3"))
-    GTEST_SKIP() << "no /usr/bin/python3";
+    NPUCC_SKIP() << "no /usr/bin/python3";
   struct Case {
     fs::path dir;
     const char *pipeline;
@@ -626,8 +630,10 @@ TEST(Export, IndependentRuntimeMatchesGolden) {
   int ran = 0, skipped = 0;
   std::string why;
   for (const Case &c : cases) {
-    if (!fs::exists(c.dir / "model.onnx"))
+    if (!fs::exists(c.dir / "model.onnx")) {
+      NPUCC_SKIP_PART(c.dir << " missing");
       continue;
+    }
     SCOPED_TRACE(c.dir.string() + " with '" + c.pipeline + "'");
     std::map<std::string, Tensor> feed;
     auto g = importDir(c.dir, c.pipeline, feed);
@@ -653,7 +659,7 @@ TEST(Export, IndependentRuntimeMatchesGolden) {
     EXPECT_EQ(skipped, 0) << "NPUCC_ORT_NODE_MODULES is set but ONNX Runtime did not run: " << why;
   }
   if (!ran && skipped)
-    GTEST_SKIP() << "the python onnx checker passed, but no independent runtime: " << why
+    NPUCC_SKIP() << "the python onnx checker passed, but no independent runtime: " << why
                  << "(install onnxruntime-node with npm and set NPUCC_ORT_NODE_MODULES)";
   EXPECT_GT(ran, 0);
 }

@@ -16,6 +16,8 @@
 #include "npucc/onnx/Importer.h"
 #include "npucc/passes/Pass.h"
 
+#include "CiSkip.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -325,7 +327,7 @@ std::unique_ptr<ir::Graph> importWith(const fs::path &p, const std::string &pipe
 TEST(AccuracyModel, TorchPtqQdqFakeQuantVsInt8) {
   fs::path dir = fs::path(NPUCC_SOURCE_DIR "/../shared/models/torch_ptq_qdq");
   if (!fs::exists(dir / "model.onnx"))
-    GTEST_SKIP() << "no " << dir;
+    NPUCC_SKIP() << "no " << dir;
   // (a) QDQ kept: the float interpreter runs ONNX's fake-quant semantics.
   auto fq = importWith(dir / "model.onnx", "remove-identity,dce");
   // (b) the default pipeline: typed int8 IR, integer interpreter.

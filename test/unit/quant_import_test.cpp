@@ -11,6 +11,8 @@
 #include "npucc/onnx/Importer.h"
 #include "npucc/passes/Pass.h"
 
+#include "CiSkip.h"
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -56,7 +58,7 @@ TEST(QuantOps, TableRows) {
 TEST(QuantImport, QLinearConvBecomesTypedConv) {
   fs::path dir = fs::path(kNode) / "test_qlinearconv";
   if (!fs::exists(dir))
-    GTEST_SKIP();
+    NPUCC_SKIP() << dir << " missing";
   std::string p = constantizedModel(dir);
   ASSERT_FALSE(p.empty());
   auto g = importOrFail(p);
@@ -82,7 +84,7 @@ TEST(QuantImport, ScalesAsGraphInputsWithInitializersAreConstants) {
   for (const char *c : {"test_qlinearconv", "test_qlinearmatmul_2D"}) {
     fs::path dir = fs::path(kNode) / c;
     if (!fs::exists(dir))
-      GTEST_SKIP();
+      NPUCC_SKIP() << dir << " missing";
     std::string p = constantizedModel(dir, /*keepInputs=*/true);
     ASSERT_FALSE(p.empty());
     auto g = importOrFail(p);
@@ -101,7 +103,7 @@ TEST(QuantImport, IntegerOpsHaveI32Output) {
   for (const char *c : {"test_convinteger_with_padding", "test_matmulinteger"}) {
     fs::path dir = fs::path(kNode) / c;
     if (!fs::exists(dir))
-      GTEST_SKIP();
+      NPUCC_SKIP() << dir << " missing";
     std::string p = constantizedModel(dir);
     ASSERT_FALSE(p.empty());
     auto g = importOrFail(p);
@@ -121,7 +123,7 @@ fs::path shared(const char *m) { return fs::path(NPUCC_SOURCE_DIR "/../shared/mo
 TEST(QuantImport, MobilenetInt8ComMicrosoft) {
   fs::path p = shared("mobilenetv2_12_int8") / "model.onnx";
   if (!fs::exists(p))
-    GTEST_SKIP() << "no shared models";
+    NPUCC_SKIP() << p << " missing";
   npucc::onnx::ImportOptions opts;
   opts.shapes["input"] = {1, 3, 224, 224};
   auto gr = npucc::onnx::importModel(p.string(), opts);
@@ -157,7 +159,7 @@ class FoldQdqModel : public ::testing::TestWithParam<const char *> {};
 TEST_P(FoldQdqModel, AllMatrixOpsTyped) {
   fs::path p = shared(GetParam()) / "model.onnx";
   if (!fs::exists(p))
-    GTEST_SKIP() << "no shared models";
+    NPUCC_SKIP() << p << " missing";
   auto g = importOrFail(p.string());
   ASSERT_TRUE(g);
   passes::PassContext ctx;
@@ -186,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, FoldQdqModel,
 TEST(FoldQdq, NoOpOnFloatModel) {
   std::string p = NPUCC_SOURCE_DIR "/models/tinycnn/model.onnx";
   if (!fs::exists(p))
-    GTEST_SKIP();
+    NPUCC_SKIP() << p << " missing";
   auto g = importOrFail(p);
   ASSERT_TRUE(g);
   std::string before = ir::printGraph(*g);

@@ -15,6 +15,8 @@
 #include "npucc/onnx/Importer.h"
 #include "npucc/passes/Pass.h"
 
+#include "CiSkip.h"
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -135,7 +137,7 @@ class QuantNodeTest : public ::testing::TestWithParam<const char *> {};
 TEST_P(QuantNodeTest, MatchesExactly) {
   fs::path dir = fs::path("/usr/share/libonnx-testdata/data/node") / GetParam();
   if (!fs::exists(dir))
-    GTEST_SKIP() << "no ONNX test data at " << dir;
+    NPUCC_SKIP() << "no ONNX test data at " << dir;
   Loaded l = load(dir, true);
   ASSERT_TRUE(l.g);
   // Every compute node is evaluated by the integer interpreter.
@@ -170,7 +172,7 @@ class QuantModelTest : public ::testing::TestWithParam<const char *> {};
 TEST_P(QuantModelTest, MatchesGoldenInSteps) {
   fs::path dir = fs::path(NPUCC_SOURCE_DIR "/../shared/models") / GetParam();
   if (!fs::exists(dir))
-    GTEST_SKIP() << "no shared models at " << dir;
+    NPUCC_SKIP() << "no shared models at " << dir;
   Loaded l = load(dir, false);
   ASSERT_TRUE(l.g);
   // fold-qdq left no float compute op between Q/DQ pairs.

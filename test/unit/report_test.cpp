@@ -11,6 +11,7 @@
 #include "npucc/driver/Driver.h"
 #include "npucc/driver/Report.h"
 
+#include "CiSkip.h"
 #include "TestTargets.h"
 
 #include <gtest/gtest.h>
@@ -34,7 +35,7 @@ class ReportBounds : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ReportBounds, TotalsAreLowerBoundsAndMacsCountEveryLayer) {
   if (!std::filesystem::exists(kwsModel()))
-    GTEST_SKIP() << kwsModel() << " not present";
+    NPUCC_SKIP() << kwsModel() << " not present";
   driver::CompileOptions o;
   o.modelPath = kwsModel();
   o.target = GetParam();
@@ -64,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(AllTargets, ReportBounds, ::testing::ValuesIn(test::all
 
 TEST(Report, CpuLayerMacsCountOnNpuDefault) {
   if (!std::filesystem::exists(kwsModel()))
-    GTEST_SKIP() << kwsModel() << " not present";
+    NPUCC_SKIP() << kwsModel() << " not present";
   driver::CompileOptions o;
   o.modelPath = kwsModel();
   o.target = "npu-default";

@@ -31,6 +31,7 @@ TEST(TargetSchema, WideAddressesAndSplitParameters) {
   auto r = parseEdited([](json &j) {
     set(j, "/address_bits", 40);
     set(j, "/memories/system/0/base", "0xA0_0000_0000");
+    set(j, "/memories/system/0/access", "ro"); // only read: src_addr reaches it
     set(j, "/registers/6/fields/0/width", 8);
     set(j, "/commands/dma/params/src_addr", {{"fields", {"A", "DIMS.n"}}});
   });
@@ -534,20 +535,22 @@ TEST(TargetSchema, CapabilitiesMustBeProgrammable) {
   EXPECT_EQ(errOf([](json &j) {
               spatialOps(j, {{"kernel_sizes", {3, 17}}}, {{"kernel_sizes", {3}}});
             }),
-            "mini.json: error: /compute/operations/conv: kernel height 17 cannot be programmed: "
-            "the field of 'k_h' in /commands/conv holds 0..15");
+            "mini.json: error: /compute/operations/conv/kernel_sizes: kernel height 17 cannot be "
+            "programmed: command 'conv' parameter 'k_h' = 17 does not fit its field 'K2.kh' "
+            "(0..15)");
   // A dilation the command fixes to another value.
   EXPECT_EQ(errOf([](json &j) {
               spatialOps(j, {{"kernel_sizes", {3}}, {"dilations", {1, 2}}}, {{"kernel_sizes", {3}}});
               j["commands"]["conv"]["fixed"] = {{"dil_h", 1}, {"dil_w", 1}};
             }),
-            "mini.json: error: /compute/operations/conv: dilation 2 cannot be programmed: "
-            "/commands/conv fixes 'dil_h' to 1");
+            "mini.json: error: /compute/operations/conv/dilations: dilation 2 cannot be "
+            "programmed: command 'conv' parameter 'dil_h' = 2 but the command fixes it to 1");
   EXPECT_EQ(errOf([](json &j) {
               spatialOps(j, {{"kernel_sizes", {3}}, {"max_padding", 16}}, {{"kernel_sizes", {3}}});
             }),
-            "mini.json: error: /compute/operations/conv: max_padding top 16 / left 16 cannot be "
-            "programmed: pad_top holds up to 15, pad_left up to 15");
+            "mini.json: error: /compute/operations/conv/max_padding: max_padding top 16 cannot be "
+            "programmed: command 'conv' parameter 'pad_top' = 16 does not fit its field 'PAD.t' "
+            "(0..15)");
   // Both requant modes: per_channel must be a field, not fixed.
   EXPECT_EQ(errOf([](json &j) {
               set(j, "/compute/requant", {"per_tensor", "per_channel"});
@@ -556,8 +559,14 @@ TEST(TargetSchema, CapabilitiesMustBeProgrammable) {
               del(j, "/commands/matmul/params/requant_mult");
               set(j, "/compute/operations/matmul", {{"requant", {"per_channel", "per_tensor"}}});
             }),
-            "mini.json: error: /commands/matmul/params: per-tensor requant needs parameters "
-            "'requant_mult' and 'requant_shift' bound");
+            "mini.json: error: /commands/matmul/params: per-tensor requant needs parameter "
+            "'requant_mult' bound (or fixed: a shift-only requantizer) and 'requant_shift' bound");
+  // A fixed multiplier (a shift-only requantizer) is accepted.
+  EXPECT_EQ(errOf([](json &j) {
+              del(j, "/commands/matmul/params/requant_mult");
+              set(j, "/commands/matmul/fixed", {{"requant_mult", 1073741824}});
+            }),
+            "");
   EXPECT_EQ(errOf([](json &j) {
               set(j, "/commands/matmul/fixed", {{"per_channel", 1}});
             }),
@@ -599,18 +608,33 @@ TEST(TargetSchema, NamesThatWouldCollideInC) {
 }
 
 TEST(TargetSchema, NumbersAndSuggestions) {
-  // Decimal strings up to 2^64 - 1, like hex ones.
-  auto r = parseEdited([](json &j) {
-    set(j, "/address_bits", 64);
-    set(j, "/memories/system/0/base", "18446744073709547520");
-  });
+  // Decimal strings up to 2^64 - 1, like hex ones (the CPU address of the
+  // registers is not an NPU address the DMA must reach).
+  auto r = parseEdited([](json &j) { set(j, "/base_address", "18446744073709547520"); });
   ASSERT_TRUE(r.ok()) << r.error().str();
-  EXPECT_EQ(r->system[0].base, 18446744073709547520ull);
+  EXPECT_EQ(r->baseAddress, 18446744073709547520ull);
   EXPECT_EQ(errOf([](json &j) { set(j, "/memories/system/0/base", "18446744073709551616"); }),
             "mini.json: error: /memories/system/0/base: expected an unsigned integer, got string "
             "\"18446744073709551616\"");
-  EXPECT_EQ(errOf([](json &j) { set(j, "/dma/max_stride", 0); }),
-            "mini.json: error: /dma/max_stride: value 0 out of range 1..9223372036854775807");
+  // A stride limit of 0 is documented as allowed (the DMA cannot step between
+  // rows); a count limit of 0 is not.
+  r = parseEdited([](json &j) {
+    set(j, "/dma/dims", 2);
+    j["registers"].push_back({{"name", "ROWS"}, {"offset", 40}});
+    j["registers"].push_back({{"name", "STRIDE"},
+                              {"offset", 44},
+                              {"fields",
+                               {{{"name", "s"}, {"lsb", 0}, {"width", 16}},
+                                {{"name", "d"}, {"lsb", 16}, {"width", 16}}}}});
+    set(j, "/commands/dma/params/rows", "ROWS");
+    set(j, "/commands/dma/params/src_stride", "STRIDE.s");
+    set(j, "/commands/dma/params/dst_stride", "STRIDE.d");
+    set(j, "/dma/max_stride", 0);
+  });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->dma.maxStride, 0u);
+  EXPECT_EQ(errOf([](json &j) { set(j, "/dma/max_length", 0); }),
+            "mini.json: error: /dma/max_length: value 0 out of range 1..9223372036854775807");
   // A misspelt field name gets a suggestion; a different word does not.
   EXPECT_EQ(errOf([](json &j) { set(j, "/status/dma/busy", "STATUS.bsy"); }),
             "mini.json: error: /status/dma/busy: unknown field 'bsy' in register 'STATUS' (did "

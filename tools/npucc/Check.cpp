@@ -23,6 +23,7 @@
 #include "npucc/driver/Compare.h"
 #include "npucc/driver/Report.h"
 #include "npucc/interp/Interpreter.h"
+#include "npucc/support/FileWrite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,7 @@ std::string harnessSource(const std::string &prefix, bool sim) {
   s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
     << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n";
   if (sim)
-    s << "#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
+    s << "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
   s << "\nint main(int argc, char **argv) {\n"
     << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
     << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
@@ -97,15 +98,16 @@ std::string harnessSource(const std::string &prefix, bool sim) {
       << "          t.mac_utilisation, (unsigned long long)t.sys_bytes_read,\n"
       << "          (unsigned long long)t.sys_bytes_written, npucc_sim_failed(sim),\n"
       << "          (unsigned long long)t.commands, (unsigned long long)t.macs, npucc_sim_error(sim));\n"
-      << "  fclose(sf);\n"
+      << "  if (fclose(sf) != 0) { fprintf(stderr, \"cannot write sim.txt\\n\"); return 2; }\n"
       << "  if (npucc_sim_failed(sim)) { fprintf(stderr, \"simulator: %s\\n\", npucc_sim_error(sim)); "
          "return 5; }\n";
   s << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
     << "    size_t n = " << p << "_outputs[i].bytes;\n"
     << "    FILE *f = fopen(argv[1 + " << P << "_NUM_INPUTS + i], \"wb\");\n"
-    << "    if (!f || fwrite(out[i], 1, n, f) != n) return 2;\n"
-    << "    fclose(f);\n  }\n"
+    << "    if (!f || fwrite(out[i], 1, n, f) != n || fclose(f) != 0) {\n"
+    << "      fprintf(stderr, \"cannot write %s\\n\", argv[1 + " << P << "_NUM_INPUTS + i]);\n"
+    << "      return 2;\n    }\n  }\n"
     << "  for (i = 0; i < " << P << "_NUM_INPUTS; ++i) free((void *)in[i]);\n"
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) free(out[i]);\n"
     << "  return 0;\n}\n";
@@ -113,11 +115,7 @@ std::string harnessSource(const std::string &prefix, bool sim) {
 }
 
 Status writeFile(const fs::path &p, const std::string &data) {
-  std::ofstream o(p, std::ios::binary);
-  o.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!o)
-    return error("cannot write '" + p.string() + "'");
-  return success();
+  return writeFileBytes(p.string(), data, "the build file");
 }
 
 std::string readText(const fs::path &p) {
@@ -229,6 +227,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   if (!cr)
     return reportError(cr.error());
   printNotes(*cr);
+  if (!common.emitQdq.empty())
+    if (Status q = writeQdq(*cr, common.emitQdq); !q)
+      return reportError(q.error());
   const bool quantized = cr->graph && driver::isQuantizedGraph(*cr->graph);
   const bool interpOn =
       cr->graph && (flags.interpCheck == "on" || (flags.interpCheck == "auto" && quantized));
@@ -275,9 +276,14 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                           "include/npucc_requant.h"}) {
       const std::string *text = codegen::findRuntimeFile(f);
       std::string base = fs::path(f).filename().string();
-      if (!text || !writeFile(build / base, *text)) {
+      if (!text) {
         cleanup();
-        return reportError(error(std::string("cannot write the simulator source ") + f));
+        return reportError(
+            error(std::string("the simulator source ") + f + " is not embedded in npucc"));
+      }
+      if (Status s = writeFile(build / base, *text); !s) {
+        cleanup();
+        return reportError(s.error());
       }
     }
   // Built without a shell: --cc and --cflags are split at whitespace.
@@ -346,11 +352,12 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     }
     for (size_t i = 0; i < nOut; ++i)
       run.push_back((build / ("out_" + std::to_string(i) + ".bin")).string());
-    if (runProcess(run, build.string(), (build / "run.log").string()) != 0) {
+    if (int rc = runProcess(run, build.string(), (build / "run.log").string()); rc != 0) {
       std::string log = readText(build / "run.log");
       cleanup();
       return reportError(error("running the generated program failed on " +
-                               sets[si].filename().string() + ":\n" + log));
+                               sets[si].filename().string() + " (" + exitText(rc) + ")" +
+                               (log.empty() ? std::string(", no output") : ":\n" + log)));
     }
     if (sim) {
       SimFigures f;
@@ -564,12 +571,10 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   }
   j["pass"] = allPass;
   std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");
-  if (!flags.jsonPath.empty()) {
-    std::ofstream o(flags.jsonPath);
-    o << j.dump(2) << "\n";
-    if (!o)
-      return reportError(error("cannot write '" + flags.jsonPath + "'"));
-  }
+  if (!flags.jsonPath.empty())
+    if (Status s = replaceFileBytes(flags.jsonPath, j.dump(2) + "\n", "the check report (--json)");
+        !s)
+      return reportError(s.error());
   return allPass ? 0 : 1;
 }
 

@@ -3,6 +3,7 @@
 
 #include "npucc/driver/Driver.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace npucc::tool {
 struct CommonCompileFlags {
   std::vector<std::string> shapes; // NAME=1x3x224x224
   std::string passes;
+  bool passesGiven = false; // --passes given (even empty)
   std::vector<std::string> printAfter;
   bool printIr = false;
   bool printLir = false;
@@ -29,6 +31,12 @@ struct CommonCompileFlags {
   bool noEqualize = false;         // --no-equalize
 };
 
+/// `--passes=LIST`: every comma-separated entry must be a name (an empty
+/// entry, e.g. `--passes=a,,b` or `--passes=`, is an error naming it).
+Status checkPassList(const std::string &list);
+/// `--seed TEXT`: a decimal integer from 0 to 2^64-1 (no sign, no junk).
+Result<uint64_t> parseSeed(const std::string &text);
+
 /// Fills driver options from the flags; errors for malformed --shape.
 Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
                                                   const CommonCompileFlags &f);
@@ -39,7 +47,7 @@ struct CompileFlags {
   bool emitTest = false;
   std::string dataDir;
   double tolerance = 1e-4;
-  unsigned seed = 1;
+  uint64_t seed = 1;
   std::string evalDir;       // --eval DIR: samples for the accuracy report
   bool reportLayers = false; // --report-layers
   bool explain = false;      // --explain: placement and reasons, no files
@@ -81,6 +89,12 @@ std::vector<std::string> splitArgs(const std::string &text);
 /// without a shell; the exit status, 128+signal, or 127 if it cannot run.
 int runProcess(const std::vector<std::string> &argv, const std::string &cwd,
                const std::string &logPath);
+/// runProcess's status in words: "exit status 3", "killed by signal 11 (SIGSEGV)".
+std::string exitText(int status);
+
+/// `--emit-qdq FILE`: writes the QDQ form of a quantized compile (support/
+/// FileWrite.h: every failed write is an error naming the file).
+Status writeQdq(const driver::CompileResult &cr, const std::string &path);
 
 /// Prints a compile's notes and warnings to stderr ("npucc: note: ...").
 void printNotes(const driver::CompileResult &cr);

@@ -5,6 +5,7 @@
 // passed through literally) and run with fork/execvp, output to a log file.
 //
 //===----------------------------------------------------------------------===//
+#include <csignal>
 #include "Commands.h"
 
 #include <cctype>
@@ -63,6 +64,22 @@ int runProcess(const std::vector<std::string> &argv, const std::string &cwd,
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string exitText(int status) {
+  if (status == 127)
+    return "exit status 127: not run, or command not found";
+  if (status <= 128)
+    return "exit status " + std::to_string(status);
+  int sig = status - 128;
+  const char *name = sig == SIGSEGV   ? "SIGSEGV"
+                     : sig == SIGFPE  ? "SIGFPE"
+                     : sig == SIGABRT ? "SIGABRT"
+                     : sig == SIGBUS  ? "SIGBUS"
+                     : sig == SIGILL  ? "SIGILL"
+                     : sig == SIGKILL ? "SIGKILL"
+                                      : nullptr;
+  return "killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
 }
 
 } // namespace npucc::tool

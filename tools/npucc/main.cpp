@@ -17,7 +17,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 using namespace npucc;
@@ -27,7 +29,16 @@ namespace {
 void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--shape", f.shapes, "Bind a dynamic input shape: NAME=1x3x224x224")
       ->type_name("NAME=DIMS");
-  app.add_option("--passes", f.passes, "Comma-separated pass pipeline (default: float pipeline)");
+  app.add_option_function<std::string>(
+         "--passes",
+         [&f](const std::string &v) {
+           f.passes = v;
+           f.passesGiven = true;
+         },
+         "Comma-separated graph passes instead of the default pipeline (--list-passes); a "
+         "compile runs fold-qdq first when the list leaves it out")
+      ->type_name("a,b,c")
+      ->expected(0, 1); // so that `--passes=` reaches checkPassList (an empty entry)
   app.add_option("--print-after", f.printAfter, "Print the IR after PASS (or 'all') to stderr")
       ->delimiter(',');
   app.add_flag("--print-ir", f.printIr, "Print the graph IR after the passes to stderr");
@@ -113,8 +124,62 @@ int listTargets() {
                 static_cast<unsigned long long>(spad / 1024), t->timing.clockHz / 1e6,
                 t->description.c_str());
   }
+  std::printf("%-14s no NPU  The CPU alone: every op on the portable C99 kernels, no NPU "
+              "runtime or register map.\n",
+              "cpu");
   std::printf("\nor --target FILE.json (format: docs/target.md)\n");
   return 0;
+}
+
+/// `rc`, or 1 when the standard output could not be written: what npucc prints
+/// is output too (a full disk behind `npucc opt ... > file` fails the run).
+int checkedStdout(int rc) {
+  const bool failedBefore = std::ferror(stdout) || !std::cout; // errno is long gone
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    std::cerr << "npucc: error: cannot write the standard output";
+    if (!failedBefore && errno)
+      std::cerr << ": " << std::strerror(errno);
+    std::cerr << "\n";
+    return rc ? rc : 1;
+  }
+  return rc;
+}
+
+/// Runs the command the parsed flags name; its exit status.
+int run(CLI::App &app, tool::CommonCompileFlags &common, tool::CompileFlags &compile,
+        tool::CheckFlags &check, tool::OptFlags &opt, CLI::App *checkCmd, CLI::App *optCmd,
+        const std::string &listOpsFormat, const std::string &runtimeDir, bool runtimeSim,
+        bool listPassesFlag) {
+  if (app.count("--list-ops")) {
+    listOps(listOpsFormat == "md" ? "md" : "text");
+    return 0;
+  }
+  if (common.target == "list") {
+    return listTargets();
+  }
+  if (!runtimeDir.empty())
+    return tool::runEmitRuntime(common.target, runtimeDir, runtimeSim);
+  if (listPassesFlag) {
+    listPasses();
+    return 0;
+  }
+  if (*checkCmd)
+    return tool::runCheck(common, check);
+  if (*optCmd)
+    return tool::runOpt(common, opt);
+  if (compile.model.empty()) {
+    std::cerr << app.help();
+    return 2;
+  }
+  if (compile.explain)
+    return tool::runExplain(common, compile);
+  if (compile.outDir.empty()) {
+    std::cerr << "npucc: error: missing -o OUT/ (output folder)\n";
+    return 2;
+  }
+  return tool::runCompile(common, compile);
 }
 
 } // namespace
@@ -144,7 +209,10 @@ int main(int argc, char **argv) {
                "Also write <prefix>_test.c, a self-contained test program");
   app.add_option("--data", compile.dataDir,
                  "test_data_set folder with input_K.pb/output_K.pb for --emit-test");
-  app.add_option("--seed", compile.seed, "Seed of the --emit-test input (without --data)");
+  std::string seedText;
+  app.add_option("--seed", seedText,
+                 "Seed of the --emit-test input (without --data): 0 to 18446744073709551615")
+      ->type_name("UINT");
   app.add_option("--eval", compile.evalDir,
                  "With --quantize: samples for the accuracy report (default: the calibration "
                  "samples)");
@@ -193,35 +261,17 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);
+    return checkedStdout(app.exit(e)); // --help and --version print too
   }
-
-  if (app.count("--list-ops")) {
-    listOps(listOpsFormat == "md" ? "md" : "text");
-    return 0;
+  if (common.passesGiven)
+    if (Status s = tool::checkPassList(common.passes); !s)
+      return tool::reportError(s.error());
+  if (app.count("--seed")) {
+    auto seed = tool::parseSeed(seedText);
+    if (!seed)
+      return tool::reportError(seed.error());
+    compile.seed = *seed;
   }
-  if (common.target == "list") {
-    return listTargets();
-  }
-  if (!runtimeDir.empty())
-    return tool::runEmitRuntime(common.target, runtimeDir, runtimeSim);
-  if (listPassesFlag) {
-    listPasses();
-    return 0;
-  }
-  if (*checkCmd)
-    return tool::runCheck(common, check);
-  if (*optCmd)
-    return tool::runOpt(common, opt);
-  if (compile.model.empty()) {
-    std::cerr << app.help();
-    return 2;
-  }
-  if (compile.explain)
-    return tool::runExplain(common, compile);
-  if (compile.outDir.empty()) {
-    std::cerr << "npucc: error: missing -o OUT/ (output folder)\n";
-    return 2;
-  }
-  return tool::runCompile(common, compile);
+  return checkedStdout(run(app, common, compile, check, opt, checkCmd, optCmd, listOpsFormat,
+                           runtimeDir, runtimeSim, listPassesFlag));
 }

@@ -35,7 +35,6 @@ struct QuantOptions {
   double percentile = 99.99;      // --calib-percentile
   int randomSamples = 0;          // --calib-random N: N seeded N(0,1) samples (smoke tests)
   unsigned randomSeed = 1;
-  std::string emitQdq;            // --emit-qdq FILE.onnx
   bool equalize = true;           // channel equalization (quant/Equalize.h); --no-equalize
   std::ostream *progress = nullptr; // calibration progress bar (stderr)
   bool progressTty = false;         // '\r'-updated bar instead of plain lines
@@ -75,9 +74,15 @@ struct CompileResult {
   codegen::EmitStats emitStats;
   // Quantized compiles (quant.mode == "int8"): `graph` is the typed int8 graph.
   std::unique_ptr<ir::Graph> floatGraph; // float graph after the float passes
-  std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (what --emit-qdq writes)
+  std::unique_ptr<ir::Graph> qdqGraph;   // the QDQ form (the tool's --emit-qdq writes it)
   std::vector<std::string> floatOps;     // ops left in float, "name (Op)"
   std::string calibMethod;               // the method used (auto resolved)
+  /// --quantize on an NPU whose requantizer constrains the parameters
+  /// (target::quantRules): "node (Op): per-tensor weights (why)" per node the
+  /// constraints changed, and the graph quantized without them (same ranges),
+  /// for the accuracy report's comparison. Both empty when nothing changed.
+  std::vector<std::string> quantConstraints;
+  std::unique_ptr<ir::Graph> unconstrainedGraph;
   int equalized = 0;                     // activations rescaled by channel equalization
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
   std::vector<std::string> notes;        // e.g. a batch dim defaulted to 1 (ImportOptions)
@@ -104,7 +109,11 @@ Result<target::TargetDesc> loadTarget(const std::string &nameOrPath);
 /// Runs the whole pipeline up to emitted files (nothing is written to disk).
 Result<CompileResult> compileModel(const CompileOptions &opts);
 
-/// Valid C identifier prefix check for --prefix.
-bool isValidPrefix(const std::string &p);
+/// Why `p` cannot be the --prefix of the generated API, or "" when it can: it
+/// must be a C identifier, not a keyword, not reserved (leading underscore),
+/// and outside the names the runtime uses (npucc_*, NPUCC_*, any case) and,
+/// when `targetId` is given (target::cIdentifier of the NPU's name), outside
+/// that target's register-map and table names (<id>, <id>_*, any case).
+std::string prefixProblem(const std::string &p, const std::string &targetId);
 
 } // namespace npucc::driver

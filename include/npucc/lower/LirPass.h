@@ -11,6 +11,8 @@
 #include "npucc/support/Result.h"
 #include "npucc/target/Target.h"
 
+#include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,6 +24,10 @@ struct LirPassContext {
   std::vector<std::string> printAfter;        // pass names or "all"; unknown names are
                                               // the caller's to check (isPassName)
   std::ostream *printOut = nullptr;
+  /// Counters the passes add to ("npu-prefetch.estimated-instructions": the
+  /// instructions npu-prefetch timed, which its bounds keep linear in the
+  /// program's length).
+  std::map<std::string, int64_t> stats;
 };
 
 using LirPassFn = Status (*)(lir::Program &, LirPassContext &);

@@ -42,9 +42,10 @@ struct ExportOptions {
 /// Serializes `g` as an ONNX model (binary protobuf bytes).
 Result<std::string> exportModelBytes(const ir::Graph &g, const ExportOptions &o = {});
 
-/// Writes `g` to `path` atomically (temp file in the same directory, then
-/// rename). On any error nothing is left at `path` (an existing file there
-/// is left untouched).
+/// Writes `g` to `path` through replaceFileBytes: a regular file atomically
+/// (temp file in the same directory, then rename; on any error an existing
+/// file there is left untouched), a device or FIFO in place; every failed
+/// write is an error naming the file.
 Status exportModel(const ir::Graph &g, const std::string &path, const ExportOptions &o = {});
 
 } // namespace npucc::onnx

@@ -82,6 +82,12 @@ struct AccuracyReport {
   std::vector<TensorAccuracy> layers;  // in the quantized graph's node order
   std::vector<std::string> skipped;    // "name: why" for same-name values not compared
   std::vector<std::string> floatOps;
+  /// Quantized for a target whose requantizer constrains the parameters:
+  /// what the constraints changed ("node (Op): per-tensor weights (why)")
+  /// and the outputs' accuracy with the same calibration but without them.
+  std::string constrainedBy; // the target's name ("" when unconstrained)
+  std::vector<std::string> constraints;
+  std::vector<TensorAccuracy> unconstrainedOutputs;
 };
 
 /// Classifier rule: rank 2, [N, C] with C >= 2.

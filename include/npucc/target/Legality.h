@@ -58,4 +58,9 @@ struct LegalityOptions {
 /// reasons (an op with no NPU command at all gets one reason saying so).
 Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o = {});
 
+/// The command kind that could run `n` ("conv", "depthwise", "matmul",
+/// "pool", "eltwise"), or "" when no NPU command fits its kind; the same
+/// choice placeNode makes first.
+std::string candidateKindOf(const ir::Node &n);
+
 } // namespace npucc::target

@@ -207,11 +207,20 @@ struct TimingDesc {
   unsigned pollCycles = 1;             // CPU cycles per status poll
 };
 
-/// The values a semantic parameter of a command can take on this NPU.
+/// The values a semantic parameter of a command can take on this NPU: what
+/// its encoding (fields, shift, minus) carries, or its one fixed or default
+/// value. TargetDesc::paramTable holds one per command kind and parameter.
 struct ParamRange {
   int64_t lo = 0, hi = 0;
-  int64_t step = 1; // values are lo + k * step (binding shift)
+  int64_t step = 1;   // values are lo + k * step (binding shift)
   bool bound = false; // false: fixed or default value only
+  bool fixed = false; // not bound: the command fixes the value (else its default)
+  std::string field;  // bound: the field(s) holding it, "A0.x" or "LO+HI.a"
+  bool holds(int64_t v) const {
+    // step is a power of two: the unsigned difference has the right residue.
+    return bound ? v >= lo && v <= hi && (uint64_t(v) - uint64_t(lo)) % uint64_t(step) == 0
+                 : v == lo;
+  }
 };
 
 struct TargetDesc {
@@ -239,6 +248,19 @@ struct TargetDesc {
   /// widths of its fields, minus and shift; a fixed or unbound parameter has
   /// only its fixed or default value. Precondition: the command exists.
   ParamRange paramRange(const std::string &kind, const std::string &param) const;
+  /// The same by kind and parameter index (NPUCC_KIND_*, NPUCC_P_*), from
+  /// paramTable: the one table of parameter -> field bounds that the loader's
+  /// checks, the legality check and the scheduler's proof all use.
+  const ParamRange &paramBounds(int kind, int param) const;
+  /// "" if command `kind` can carry `value` for `param`, else why not, naming
+  /// the command, the parameter and the field ("command 'conv' parameter
+  /// 'in_addr' = 0x40000 does not fit its field 'CONV_IN.ADDR16' (0x0..0x1fff0
+  /// in units of 16)").
+  std::string paramProblem(int kind, int param, int64_t value) const;
+  /// Fills paramTable from the commands (the loader calls it once they are read).
+  void buildParamTable();
+  /// paramTable[kind][param]; empty until buildParamTable().
+  std::vector<std::vector<ParamRange>> paramTable;
   /// Does register `reg` hold status bits (busy, done, error, free slots)?
   bool isStatusRegister(int reg) const;
   /// The scratchpad holding [addr, addr+size), or null.

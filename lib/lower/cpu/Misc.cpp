@@ -52,13 +52,14 @@ lir::Instr makeCopy(const Node &n, lir::BufferRef dst, lir::BufferRef src) {
   return in;
 }
 
-/// Source coordinate of output index o along one axis (ONNX Resize). As in
-/// the ONNX reference, the "resized length" of align_corners,
-/// pytorch_half_pixel and tf_crop_and_resize is scale * in (not the rounded
-/// output length) when scales are given.
+/// Source coordinate of output index o along one axis (ONNX Resize). The
+/// "resized length" of align_corners, pytorch_half_pixel and
+/// tf_crop_and_resize is the integer output length `outLen`, as in ONNX
+/// Runtime and PyTorch (ONNX's own test data for two downsampling
+/// align_corners cases take scale * in instead; docs/ops.md, "Resize").
 Result<double> sourceCoord(const Node &n, const std::string &mode, int64_t o, double scale,
                            int64_t in, int64_t outLen, double roiStart, double roiEnd) {
-  double x = double(o), len = scale * double(in);
+  double x = double(o), len = double(outLen);
   if (mode == "half_pixel")
     return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel")
@@ -70,7 +71,7 @@ Result<double> sourceCoord(const Node &n, const std::string &mode, int64_t o, do
   if (mode == "tf_half_pixel_for_nn")
     return (x + 0.5) / scale;
   if (mode == "half_pixel_symmetric") {
-    double adj = double(outLen) / len;
+    double adj = double(outLen) / (scale * double(in));
     double center = double(in) / 2.0;
     return center * (1.0 - adj) + (x + 0.5) / scale - 0.5;
   }
@@ -258,7 +259,12 @@ Status lowerResizeCpu(const Node &n, LowerContext &ctx, std::vector<lir::Instr> 
   std::vector<bool> identity(rank, true);
   for (size_t k = 0; k < rank; ++k) {
     int64_t in = x->shape[k], on = y->shape[k];
-    for (int64_t o = 0; o < on; ++o) {
+    // Nearest leaves an axis of scale 1 as it is (ONNX Runtime; without this,
+    // tf_half_pixel_for_nn with ceil read channel c + 1 for channel c).
+    bool keepAxis = !linear && scale[k] == 1.0 && in == on && ctm != "tf_crop_and_resize";
+    for (int64_t o = 0; o < on && keepAxis; ++o)
+      idx[k].push_back(o);
+    for (int64_t o = 0; o < on && !keepAxis; ++o) {
       auto c = sourceCoord(n, ctm, o, scale[k], in, on, roiS[k], roiE[k]);
       if (!c)
         return c.error();

@@ -276,8 +276,13 @@ namespace npucc::lower {
 std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc &t) {
   if (!p.usesNpu())
     return "";
-  auto align = [](uint64_t v) { return (v + 63) / 64 * 64; };
-  std::vector<uint64_t> used(t.system.size(), 0);
+  // Buffers start at multiples of 64 bytes and of the DMA alignment (as the
+  // simulator maps them).
+  uint64_t a = std::max<uint64_t>(64, t.dma.alignment);
+  auto align = [a](uint64_t v) { return (v + a - 1) / a * a; };
+  std::vector<uint64_t> used; // from each window's first aligned address
+  for (const target::SystemRange &w : t.system)
+    used.push_back(std::min(w.size, (a - w.base % a) % a));
   auto place = [&](uint64_t bytes, bool writable, const std::string &what) -> std::string {
     for (int pass = writable ? 1 : 0; pass < 2; ++pass)
       for (size_t i = 0; i < t.system.size(); ++i) {

@@ -62,14 +62,17 @@ struct SpmPlace {
   uint64_t offset = 0; // from the scratchpad's base
 };
 /// Places all requests (in order) or returns the reason they do not fit.
+/// Every buffer is aligned (absolute address) to the DMA alignment and to its
+/// operands' alignment; with a command kind (NPUCC_KIND_*), each operand's
+/// address also lies where that command's address field reaches.
 Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
-                                          const std::vector<SpmRequest> &reqs);
+                                          const std::vector<SpmRequest> &reqs, int kind = -1);
 /// The same buffers mirrored to the top of their scratchpads (offset from
 /// the end instead of the start, aligned down), so that consecutive layers
 /// use opposite ends; nothing when the mirror breaks a rule.
 std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
                                                const std::vector<SpmRequest> &reqs,
-                                               const std::vector<SpmPlace> &places);
+                                               const std::vector<SpmPlace> &places, int kind = -1);
 
 // --- Layer geometry and tilings -------------------------------------------------------------
 
@@ -127,6 +130,11 @@ struct LayerIo {
 Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
                      const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
                      const std::string &comment, std::vector<lir::Instr> &out);
+
+/// Error unless every value of `npu` instruction `in` fits its field, its
+/// alignment, the DMA limits and the command stream (Proof.cpp); the message
+/// names the command, the parameter and the field.
+Status proveCommand(const lir::Instr &in, const target::TargetDesc &t);
 
 struct Choice {
   Tiling tiling;

@@ -155,11 +155,23 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
   std::string comment = n.name + " (" + n.opName() + " on the NPU: " + l.op.kindName + ")";
   // Alternate ends of the scratchpad from layer to layer, so that the next
   // layer's first loads can overlap this one's last command (npu-prefetch).
-  std::vector<SpmPlace> spm = choice->spm;
+  // The mirror keeps every rule (alignment, banks, the address fields'
+  // reach); should its commands still not be provable, the layer keeps the
+  // placement its tiling was chosen (and proven) with.
+  size_t first = out.size();
+  int firstToken = I.NextToken;
+  Status scheduled = error("not scheduled");
   if (I.Layers++ % 2 == 1)
-    if (auto m = mirrorSpm(I.T, tilingBuffers(l, I.T, choice->tiling).requests, spm))
-      spm = *m;
-  NPUCC_TRY(scheduleLayer(l, I.T, choice->tiling, spm, io, I.NextToken, comment, out));
+    if (auto m = mirrorSpm(I.T, tilingBuffers(l, I.T, choice->tiling).requests, choice->spm,
+                           l.op.kind)) {
+      scheduled = scheduleLayer(l, I.T, choice->tiling, *m, io, I.NextToken, comment, out);
+      if (!scheduled) {
+        out.resize(first);
+        I.NextToken = firstToken;
+      }
+    }
+  if (!scheduled)
+    NPUCC_TRY(scheduleLayer(l, I.T, choice->tiling, choice->spm, io, I.NextToken, comment, out));
 
   target::CTable table(I.T);
   NpuLayerPlan &plan = I.Plans[n.name];

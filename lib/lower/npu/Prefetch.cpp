@@ -13,8 +13,9 @@
 //   - and the estimated cycles (waits inserted, Estimate.cpp's model) of the
 //     window it changes (the layer or layers it passes and its own) go
 //     down: of the positions allowed, the fastest; else the load stays
-//     where it was. Estimating the window, not the whole program, keeps
-//     the pass linear in the program's length.
+//     where it was. Estimating the window, not the whole program, and
+//     bounding the loads, positions and window sizes considered keep the
+//     pass linear in the program's length (npu_prefetch_bounds_test).
 // The load's scratchpad buffer must be allocated before it: when the load
 // goes above its `alloc`, the alloc moves along, and must not overlap a
 // buffer still allocated there or allocated on the way. A layer
@@ -24,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
 #include "npucc/lower/LirPass.h"
+
+#include <algorithm>
 
 namespace npucc::lower {
 
@@ -50,50 +53,48 @@ const lir::BufferRef *bufferOf(const lir::Instr &in) {
                                                      : nullptr;
 }
 
-/// Would moving the alloc of `b` from `from` up to `j` overlap another
-/// scratchpad buffer: one still allocated at `j`, or one allocated in
-/// between (which `b` would now share bytes with)?
-bool overlapsAllocated(const std::vector<lir::Instr> &body, size_t j, size_t from,
-                       const lir::BufferRef &b) {
-  auto overlap = [&](const lir::BufferRef &r) {
-    return r.index == b.index && r.offset < b.offset + b.size && b.offset < r.offset + r.size;
-  };
-  std::vector<lir::BufferRef> live;
-  for (size_t x = 0; x < j; ++x)
-    if (const lir::BufferRef *r = bufferOf(body[x])) {
-      if (body[x].opcode == "alloc") {
-        live.push_back(*r);
-      } else {
-        for (size_t y = 0; y < live.size(); ++y)
-          if (live[y].index == r->index && live[y].offset == r->offset &&
-              live[y].size == r->size) {
-            live.erase(live.begin() + long(y));
-            break;
-          }
-      }
-    }
-  for (const lir::BufferRef &r : live)
-    if (overlap(r))
-      return true;
-  for (size_t x = j; x < from; ++x)
-    if (const lir::BufferRef *r = bufferOf(body[x]))
-      if (body[x].opcode == "alloc" && overlap(*r))
-        return true;
-  return false;
+bool sameBuffer(const lir::BufferRef &a, const lir::BufferRef &b) {
+  return a.index == b.index && a.offset == b.offset && a.size == b.size;
 }
 
-/// Moves instruction `i` (and the alloc at `alloc` < i, unless it is
-/// body.size()) to position `j` < both, the alloc first.
-void moveUp(std::vector<lir::Instr> &body, size_t i, size_t alloc, size_t j) {
-  lir::Instr load = body[i];
-  body.erase(body.begin() + long(i));
-  if (alloc < i) {
-    lir::Instr a = body[alloc];
-    body.erase(body.begin() + long(alloc));
-    body.insert(body.begin() + long(j), a);
-    ++j;
+bool overlapBuffers(const lir::BufferRef &a, const lir::BufferRef &b) {
+  return a.index == b.index && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+/// The scratchpad buffers allocated and not yet freed, as the pass walks.
+struct LiveSet {
+  std::vector<lir::BufferRef> bufs;
+  /// Applies marker `in` forward (alloc adds, free removes) or undoes it.
+  void apply(const lir::Instr &in, bool undo) {
+    const lir::BufferRef *r = bufferOf(in);
+    if (!r)
+      return;
+    if ((in.opcode == "alloc") != undo) {
+      bufs.push_back(*r);
+      return;
+    }
+    for (size_t y = 0; y < bufs.size(); ++y)
+      if (sameBuffer(bufs[y], *r)) {
+        bufs.erase(bufs.begin() + long(y));
+        return;
+      }
   }
-  body.insert(body.begin() + long(j), load);
+  bool overlaps(const lir::BufferRef &b) const {
+    for (const lir::BufferRef &r : bufs)
+      if (overlapBuffers(r, b))
+        return true;
+    return false;
+  }
+};
+
+/// Moves instruction `i` (and the alloc at `alloc` < i, unless it is
+/// body.size()) to position `j` < both, the alloc first. Only body[j, i]
+/// moves.
+void moveUp(std::vector<lir::Instr> &body, size_t i, size_t alloc, size_t j) {
+  auto at = [&](size_t x) { return body.begin() + long(x); };
+  std::rotate(at(j), at(i), at(i + 1)); // the load at j, body[j, i) one down
+  if (alloc < i)
+    std::rotate(at(j), at(alloc + 1), at(alloc + 2)); // the alloc (now at alloc + 1) at j
 }
 
 /// Estimated cycles of body[from, to) on its own (engines idle at its start,
@@ -123,70 +124,119 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
   for (const lir::Instr &in : body)
     if (in.opcode == "wait")
       return error("npu-prefetch runs before npu-waits (the program has waits)");
-  for (size_t i = 1; i < body.size(); ++i) {
-    if (!isSpmLoad(body[i]))
-      continue;
+  // The pass's work is bounded whatever the program (a description with
+  // tiny DMA limits turns a layer into thousands of one-byte loads): per
+  // layer the first MaxLoads leading loads, per load at most MaxPositions
+  // positions, windows of at most MaxWindow instructions (a load whose
+  // window is larger stays). The shared int8 models on the five
+  // descriptions stay far below these (at most about 10 loads, 30 positions,
+  // 393 instructions), so they decide nothing there; they keep the pass
+  // linear in the program's length.
+  constexpr size_t MaxLoads = 16, MaxPositions = 64, MaxWindow = 4096;
+  int64_t estimated = 0, considered = 0;
+  size_t k = 0;          // start of the layer (run of one comment) holding i
+  bool computed = false; // a compute command of that layer before i
+  size_t loadsSeen = 0;  // leading loads of that layer seen so far
+  LiveSet live;          // scratchpad buffers allocated in body[0, i)
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (i == 0 || body[i].comment != body[i - 1].comment)
+      k = i, computed = false, loadsSeen = 0;
+    bool moved = false;
     // Only the loads before the first compute command of their layer.
-    bool leading = true;
-    size_t k = i;
-    while (k > 0 && body[k - 1].comment == body[i].comment) {
-      --k;
-      if (body[k].opcode == "npu" && body[k].callee != "dma")
-        leading = false;
-    }
-    if (!leading || k == 0)
-      continue;
-    std::vector<npu::Access> fp = npu::npuFootprint(body[i]);
-    // How far up it may go: not past a conflict, and past at most one
-    // compute command (the last of the layer before).
-    size_t bound = i;
-    while (bound > 0) {
-      const lir::Instr &x = body[bound - 1];
-      std::vector<npu::Access> fx =
-          x.opcode == "npu" ? npu::npuFootprint(x) : npu::cpuFootprint(x);
-      if (conflicts(fp, fx))
-        break;
-      --bound;
-      if (x.opcode == "npu" && x.callee != "dma")
-        break;
-    }
-    // Its destination buffer's alloc: the last marker before it that covers
-    // its destination (an earlier load of the same buffer may have moved it
-    // out of the layer already). It moves along when the load goes above it.
-    const lir::BufferRef *dst = std::get_if<lir::BufferRef>(npu::paramArg(body[i], "dst_addr"));
-    size_t alloc = body.size();
-    for (size_t a = i; a-- > 0 && dst;)
-      if (const lir::BufferRef *b = bufferOf(body[a]))
-        if (b->index == dst->index && b->offset <= dst->offset &&
-            dst->offset < b->offset + b->size) {
-          if (body[a].opcode == "alloc")
-            alloc = a;
+    if (k > 0 && !computed && isSpmLoad(body[i]) && loadsSeen++ < MaxLoads) {
+      ++considered;
+      std::vector<npu::Access> fp = npu::npuFootprint(body[i]);
+      // How far up it may go: not past a conflict, and past at most one
+      // compute command (the last of the layer before), nor further than
+      // MaxPositions above its layer.
+      size_t bound = i;
+      while (bound > 0 && !(bound <= k && k - bound >= MaxPositions)) {
+        const lir::Instr &x = body[bound - 1];
+        std::vector<npu::Access> fx =
+            x.opcode == "npu" ? npu::npuFootprint(x) : npu::cpuFootprint(x);
+        if (conflicts(fp, fx))
           break;
+        --bound;
+        if (x.opcode == "npu" && x.callee != "dma")
+          break;
+      }
+      // Its destination buffer's alloc: the last marker before it that
+      // covers its destination (an earlier load of the same buffer may have
+      // moved it out of the layer already). It moves along when the load
+      // goes above it.
+      // A moved alloc sits at most one compute command above the layer, so
+      // the search ends at the second one.
+      const lir::BufferRef *dst = std::get_if<lir::BufferRef>(npu::paramArg(body[i], "dst_addr"));
+      size_t alloc = body.size();
+      int computes = 0;
+      for (size_t a = i; a-- > 0 && dst;) {
+        if (body[a].opcode == "npu" && body[a].callee != "dma" && ++computes == 2)
+          break;
+        if (const lir::BufferRef *b = bufferOf(body[a]))
+          if (b->index == dst->index && b->offset <= dst->offset &&
+              dst->offset < b->offset + b->size) {
+            if (body[a].opcode == "alloc")
+              alloc = a;
+            break;
+          }
+      }
+      // The window the move changes: from the start of the layer (or
+      // layers) it may pass to the end of its own.
+      size_t from = bound;
+      while (from > 0 && (body[from - 1].comment == body[bound > 0 ? bound - 1 : 0].comment ||
+                          body[from - 1].comment == body[i].comment))
+        --from;
+      size_t to = i + 1;
+      while (to < body.size() && body[to].comment == body[i].comment)
+        ++to;
+      if (bound < k && to - from <= MaxWindow) {
+        // A position j is blocked when the alloc, moved up to j, would
+        // overlap a buffer still allocated at j or allocated on the way:
+        // the live set walked back from i, one instruction at a time.
+        std::vector<bool> blocked(k - bound, false);
+        if (alloc < body.size()) {
+          const lir::BufferRef &b = *bufferOf(body[alloc]);
+          LiveSet at = live;
+          bool onTheWay = false;
+          for (size_t x = i; x-- > bound;) {
+            at.apply(body[x], /*undo=*/true); // now the buffers of body[0, x)
+            if (x < alloc && body[x].opcode == "alloc" && overlapBuffers(*bufferOf(body[x]), b))
+              onTheWay = true;
+            if (x < k && x <= alloc)
+              blocked[x - bound] = onTheWay || at.overlaps(b);
+          }
         }
-    // The window the move changes: from the start of the layer (or layers)
-    // it may pass to the end of its own.
-    size_t from = bound;
-    while (from > 0 && (body[from - 1].comment == body[bound > 0 ? bound - 1 : 0].comment ||
-                        body[from - 1].comment == body[i].comment))
-      --from;
-    size_t to = i + 1;
-    while (to < body.size() && body[to].comment == body[i].comment)
-      ++to;
-    // The best position above its layer, if it beats staying.
-    size_t bestPos = i;
-    uint64_t bestCycles = windowCycles(p, body, from, to, body.size(), body.size(), 0, t, table);
-    for (size_t j = bound; j < k; ++j) {
-      size_t moved = alloc < body.size() && alloc >= j ? alloc : body.size();
-      if (moved < body.size() && overlapsAllocated(body, j, moved, *bufferOf(body[moved])))
-        continue;
-      uint64_t c = windowCycles(p, body, from, to, i, moved, j, t, table);
-      if (c < bestCycles)
-        bestCycles = c, bestPos = j;
+        // The best position above its layer, if it beats staying.
+        size_t bestPos = i;
+        estimated += int64_t(to - from);
+        uint64_t bestCycles =
+            windowCycles(p, body, from, to, body.size(), body.size(), 0, t, table);
+        for (size_t j = bound; j < k; ++j) {
+          if (blocked[j - bound])
+            continue;
+          size_t m = alloc < body.size() && alloc >= j ? alloc : body.size();
+          estimated += int64_t(to - from);
+          uint64_t c = windowCycles(p, body, from, to, i, m, j, t, table);
+          if (c < bestCycles)
+            bestCycles = c, bestPos = j;
+        }
+        if (bestPos != i) {
+          bool allocAlong = alloc < body.size() && alloc >= bestPos;
+          moveUp(body, i, allocAlong ? alloc : body.size(), bestPos);
+          // body[0, i] now holds what body[0, i) held, plus the load; the
+          // layer starts later by what moved above its start.
+          k += 1 + (allocAlong && alloc >= k ? 1 : 0);
+          moved = true;
+        }
+      }
     }
-    if (bestPos != i) {
-      moveUp(body, i, alloc < body.size() && alloc >= bestPos ? alloc : body.size(), bestPos);
+    if (!moved) {
+      live.apply(body[i], /*undo=*/false);
+      computed = computed || (i >= k && body[i].opcode == "npu" && body[i].callee != "dma");
     }
   }
+  ctx.stats["npu-prefetch.loads"] += considered;
+  ctx.stats["npu-prefetch.estimated-instructions"] += estimated;
   p.spmPeak = npu::scratchpadPeak(body);
   return success();
 }

@@ -111,9 +111,7 @@ private:
 
 Status Emitter::dmaOne(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len,
                        int64_t rows, int64_t srcStride, int64_t dstStride) {
-  uint64_t a = std::max<uint64_t>(1, T.dma.alignment);
-  if (uint64_t(src.offset) % a || uint64_t(dst.offset) % a)
-    return error("a DMA address is not a multiple of the DMA alignment " + std::to_string(a));
+  // Alignment, fields and limits are proven once the layer is scheduled (Proof.cpp).
   lir::Instr &in = cmd("dma");
   set(in, "src_addr", at(src, 0, (rows - 1) * srcStride + len));
   set(in, "dst_addr", at(dst, 0, (rows - 1) * dstStride + len));
@@ -130,6 +128,15 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
                      int64_t rows, int64_t srcStride, int64_t dstStride) {
   const target::DmaDesc &d = T.dma;
   uint64_t a = std::max<uint64_t>(1, d.alignment);
+  // The limits, and what the command stream's 32-bit values carry.
+  const uint64_t maxLength = std::min<uint64_t>(d.maxLength, INT32_MAX);
+  const uint64_t maxRows = std::min<uint64_t>(d.maxRows, INT32_MAX);
+  // A row stride the DMA takes: within max_stride and in its fields' units.
+  auto strideOk = [&](int64_t s) {
+    return d.dims >= 2 && uint64_t(s) <= d.maxStride &&
+           T.paramBounds(NPUCC_KIND_DMA, NPUCC_P_SRC_STRIDE).holds(s) &&
+           T.paramBounds(NPUCC_KIND_DMA, NPUCC_P_DST_STRIDE).holds(s);
+  };
   if (len <= 0 || rows <= 0)
     return success();
   if (srcStride == len && dstStride == len && rows > 1) {
@@ -140,7 +147,7 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
   if (rows == 1) {
     // Chunks of at most max_length (a multiple of the alignment), as rows of a
     // 2-D transfer where the DMA has them.
-    int64_t chunk = int64_t(std::min<uint64_t>(d.maxLength, uint64_t(len)));
+    int64_t chunk = int64_t(std::min<uint64_t>(maxLength, uint64_t(len)));
     if (chunk < len)
       chunk = int64_t(uint64_t(chunk) / a * a);
     if (chunk <= 0)
@@ -148,9 +155,7 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
     int64_t full = len / chunk, rest = len % chunk;
     int64_t done = 0;
     while (full > 0) {
-      int64_t n = d.dims >= 2 && uint64_t(chunk) <= d.maxStride
-                      ? std::min<int64_t>(full, int64_t(d.maxRows))
-                      : 1;
+      int64_t n = strideOk(chunk) ? std::min<int64_t>(full, int64_t(maxRows)) : 1;
       NPUCC_TRY(dmaOne(at(src, done, chunk * n), at(dst, done, chunk * n), chunk, n, chunk, chunk));
       done += chunk * n;
       full -= n;
@@ -160,11 +165,10 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
     return success();
   }
   // Strided rows.
-  bool twoD = d.dims >= 2 && uint64_t(len) <= d.maxLength && uint64_t(srcStride) <= d.maxStride &&
-              uint64_t(dstStride) <= d.maxStride;
+  bool twoD = uint64_t(len) <= maxLength && strideOk(srcStride) && strideOk(dstStride);
   for (int64_t r = 0; r < rows;) {
-    int64_t n = twoD ? std::min<int64_t>(rows - r, int64_t(d.maxRows)) : 1;
-    if (twoD || uint64_t(len) <= d.maxLength) {
+    int64_t n = twoD ? std::min<int64_t>(rows - r, int64_t(maxRows)) : 1;
+    if (twoD || uint64_t(len) <= maxLength) {
       NPUCC_TRY(dmaOne(at(src, r * srcStride, len), at(dst, r * dstStride, len), len, n, srcStride,
                        dstStride));
     } else {
@@ -462,8 +466,12 @@ Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &
   };
   for (size_t i = 0; i < b.requests.size(); ++i)
     out.push_back(bufferInstr("alloc", i));
+  size_t first = out.size();
   Emitter e(l, t, tl, spm, io, nextToken, comment, out);
   NPUCC_TRY(e.run());
+  for (size_t i = first; i < out.size(); ++i)
+    if (out[i].opcode == "npu")
+      NPUCC_TRY(proveCommand(out[i], t));
   for (size_t i = 0; i < b.requests.size(); ++i)
     out.push_back(bufferInstr("free", i));
   return success();

@@ -1,8 +1,10 @@
 //===- SpmAlloc.cpp - Scratchpad placement: alignment and bank rules ------===//
 //
 // The buffers of one layer are placed in request order, first fit over the
-// scratchpads and their banks: a buffer starts at a multiple of the strictest
-// alignment of the operands it holds, stays inside one bank when it fits in a
+// scratchpads and their banks: a buffer starts at an address that is a
+// multiple of the strictest alignment of the operands it holds and of the
+// DMA's, where the layer's command can address each of its operands (the
+// range of its address field), stays inside one bank when it fits in a
 // bank (else spans whole banks from an empty one), and never starts an
 // operand in the bank of an operand that the scratchpad's separate_banks
 // rules keep apart (the simulator would fail the command, or slow it down).
@@ -14,12 +16,19 @@
 #include "NpuInternal.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace npucc::lower::npu {
 
 namespace {
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+std::string hex(int64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 struct Placed {
   int spm;
@@ -51,10 +60,53 @@ bool separated(const target::Scratchpad &s, int spm, uint64_t off, const SpmRequ
   return true;
 }
 
+/// The alignment of a buffer's start: its operands' and the DMA's (every
+/// scratchpad buffer is moved by DMA).
+uint64_t bufferAlign(const target::TargetDesc &t, const target::Scratchpad &s,
+                     const SpmRequest &r) {
+  uint64_t align = std::max<uint64_t>(1, t.dma.alignment);
+  for (int role = 0; role < target::NumOperands; ++role)
+    if (r.roles & (1u << role))
+      align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
+  return align;
+}
+
+const int RoleParam[target::NumOperands] = {NPUCC_P_IN_ADDR,   NPUCC_P_IN2_ADDR, NPUCC_P_W_ADDR,
+                                            NPUCC_P_BIAS_ADDR, NPUCC_P_RQ_ADDR,  NPUCC_P_OUT_ADDR};
+
+/// The offsets (from the scratchpad's base) where the buffer may start so
+/// that each of its operands lies where command `kind`'s address field of
+/// that operand reaches: [lo, hi], empty when lo > hi; `role` then names the
+/// operand that cannot be placed.
+struct Reach {
+  int64_t lo = 0, hi = 0;
+  int role = -1;
+};
+Reach reach(const target::TargetDesc &t, const target::Scratchpad &s, const SpmRequest &r,
+            int kind) {
+  Reach x{0, int64_t(s.size), -1};
+  if (kind < 0)
+    return x;
+  for (int role = 0; role < target::NumOperands; ++role) {
+    if (!(r.roles & (1u << role)))
+      continue;
+    const target::ParamRange &b = t.paramBounds(kind, RoleParam[role]);
+    if (!b.bound)
+      continue; // a fixed address: the proof of the scheduled command says so
+    int64_t inner = size_t(role) < r.roleOffsets.size() ? int64_t(r.roleOffsets[size_t(role)]) : 0;
+    int64_t base = int64_t(s.base) + inner; // scratchpads lie below 2^63 (loader)
+    x.lo = std::max(x.lo, b.lo > base ? b.lo - base : 0);
+    x.hi = std::min(x.hi, b.hi < base ? -1 : (b.hi - base > x.hi ? x.hi : b.hi - base));
+    if (x.lo > x.hi && x.role < 0)
+      x.role = role;
+  }
+  return x;
+}
+
 } // namespace
 
 Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
-                                          const std::vector<SpmRequest> &reqs) {
+                                          const std::vector<SpmRequest> &reqs, int kind) {
   // Next free byte of each bank of each scratchpad (offsets from its base).
   std::vector<std::vector<uint64_t>> next;
   std::vector<unsigned> bankCount;
@@ -72,17 +124,28 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
   std::vector<SpmPlace> out;
   for (const SpmRequest &r : reqs) {
     bool done = false;
+    std::string unreachable; // why the layer's command cannot address a scratchpad
     for (size_t si = 0; si < t.scratchpads.size() && !done; ++si) {
       const target::Scratchpad &s = t.scratchpads[si];
-      uint64_t align = 1;
-      for (int role = 0; role < target::NumOperands; ++role)
-        if (r.roles & (1u << role))
-          align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
+      uint64_t align = bufferAlign(t, s, r);
+      Reach within = reach(t, s, r, kind);
+      if (within.lo > within.hi) {
+        // Say which field cannot reach this scratchpad (if no other one takes it).
+        const target::ParamRange &b = t.paramBounds(kind, RoleParam[within.role]);
+        unreachable = "command '" + target::commandKindNames()[size_t(kind)] + "' parameter '" +
+                      target::paramNames()[size_t(RoleParam[within.role])] +
+                      "' cannot address the " + r.what + " in scratchpad '" + s.name +
+                      "': its field '" + b.field + "' holds " + hex(b.lo) + ".." + hex(b.hi);
+        continue;
+      }
       const unsigned nb = bankCount[si];
       const uint64_t bs = bankBytes[si];
       for (unsigned b = 0; b < nb && !done; ++b) {
         uint64_t bankEnd = uint64_t(b + 1) * bs;
-        uint64_t off = alignUp(next[si][b], align);
+        uint64_t from = std::max<uint64_t>(next[si][b], uint64_t(within.lo));
+        uint64_t off = alignUp(s.base + from, align) - s.base; // absolute alignment
+        if (off > uint64_t(within.hi))
+          continue;
         // Inside this bank, or spanning whole banks from an empty one.
         uint64_t end = off + r.size;
         if (end > bankEnd) {
@@ -103,6 +166,8 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
         done = true;
       }
     }
+    if (!done && !unreachable.empty())
+      return error(unreachable);
     if (!done) {
       uint64_t total = 0, cap = 0;
       for (const SpmRequest &q : reqs)
@@ -119,18 +184,21 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
 
 std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
                                                const std::vector<SpmRequest> &reqs,
-                                               const std::vector<SpmPlace> &places) {
+                                               const std::vector<SpmPlace> &places, int kind) {
   std::vector<SpmPlace> out;
   std::vector<Placed> placed;
   for (size_t i = 0; i < reqs.size() && i < places.size(); ++i) {
     const SpmRequest &r = reqs[i];
     const target::Scratchpad &s = t.scratchpads[size_t(places[i].spm)];
-    uint64_t align = 1;
-    for (int role = 0; role < target::NumOperands; ++role)
-      if (r.roles & (1u << role))
-        align = std::max<uint64_t>(align, s.operandAlignment[size_t(role)]);
-    uint64_t top = s.size - places[i].offset - r.size;
-    uint64_t off = align > 1 ? top / align * align : top;
+    uint64_t align = bufferAlign(t, s, r);
+    uint64_t top = s.base + (s.size - places[i].offset - r.size); // absolute, aligned down
+    top = top / align * align;
+    if (top < s.base)
+      return std::nullopt;
+    uint64_t off = top - s.base;
+    Reach within = reach(t, s, r, kind);
+    if (int64_t(off) < within.lo || int64_t(off) > within.hi)
+      return std::nullopt;
     for (const Placed &q : placed)
       if (q.spm == places[i].spm && off < q.offset + q.req->size && q.offset < off + r.size)
         return std::nullopt;

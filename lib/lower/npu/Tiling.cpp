@@ -161,7 +161,7 @@ Feasibility checkCandidate(const Layer &l, const target::TargetDesc &t, const Ti
   f.buffers = tilingBuffers(l, t, tl);
   for (const SpmRequest &r : f.buffers.requests)
     f.need += r.size;
-  auto spm = allocateSpm(t, f.buffers.requests);
+  auto spm = allocateSpm(t, f.buffers.requests, l.op.kind);
   if (!spm) {
     f.problem = spm.error().message;
     return f;

@@ -45,6 +45,7 @@ Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t) {
   bool fence = t.completion == "fence";
   std::vector<Pending> pending; // issue order
   std::vector<lir::Instr> out;
+  out.reserve(p.body.size() * 2 + 1); // at most one wait before each instruction, one at the end
   auto settle = [&](const std::set<int> &tokens, const std::string &comment) {
     if (tokens.empty())
       return;

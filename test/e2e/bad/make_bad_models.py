@@ -99,6 +99,8 @@ def main():
          "reshape_runtime_shape.onnx")
 
     hardening_cases()
+    scale_cases()
+    empty_cases()
 
 
 def raw_tensor(name, elem_type, dims, raw):
@@ -185,6 +187,65 @@ def hardening_cases():
     e.key, e.value = "location", "canon"
     save(model([h.make_node("Add", ["x", "w_ext"], ["y"], name="add0")],
                [vi("x", [4])], [vi("y", [4])], [w]), "ext_location_dir.onnx")
+
+
+def qdq_conv_model(scale, wscale):
+    """x -> Q/DQ -> Conv(DQ(int8 weights)) -> Q/DQ, with the given scales."""
+    inits = [onnx.numpy_helper.from_array(np.ones((2, 2, 3, 3), np.int8), "w"),
+             h.make_tensor("s", T.FLOAT, [], [scale]), h.make_tensor("z", T.INT8, [], [0]),
+             h.make_tensor("ws", T.FLOAT, [], [wscale])]
+    nodes = [h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant_x"),
+             h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dequant_x"),
+             h.make_node("DequantizeLinear", ["w", "ws", "z"], ["wd"], name="dequant_w"),
+             h.make_node("Conv", ["xd", "wd"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+             h.make_node("QuantizeLinear", ["c", "s", "z"], ["cq"], name="quant_c"),
+             h.make_node("DequantizeLinear", ["cq", "s", "z"], ["y"], name="dequant_c")]
+    return model(nodes, [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 4, 4])], inits)
+
+
+def scale_cases():
+    """Issue 23: a NaN scale compiled (exit 0) into C that did not build ('NAN'
+    undeclared); an infinite one was reported by the lowering as "non-positive" at a
+    Transpose. Every non-finite or non-positive scale is refused at import."""
+    save(qdq_conv_model(float("nan"), 0.01), "scale_nan.onnx")
+    save(qdq_conv_model(0.05, float("inf")), "scale_inf.onnx")
+    save(qdq_conv_model(0.05, 1e-50), "scale_underflow.onnx")
+    # QLinearMatMul with an infinite output scale (its own import path).
+    inits = [onnx.numpy_helper.from_array(np.ones((2, 2), np.int8), "b"),
+             h.make_tensor("s", T.FLOAT, [], [0.1]), h.make_tensor("z", T.INT8, [], [0]),
+             h.make_tensor("ys", T.FLOAT, [], [float("inf")])]
+    save(model([h.make_node("QLinearMatMul", ["a", "s", "z", "b", "s", "z", "ys", "z"], ["y"],
+                            name="qmm0")],
+               [vi("a", [1, 2], T.INT8)], [vi("y", [1, 2], T.INT8)], inits), "qlinear_scale_inf.onnx")
+
+
+def empty_cases():
+    """Issue 23: valid models with an empty (zero-size) result: a QDQ Conv with 0 output
+    channels and a QDQ MatMul with 0 output features. They crashed npucc with SIGFPE on an
+    NPU target (tiling divided by the channel count), and on --target cpu the generated
+    program crashed; now they compile and run (cli_test.sh). edge/ holds good models."""
+    os.makedirs(os.path.join(HERE, "edge"), exist_ok=True)
+    zero = h.make_tensor("z", T.INT8, [], [0])
+    cinits = [onnx.numpy_helper.from_array(np.ones((0, 2, 3, 3), np.int8), "w"),
+              h.make_tensor("s", T.FLOAT, [], [0.05]), zero, h.make_tensor("ws", T.FLOAT, [], [0.01])]
+    cnodes = [h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant_x"),
+              h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dequant_x"),
+              h.make_node("DequantizeLinear", ["w", "ws", "z"], ["wd"], name="dequant_w"),
+              h.make_node("Conv", ["xd", "wd"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+              h.make_node("QuantizeLinear", ["c", "s", "z"], ["cq"], name="quant_c"),
+              h.make_node("DequantizeLinear", ["cq", "s", "z"], ["y"], name="dequant_c")]
+    save(model(cnodes, [vi("x", [1, 2, 4, 4])], [vi("y", [1, 0, 4, 4])], cinits),
+         os.path.join("edge", "conv_out0.onnx"))
+    minits = [onnx.numpy_helper.from_array(np.ones((8, 0), np.int8), "w"),
+              h.make_tensor("s", T.FLOAT, [], [0.05]), zero, h.make_tensor("ws", T.FLOAT, [], [0.01])]
+    mnodes = [h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant_x"),
+              h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dequant_x"),
+              h.make_node("DequantizeLinear", ["w", "ws", "z"], ["wd"], name="dequant_w"),
+              h.make_node("MatMul", ["xd", "wd"], ["c"], name="mm0"),
+              h.make_node("QuantizeLinear", ["c", "s", "z"], ["cq"], name="quant_c"),
+              h.make_node("DequantizeLinear", ["cq", "s", "z"], ["y"], name="dequant_c")]
+    save(model(mnodes, [vi("x", [1, 8])], [vi("y", [1, 0])], minits),
+         os.path.join("edge", "matmul_out0.onnx"))
 
 
 def save_case(name, m, inputs, outputs):

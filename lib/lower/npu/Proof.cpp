@@ -1,0 +1,161 @@
+//===- Proof.cpp - Every value a scheduled command writes fits its field ----===//
+//
+// A compiled program must not fail when it runs because the command layer
+// cannot encode a value (NPUCC_ERR_RANGE / _ALIGN / _PARAM) or the NPU
+// refuses it. scheduleLayer proves each command it emits, with the table of
+// parameter -> field bounds the loader and the legality check use
+// (TargetDesc::paramBounds):
+//   - every parameter the command kind takes fits its field (range and
+//     unit), or equals the fixed or default value the command has;
+//   - scratchpad addresses are exact (scratchpad base + offset); system
+//     memory addresses (arena, constants, inputs, outputs) are only known
+//     relative to their buffer, which the firmware places in a window the
+//     loader proved the DMA reaches (every window lies within src_addr,
+//     every writable one within dst_addr) at an address aligned to the DMA
+//     alignment: their offsets must be multiples of that alignment;
+//   - DMA addresses are multiples of the DMA alignment and compute operand
+//     addresses multiples of their operand alignment (effective alignments:
+//     an address field's unit is part of them);
+//   - DMA lengths, rows, planes and strides are within the effective DMA
+//     limits;
+//   - the value fits the command stream (npucc_stream.h): 32-bit signed
+//     values, addresses as 32-bit unsigned offsets from their buffer.
+// A layer whose commands cannot be proven has no feasible tiling: it runs on
+// the CPU kernels, and the reason names the command, the parameter and the
+// field.
+//
+//===----------------------------------------------------------------------===//
+#include "NpuInternal.h"
+
+#include "npucc_npu.h"
+
+namespace npucc::lower::npu {
+
+namespace {
+
+const char *regionText(lir::Region r) {
+  switch (r) {
+  case lir::Region::Arena:
+    return "the arena";
+  case lir::Region::Const:
+    return "the NPU constants";
+  case lir::Region::Input:
+    return "an input";
+  case lir::Region::Output:
+    return "an output";
+  default:
+    return "system memory";
+  }
+}
+
+int operandOfParam(int id) {
+  switch (id) {
+  case NPUCC_P_IN_ADDR:
+    return NPUCC_OPND_IN;
+  case NPUCC_P_IN2_ADDR:
+    return NPUCC_OPND_IN2;
+  case NPUCC_P_W_ADDR:
+    return NPUCC_OPND_W;
+  case NPUCC_P_BIAS_ADDR:
+    return NPUCC_OPND_BIAS;
+  case NPUCC_P_RQ_ADDR:
+    return NPUCC_OPND_RQ;
+  case NPUCC_P_OUT_ADDR:
+    return NPUCC_OPND_OUT;
+  default:
+    return -1;
+  }
+}
+
+} // namespace
+
+Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
+  int kind = target::commandKindId(in.callee);
+  if (kind < 0 || !t.command(in.callee))
+    return error("the NPU has no '" + in.callee + "' command");
+  const std::vector<std::string> &names = target::paramNames();
+  auto head = [&](int id) {
+    return "command '" + in.callee + "' parameter '" + names[size_t(id)] + "'";
+  };
+  std::vector<int64_t> p = target::CTable::defaultParams();
+  std::vector<const lir::BufferRef *> buf(p.size(), nullptr);
+  for (const auto &kv : in.params) {
+    int id = target::paramId(kv.first);
+    if (id < 0)
+      return error("command '" + in.callee + "' has no parameter '" + kv.first + "'");
+    if (const int64_t *v = std::get_if<int64_t>(&kv.second)) {
+      p[size_t(id)] = *v;
+    } else if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(&kv.second)) {
+      buf[size_t(id)] = b;
+      if (b->region == lir::Region::Spm) {
+        if (b->index < 0 || size_t(b->index) >= t.scratchpads.size())
+          return error(head(id) + " names a scratchpad the NPU does not have");
+        p[size_t(id)] = int64_t(t.scratchpads[size_t(b->index)].base) + b->offset;
+      }
+    }
+  }
+  const uint64_t dmaAlign = std::max<uint64_t>(1, t.dma.alignment);
+  for (int id = 0; id < NPUCC_P_COUNT; ++id) {
+    if (!npucc_param_allowed(id, kind))
+      continue;
+    const lir::BufferRef *b = buf[size_t(id)];
+    int64_t v = p[size_t(id)];
+    if (b && b->region != lir::Region::Spm) {
+      // An offset into a buffer the firmware places, aligned, in a window
+      // the DMA reaches (the loader's proof).
+      if (kind != NPUCC_KIND_DMA)
+        return error(head(id) + " points into " + regionText(b->region) +
+                     "; compute commands read and write the scratchpad only");
+      if (b->offset < 0 || uint64_t(b->offset) % dmaAlign)
+        return error(head(id) + " (offset " + std::to_string(b->offset) + " in " +
+                     regionText(b->region) + ") is not a multiple of the DMA alignment " +
+                     std::to_string(dmaAlign));
+      if (uint64_t(b->offset) > UINT32_MAX)
+        return error(head(id) + " (offset " + std::to_string(b->offset) + " in " +
+                     regionText(b->region) + ") does not fit the command stream's 32-bit offsets");
+      continue;
+    }
+    if (std::string why = t.paramProblem(kind, id, v); !why.empty())
+      return error(why);
+    if (b) {
+      const target::Scratchpad &s = t.scratchpads[size_t(b->index)];
+      int o = operandOfParam(id);
+      uint64_t align =
+          kind == NPUCC_KIND_DMA
+              ? dmaAlign
+              : std::max<uint64_t>(1, o >= 0 ? s.alignmentOf(target::Operand(o)) : s.alignment);
+      if (uint64_t(v) % align)
+        return error(head(id) + " = " + std::to_string(v) + " is not a multiple of the " +
+                     (kind == NPUCC_KIND_DMA ? std::string("DMA") : "operand") + " alignment " +
+                     std::to_string(align));
+    } else if (v < INT32_MIN || v > INT32_MAX) {
+      return error(head(id) + " = " + std::to_string(v) +
+                   " does not fit the command stream's 32-bit values");
+    }
+  }
+  if (kind == NPUCC_KIND_DMA) {
+    const target::DmaDesc &d = t.dma;
+    struct Limit {
+      int id;
+      uint64_t max;
+      const char *key;
+      int64_t min; // counts are at least 1
+    } limits[] = {{NPUCC_P_LENGTH, d.maxLength, "max_length", 1},
+                  {NPUCC_P_ROWS, d.maxRows, "max_rows", 1},
+                  {NPUCC_P_PLANES, d.maxPlanes, "max_planes", 1},
+                  {NPUCC_P_SRC_STRIDE, d.maxStride, "max_stride", 0},
+                  {NPUCC_P_DST_STRIDE, d.maxStride, "max_stride", 0},
+                  {NPUCC_P_SRC_PLANE_STRIDE, d.maxPlaneStride, "max_plane_stride", 0},
+                  {NPUCC_P_DST_PLANE_STRIDE, d.maxPlaneStride, "max_plane_stride", 0}};
+    for (const Limit &l : limits)
+      if (p[size_t(l.id)] < l.min || uint64_t(p[size_t(l.id)]) > l.max)
+        return error(head(l.id) + " = " + std::to_string(p[size_t(l.id)]) +
+                     " is outside the DMA's limit (dma." + l.key + " " + std::to_string(l.max) +
+                     ")");
+    if (p[NPUCC_P_ZERO_FILL] && !d.zeroFill)
+      return error(head(NPUCC_P_ZERO_FILL) + ": the DMA has no zero fill");
+  }
+  return success();
+}
+
+} // namespace npucc::lower::npu

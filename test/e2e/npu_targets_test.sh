@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# npu_targets_test.sh: descriptions the loader accepts compile and run, or are refused with their
+# JSON path (issue 23, found by differential testing). Each case failed before its fix:
+#  - a DMA of one byte per command (max_length 1, max_rows 1): tinycnn_int8 compiles within the
+#    timeout (npu-prefetch was cubic in a layer's size: not done in 10 minutes);
+#  - test/target/npu-align.json (DMA alignment 64, tables at 256): tinycnn_int8 and, when the
+#    shared models are there, torch_ptq_qdq, mlpt_ad_qdq and mlpt_vww_qdq compile and pass
+#    `npucc check` on the simulator (three of them failed to compile: "a DMA address is not a
+#    multiple of the DMA alignment 64");
+#  - a conv whose in_addr field reaches 64 KiB of the 256 KiB scratchpad: passes on the simulator
+#    (model_run returned -2: the odd layers' operands sat at the top end);
+#  - dma.max_stride 0 (documented as allowed, was rejected): loads, passes on the simulator;
+#  - a 4 GiB - 1 scratchpad: compiles, the C builds strict C99 (was refused: "does not fit the
+#    stream's 32-bit values");
+#  - a window above 4 GiB behind 32-bit DMA address registers, and DMA lengths in 8-byte units:
+#    refused with the JSON path, exit 1, no OUT/ written (both compiled and failed at run time);
+#  - a truncated model: the message says that the file ends early.
+# Usage: npu_targets_test.sh NPUCC SOURCE_DIR
+set -uo pipefail
+npucc="$1"
+src="$(cd "$2" && pwd)"
+PY=/usr/bin/python3
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export NPUCC_ORT_NODE_MODULES="${NPUCC_ORT_NODE_MODULES:-/work/main/bench/node_modules}"
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "PASS: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; sed 's/^/    /' "$tmp/log" | tail -8; }
+
+# edit NAME 'python statements on j' : npu-default.json edited into $tmp/NAME.json
+edit() {
+  "$PY" - "$src/runtime/targets/npu-default.json" "$tmp/$1.json" "$2" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(j, open(sys.argv[2], "w"), indent=1)
+EOF
+}
+
+# check LABEL MODEL_DIR TARGET [flags]: `npucc check` on the simulator must PASS
+check() {
+  local label="$1" dir="$2" t="$3"; shift 3
+  local sflags
+  mapfile -t sflags < <("$PY" "$src/scripts/shape_flags.py" "$dir")
+  if timeout 600 "$npucc" check "$dir" --target "$t" "${sflags[@]}" "$@" > "$tmp/log" 2>&1 \
+     && grep -q "hazards 0" "$tmp/log" && grep -q ": PASS$" "$tmp/log"; then
+    ok "$label: $(grep -m1 'simulator (' "$tmp/log" | sed 's/^ *test_data_set_0 *//' | cut -c1-90)"
+  else
+    bad "$label"
+  fi
+}
+
+# 1. One byte per DMA command.
+edit bytes 'j["dma"]["max_length"] = 1; j["dma"]["max_rows"] = 1'
+start=$(date +%s)
+if timeout ${BYTES_TIMEOUT:-300} "$npucc" "$src/models/tinycnn_int8/model.onnx" --target "$tmp/bytes.json" \
+     -o "$tmp/bytes" > "$tmp/log" 2>&1 && grep -q "5 of 10 layers on the NPU" "$tmp/log"; then
+  ok "tinycnn_int8 with one byte per DMA command compiles in $(( $(date +%s) - start )) s (limit ${BYTES_TIMEOUT:-300})"
+else
+  bad "tinycnn_int8 with one byte per DMA command (exit $?, limit ${BYTES_TIMEOUT:-300} s)"
+fi
+
+# 2. Strict alignment.
+check "tinycnn_int8 on npu-align" "$src/models/tinycnn_int8" "$src/test/target/npu-align.json"
+shared="$src/../shared/models"
+[ -d "$shared" ] || shared=/work/shared/models
+if [ -d "$shared/torch_ptq_qdq" ]; then
+  for m in torch_ptq_qdq mlpt_ad_qdq mlpt_vww_qdq; do
+    check "$m on npu-align" "$shared/$m" "$src/test/target/npu-align.json"
+  done
+else
+  echo "note: $shared not found: the three shared models on npu-align were not run"
+fi
+
+# 3. A compute address field narrower than the scratchpad.
+edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})
+j["commands"]["conv"]["params"]["in_addr"] = {"field": "IN12.a", "shift": 4}'
+check "tinycnn_int8 with conv in_addr reaching 64 KiB" "$src/models/tinycnn_int8" "$tmp/narrow.json"
+
+# 4. A stride limit of 0.
+edit stride0 'j["dma"]["max_stride"] = 0'
+check "tinycnn_int8 with dma.max_stride 0" "$src/models/tinycnn_int8" "$tmp/stride0.json"
+
+# 5. A 4 GiB - 1 scratchpad (windows above 4 GiB, 40-bit DMA addresses).
+edit big 'j["address_bits"] = 40
+j["memories"]["scratchpads"][0].update({"size": 4294967295, "banks": 1})
+j["memories"]["system"][0]["base"] = "0x1_0800_0000"
+j["memories"]["system"][1]["base"] = "0x1_2000_0000"
+j["registers"].append({"name": "DMA_HI", "offset": "0x200", "fields": [{"name": "src", "lsb": 0, "width": 8}, {"name": "dst", "lsb": 8, "width": 8}]})
+j["commands"]["dma"]["params"]["src_addr"] = {"fields": ["DMA_SRC", "DMA_HI.src"]}
+j["commands"]["dma"]["params"]["dst_addr"] = {"fields": ["DMA_DST", "DMA_HI.dst"]}'
+if "$npucc" "$src/models/tinycnn_int8/model.onnx" --target "$tmp/big.json" -o "$tmp/big" \
+     > "$tmp/log" 2>&1 \
+   && (cd "$tmp/big" && gcc -std=c99 -Wall -Wextra -Werror -pedantic -c ./*.c) >> "$tmp/log" 2>&1 \
+   && grep -Eq '\{NPUCC_P_(SRC|DST)_ADDR, [0-9]+, -[0-9]+\}' "$tmp/big/model.c"; then
+  ok "a 4 GiB - 1 scratchpad: compiles, offsets above 2^31 in the stream, strict C99"
+else
+  bad "a 4 GiB - 1 scratchpad"
+fi
+
+# 6. Refused with the JSON path, exit 1, no OUT/ written.
+edit far 'j["address_bits"] = 40
+j["memories"]["system"][1]["base"] = "0x1_2000_0000"'
+edit len8 'j["commands"]["dma"]["params"]["length"] = {"field": "DMA_SIZE.length", "shift": 3}'
+for t in far len8; do
+  "$npucc" "$src/models/tinycnn_int8/model.onnx" --target "$tmp/$t.json" -o "$tmp/out-$t" \
+    > "$tmp/log" 2>&1
+  rc=$?
+  case $t in
+    far) want="error: /memories/system/1: system memory 'ram' \(0x120000000\.\.0x120ffffff\) is beyond the dma command's 'src_addr'" ;;
+    len8) want="error: /commands/dma/params/length: the dma command holds 'length' in units of 8" ;;
+  esac
+  if [ $rc -eq 1 ] && grep -Eq "$want" "$tmp/log" && [ ! -e "$tmp/out-$t" ]; then
+    ok "refused ($t): $(head -c 150 "$tmp/log")"
+  else
+    bad "$t not refused as expected (exit $rc)"
+  fi
+done
+
+# 7. A truncated model.
+head -c 1000 "$src/models/tinycnn/model.onnx" > "$tmp/trunc.onnx"
+"$npucc" "$tmp/trunc.onnx" -o "$tmp/trunc" > "$tmp/log" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "the file ends early" "$tmp/log"; then
+  ok "truncated model: $(head -c 150 "$tmp/log")"
+else
+  bad "truncated model (exit $rc)"
+fi
+
+echo "npu targets: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
