@@ -2,7 +2,8 @@
 //
 // compareTensors: float within a relative tolerance, integers in steps.
 // classifyOutput/compareSteps: quantized outputs in quantization steps (see
-// Compare.h and docs/quantization.md).
+// Compare.h and docs/quantization.md). compareWithInterpreter: the rules of
+// `npucc check`'s interpreter comparisons.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/driver/Compare.h"
@@ -226,6 +227,31 @@ Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const Outp
   }
   c.pass = c.mismatches == 0;
   return c;
+}
+
+InterpComparison compareWithInterpreter(const ir::Tensor &got, const ir::Tensor &want,
+                                        const OutputQuant &kind, bool quantizedProgram, bool exact,
+                                        double relTol, double steps) {
+  InterpComparison r;
+  r.bitExact = got.dtype() == want.dtype() && got.byteSize() == want.byteSize() &&
+               std::equal(got.bytes().begin(), got.bytes().end(), want.bytes().begin());
+  const bool isFloat = kind.kind == OutputKind::Float;
+  char rule[48];
+  if (exact && quantizedProgram) {
+    std::snprintf(rule, sizeof rule, "bit-exact");
+    r.cmp = isFloat ? compareTensors(got, want, 0.0, 0) : compareSteps(got, want, kind, 0);
+    if (isFloat || kind.kind != OutputKind::SoftmaxOfDq)
+      r.cmp.pass = r.cmp.pass && r.bitExact;
+  } else if (!exact && !isFloat) {
+    std::snprintf(rule, sizeof rule, "steps<=%g", steps);
+    r.cmp = compareSteps(got, want, kind, steps);
+  } else {
+    std::snprintf(rule, sizeof rule, "rel<=%g", relTol);
+    r.cmp = compareTensors(got, want, relTol, 0);
+  }
+  r.rule = rule;
+  r.pass = r.cmp.pass;
+  return r;
 }
 
 bool isQuantizedGraph(const ir::Graph &g) {

@@ -348,6 +348,17 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
   return success();
 }
 
+/// npu-partition's deliberate arithmetic change, applied to the pre-target graph `pre`
+/// (a clone made just before it, node for node in the order of `placed`, the original
+/// nodes, which npu-partition keeps and may modify but never frees): a node that lost
+/// requant="fp32" (it runs on the NPU, which rounds exactly) loses it in `pre` too.
+void syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed) {
+  const auto &nodes = pre.nodes();
+  for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k)
+    if (nodes[k]->attrs.count("requant") && !placed[k]->attrs.count("requant"))
+      nodes[k]->attrs.erase("requant");
+}
+
 /// Whether the comma-separated `pipeline` names `pass`.
 bool listsPass(const std::string &pipeline, const std::string &pass) {
   size_t start = 0;
@@ -404,6 +415,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     return std::move(g.error());
   r.graph = g.take();
   NPUCC_TRY(ir::verifyGraph(*r.graph));
+  if (opts.keepStageGraphs && opts.quant.mode.empty())
+    r.importedGraph = r.graph->clone();
 
   passes::PassContext ctx;
   ctx.printAfter = opts.printAfter;
@@ -444,6 +457,12 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   std::unique_ptr<ir::Graph> beforeNpu; // for the CPU fallback
   if (r.npu) {
     beforeNpu = r.graph->clone();
+    std::vector<const ir::Node *> placed; // the nodes npu-partition will see
+    if (opts.keepStageGraphs) {
+      r.preTargetGraph = r.graph->clone();
+      for (const auto &n : r.graph->nodes())
+        placed.push_back(n.get());
+    }
     // Place what the NPU can run (lib/target/Legality.cpp) and give it NHWC.
     ctx.target = &r.target;
     ctx.npuExactForFp32 = opts.requant != "fp32";
@@ -451,6 +470,10 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
     if (!ps)
       return std::move(ps.error().inFile(opts.modelPath));
+    if (r.preTargetGraph && ctx.stats.count("npu-partition.npu"))
+      syncRounding(*r.preTargetGraph, placed);
+    else
+      r.preTargetGraph.reset(); // nothing placed: the final graph is the pre-target graph
     for (const std::string &w : ctx.warnings)
       r.warnings.push_back(w);
     if (!ctx.stats.count("npu-partition.npu")) {
@@ -478,6 +501,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   auto fallBackToCpu = [&](const std::string &problem) {
     r.warnings.push_back(problem + " of '" + r.target.name + "'; every op runs on the CPU kernels");
     r.graph = std::move(beforeNpu);
+    r.preTargetGraph.reset(); // the final graph is the pre-target graph now
     r.npuLowering.reset();
     r.stats.erase("npu-partition.npu");
     r.stats.erase("npu-partition.rounding-exact");

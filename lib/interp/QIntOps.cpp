@@ -108,16 +108,24 @@ Outputs evalClamp(const Node &n, const Inputs &in) {
     if (in.size() > 2 && in[2])
       hi = in[2]->getDouble(0);
   }
+  // The bounds saturate to the output's range, and the clamp is min(max(v, lo), hi) as
+  // ONNX's Clip: [lo, hi] outside the range (even lo > hi) gives a constant, never an
+  // empty range.
   Range r = rangeOf(y.dtype());
-  if (std::isfinite(lo))
-    r.lo = std::max<int64_t>(r.lo, zy + std::lround(lo / sy));
-  if (std::isfinite(hi))
-    r.hi = std::min<int64_t>(r.hi, zy + std::lround(hi / sy));
+  auto bound = [&](double b, int64_t dflt) {
+    if (!std::isfinite(b))
+      return dflt;
+    double q = std::clamp(std::round(b / sy) + zy, double(r.lo), double(r.hi));
+    return static_cast<int64_t>(q);
+  };
+  int64_t qlo = bound(lo, r.lo), qhi = bound(hi, r.hi);
   bool same = xq == yq;
   auto m = quant::quantizeMultiplier(scaleAt(xq, 0) / sy);
   for (int64_t i = 0; i < x.numElements(); ++i) {
     int64_t v = x.getInt(i);
-    y.setInt(i, same ? std::clamp(v, r.lo, r.hi) : requant(static_cast<int32_t>(v - zx), m, zy, r));
+    if (!same)
+      v = requant(static_cast<int32_t>(v - zx), m, zy, r);
+    y.setInt(i, std::min(std::max(v, qlo), qhi));
   }
   return std::vector<Tensor>{std::move(y)};
 }

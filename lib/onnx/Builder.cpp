@@ -2,7 +2,8 @@
 //
 // Builder looks up ONNX values by name (initializers converted on first use),
 // appends canonical IR nodes, gives every output a dtype and a static shape
-// (onnx's inferred facts, else ShapeHelper's rules) within kMaxTensorBytes,
+// (onnx's inferred facts, else ShapeHelper's rules; the rules win for ceil_mode
+// pools, where onnx 1.12 infers a window too many) within kMaxTensorBytes,
 // and folds nodes whose inputs are all constants.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +15,15 @@
 using namespace npucc::ir;
 
 namespace npucc::onnx::detail {
+
+namespace {
+/// A MaxPool/AveragePool with ceil_mode=1: onnx 1.12 infers one output more than
+/// the ONNX semantics when the last window would start in the end padding.
+bool ceilModePool(const Node &n) {
+  return (n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool) &&
+         n.attrInt("ceil_mode", 0) != 0;
+}
+} // namespace
 
 std::string Builder::freshName(const std::string &base) const {
   std::string c = base;
@@ -97,6 +107,8 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
   Node *n = g.addNode(k, nodeName, ins, outs);
   n->attrs = std::move(attrs);
   auto inferred = inferOutputs(*n);
+  bool staleIn = std::any_of(ins.begin(), ins.end(),
+                             [&](const Value *in) { return in && staleShapes.count(in); });
   for (size_t i = 0; i < outs.size(); ++i) {
     Value *v = outs[i];
     auto f = facts.find(v->name);
@@ -109,8 +121,15 @@ Result<std::vector<Value *>> Builder::emit(OpKind k, const std::string &nodeName
     } else if (inferred && i < inferred->size()) {
       v->dtype = (*inferred)[i].dtype;
     }
-    bool factShape = haveFact && f->second.staticShape;
     bool ownShape = inferred && i < inferred->size();
+    // onnx 1.12's shape inference keeps a ceil_mode pool's last window when it would start
+    // in the end padding; the ONNX semantics (onnx >= 1.16, ONNX Runtime, PyTorch) drop it.
+    // npucc's rule wins there, and downstream of a value it changed.
+    bool ownRuleWins = ownShape && (ceilModePool(*n) || staleIn);
+    bool factShape = haveFact && f->second.staticShape && !ownRuleWins;
+    if (ownRuleWins && (staleIn || (haveFact && f->second.staticShape &&
+                                    f->second.shape != (*inferred)[i].shape)))
+      staleShapes.insert(v);
     if (!onnxInferred && !inferred && inferred.error().message != kNoShapeRule)
       return nodeErr(nodeName, op,
                      "cannot give output '" + v->name +

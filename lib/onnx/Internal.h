@@ -87,6 +87,9 @@ public:
   bool onnxInferred = true;
   /// Bytes of results folded so far (bounded by interp::kMaxFoldedBytes).
   int64_t foldedBytes = 0;
+  /// Values whose shape npucc's rules gave against onnx's inferred one (a ceil_mode pool)
+  /// and the values computed from them: onnx's facts downstream are stale too.
+  std::set<const ir::Value *> staleShapes;
 
   Builder(ir::Graph &graph, std::string f, std::string dir, int ops)
       : g(graph), file(std::move(f)), baseDir(std::move(dir)), opset(ops) {}

@@ -135,9 +135,7 @@ WeightQ quantizeWeights(const Tensor &w, int axis, const WeightRule &rule) {
   const Shape &s = w.shape();
   int64_t ch = s.empty() || !rule.perChannel ? 1 : s[static_cast<size_t>(axis)], inner = 1;
   for (size_t d = static_cast<size_t>(axis) + 1; rule.perChannel && d < s.size(); ++d)
-    inner *= s[d];
-  if (!rule.perChannel)
-    inner = std::max<int64_t>(w.numElements(), 1);
+    inner *= s[d]; // per tensor: ch = 1, every element in channel 0
   std::vector<double> amax(static_cast<size_t>(ch), 0.0);
   int64_t n = w.numElements();
   for (int64_t i = 0; i < n; ++i) {

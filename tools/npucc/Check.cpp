@@ -10,6 +10,11 @@
 // (--tolerance-steps, default 1; driver::compareSteps defines the steps), and
 // the C outputs must also be bit-exact with npucc's reference interpreter run
 // on the compiled graph IR (--interp-check auto|on|off, auto = quantized).
+// With the interpreter check, the C outputs are also compared with the
+// interpreter run on earlier stages of the same compile, so that a wrong
+// rewrite (which the interpreter of the final graph computes just as wrongly)
+// shows: the graph before the target's rewrites (bit-exact) and the graph as
+// imported (within the golden tolerance: float QDQ arithmetic).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -128,6 +133,15 @@ struct SimFigures {
   std::string error;
 };
 
+/// The C output vs the interpreter on an earlier stage of the compile.
+struct StageReport {
+  std::string stage; // "pre-target", "imported"
+  std::string rule;  // "bit-exact", "steps<=N", "rel<=T"
+  driver::Comparison cmp;
+  bool bitExact = false;
+  bool pass = false;
+};
+
 struct OutputReport {
   int dataset;
   driver::Comparison cmp;     // vs the golden output
@@ -136,24 +150,32 @@ struct OutputReport {
   bool interpChecked = false; // vs the reference interpreter
   driver::Comparison interp;  // steps (quantized kinds) or exact float/int
   bool interpBitExact = false;
+  std::vector<StageReport> stages; // vs the interpreter on earlier stages
   bool pass = false;
 };
 
-/// C output vs the interpreter's: bit-exact bytes, plus steps for the report
-/// (a Softmax of a DequantizeLinear passes when its logits are identical, the
-/// float softmax itself may round differently; its float error is reported).
-void compareWithInterp(OutputReport &r, const ir::Tensor &got, const ir::Tensor &want) {
+/// A graph of the compile the interpreter runs for the C outputs to match.
+struct InterpStage {
+  const char *name;  // in the report and --json
+  const char *title; // for the text report
+  const ir::Graph *graph;
+  bool exact; // bit-exact like the compiled graph; else the golden tolerance
+};
+
+void compareWithInterp(OutputReport &r, const ir::Tensor &got, const ir::Tensor &want,
+                       bool quantized, double relTol) {
   r.interpChecked = true;
-  r.interpBitExact = got.dtype() == want.dtype() && got.byteSize() == want.byteSize() &&
-                     std::memcmp(got.raw(), want.raw(), got.byteSize()) == 0;
-  if (r.kind.kind == driver::OutputKind::Float) {
-    r.interp = driver::compareTensors(got, want, 0.0, 0);
-    r.interp.pass = r.interpBitExact;
-    return;
-  }
-  r.interp = driver::compareSteps(got, want, r.kind, 0);
-  if (r.kind.kind != driver::OutputKind::SoftmaxOfDq)
-    r.interp.pass = r.interp.pass && r.interpBitExact;
+  driver::InterpComparison c =
+      driver::compareWithInterpreter(got, want, r.kind, quantized, true, relTol, 0);
+  r.interp = c.cmp;
+  r.interpBitExact = c.bitExact;
+}
+
+StageReport compareStage(const InterpStage &st, const OutputReport &r, const ir::Tensor &got,
+                         const ir::Tensor &want, bool quantized, double relTol, double steps) {
+  driver::InterpComparison c =
+      driver::compareWithInterpreter(got, want, r.kind, quantized, st.exact, relTol, steps);
+  return StageReport{st.name, c.rule, c.cmp, c.bitExact, c.pass};
 }
 
 std::string stepsText(double st) {
@@ -200,6 +222,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       return reportError(t.error());
     opts->import.dataShapes.push_back(t->shape());
   }
+  opts->keepStageGraphs = flags.interpCheck != "off";
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
@@ -210,6 +233,16 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   const bool quantized = cr->graph && driver::isQuantizedGraph(*cr->graph);
   const bool interpOn =
       cr->graph && (flags.interpCheck == "on" || (flags.interpCheck == "auto" && quantized));
+  // The interpreter on earlier stages of this compile (CompileResult::preTargetGraph and
+  // importedGraph): a rewrite bug shows as a disagreement there.
+  std::vector<InterpStage> stages;
+  const double stageSteps = std::max(1.0, flags.toleranceSteps);
+  if (interpOn && cr->preTargetGraph)
+    stages.push_back({"pre-target", "the graph before the target's rewrites (npu-partition)",
+                      cr->preTargetGraph.get(), true});
+  if (interpOn && cr->importedGraph)
+    stages.push_back(
+        {"imported", "the graph as imported (before any pass)", cr->importedGraph.get(), false});
 
   // Build folder.
   fs::path build;
@@ -335,6 +368,28 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       std::getline(in, f.error);
       simFigures.push_back(f);
     }
+    // Per stage, its outputs by index (stage graphs keep the graph's inputs and outputs in
+    // order; their names may differ).
+    std::vector<std::vector<ir::Tensor>> stageOut(stages.size());
+    for (size_t k = 0; k < stages.size(); ++k) {
+      const ir::Graph &sg = *stages[k].graph;
+      std::map<std::string, ir::Tensor> in;
+      for (size_t i = 0; i < nIn && i < sg.inputs.size() && i < cr->graph->inputs.size(); ++i)
+        if (auto it = interpIn.find(cr->graph->inputs[i]->name); it != interpIn.end())
+          in.emplace(sg.inputs[i]->name, it->second);
+      auto r = interp::runGraph(sg, in);
+      if (!r) {
+        cleanup();
+        Diagnostic d = r.error();
+        d.notes.push_back(std::string("while running the reference interpreter on ") +
+                          stages[k].title + " (" + sets[si].filename().string() + ")");
+        return reportError(d);
+      }
+      for (const ir::Value *o : sg.outputs) {
+        auto it = r->find(o->name);
+        stageOut[k].push_back(it != r->end() ? std::move(it->second) : ir::Tensor());
+      }
+    }
     std::map<std::string, ir::Tensor> interpOut;
     if (interpOn) {
       auto r = interp::runGraph(*cr->graph, interpIn);
@@ -374,8 +429,18 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
           return reportError(error("the reference interpreter produced no output '" + io.name +
                                    "'"));
         }
-        compareWithInterp(rep, got, it->second);
+        compareWithInterp(rep, got, it->second, quantized, flags.tolerance);
         rep.pass = rep.pass && rep.interp.pass;
+      }
+      for (size_t k = 0; k < stages.size(); ++k) {
+        if (i >= stageOut[k].size()) {
+          cleanup();
+          return reportError(error(std::string("the reference interpreter on ") + stages[k].title +
+                                   " produced no output " + std::to_string(i)));
+        }
+        rep.stages.push_back(compareStage(stages[k], rep, got, stageOut[k][i], quantized,
+                                          flags.tolerance, stageSteps));
+        rep.pass = rep.pass && rep.stages.back().pass;
       }
       allPass = allPass && rep.pass;
       reports.push_back(std::move(rep));
@@ -396,6 +461,14 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                 "a per-row shift, int outputs |got - ref|; golden tolerance %g step(s)%s\n",
                 flags.toleranceSteps,
                 interpOn ? "; interpreter: C outputs must be bit-exact" : "");
+  for (const InterpStage &st : stages)
+    std::printf("also compared with the reference interpreter on %s: %s\n", st.title,
+                st.exact ? (quantized ? "bit-exact (npu-partition's exact rounding of "
+                                        "fp32-requantized nodes applied)"
+                                      : "float outputs within --tolerance")
+                         : (quantized ? "quantized outputs within max(1, --tolerance-steps) "
+                                        "steps, float outputs within --tolerance"
+                                      : "within --tolerance"));
   std::printf("%-15s %-22s %-24s %11s %10s %8s %9s %10s %s\n", "data set", "output", "kind",
               "max abs err", "rel err", "steps", "interp", "first bad", "result");
   nlohmann::json j;
@@ -404,6 +477,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   j["tolerance_steps"] = flags.toleranceSteps;
   j["quantized"] = quantized;
   j["interp_check"] = interpOn;
+  j["interp_stages"] = nlohmann::json::array();
+  for (const InterpStage &st : stages)
+    j["interp_stages"].push_back(st.name);
   j["arena_bytes"] = cr->program.arenaSize;
   {
     driver::CompileReport rep = driver::buildReport(*cr);
@@ -423,10 +499,11 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       interpText = r.interpBitExact ? "exact"
                    : r.interp.pass  ? "int-exact"
                                     : "DIFF(" + std::to_string(r.interp.mismatches) + ")";
-    const char *result = r.pass ? "PASS"
-                         : r.cmp.shapeMismatch ? "FAIL (type/shape)"
-                         : !r.cmp.pass ? "FAIL"
-                                       : "FAIL (interp)";
+    const char *result = r.pass                              ? "PASS"
+                         : r.cmp.shapeMismatch               ? "FAIL (type/shape)"
+                         : !r.cmp.pass                       ? "FAIL"
+                         : r.interpChecked && !r.interp.pass ? "FAIL (interp)"
+                                                             : "FAIL (interp stage)";
     std::printf("%-15s %-22s %-24s %11.4g %10.4g %8s %9s %10lld %s\n",
                 ("test_data_set_" + std::to_string(r.dataset)).c_str(), r.cmp.name.c_str(),
                 driver::describe(r.kind).c_str(), r.cmp.maxAbsError, r.cmp.relError,
@@ -455,6 +532,26 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                                        : r.interp.maxSteps},
                      {"mismatches", r.interp.mismatches},
                      {"pass", r.interp.pass}};
+    for (const StageReport &st : r.stages) {
+      std::string text = st.bitExact ? "exact"
+                         : st.cmp.maxSteps >= 0 && !std::isinf(st.cmp.maxSteps)
+                             ? stepsText(st.cmp.maxSteps) + " steps"
+                             : "max abs diff " + stepsText(st.cmp.maxAbsError);
+      std::printf("%-15s %-22s vs interpreter, %-10s (%s): %s, %s\n",
+                  ("test_data_set_" + std::to_string(r.dataset)).c_str(), r.cmp.name.c_str(),
+                  st.stage.c_str(), st.rule.c_str(), text.c_str(),
+                  st.pass ? "PASS"
+                          : ("FAIL (" + std::to_string(st.cmp.mismatches) + " elements)").c_str());
+      o["stages"].push_back(
+          {{"stage", st.stage},
+           {"rule", st.rule},
+           {"bit_exact", st.bitExact},
+           {"max_abs_diff", st.cmp.maxAbsError},
+           {"max_steps",
+            st.cmp.maxSteps < 0 || std::isinf(st.cmp.maxSteps) ? -1.0 : st.cmp.maxSteps},
+           {"mismatches", st.cmp.mismatches},
+           {"pass", st.pass}});
+    }
     j["outputs"].push_back(o);
   }
   for (size_t si = 0; si < simFigures.size(); ++si) {

@@ -77,6 +77,24 @@ std::string describe(const OutputQuant &q);
 Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const OutputQuant &q,
                         double maxSteps);
 
+/// The C output of a graph output vs npucc's reference interpreter run on one graph of
+/// the same compile (`npucc check --interp-check`; docs/testing.md):
+/// - exact (the compiled graph, or the graph before the target's rewrites): in a
+///   quantized program bit-exact bytes, except that a Softmax of a DequantizeLinear needs
+///   identical logits only (0 steps; its float softmax may round differently); in a float
+///   program within relTol (the float kernels sum in another order);
+/// - not exact (the graph as imported: float QDQ arithmetic): quantized outputs (`kind`
+///   not Float) within `steps` steps (compareSteps), float outputs within relTol.
+struct InterpComparison {
+  Comparison cmp;
+  bool bitExact = false;
+  std::string rule; // "bit-exact", "steps<=N" or "rel<=T"
+  bool pass = false;
+};
+InterpComparison compareWithInterpreter(const ir::Tensor &got, const ir::Tensor &want,
+                                        const OutputQuant &kind, bool quantizedProgram, bool exact,
+                                        double relTol, double steps);
+
 /// True when the graph has integer values with quant params or Q/DQ nodes.
 bool isQuantizedGraph(const ir::Graph &g);
 

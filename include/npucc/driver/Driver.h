@@ -57,6 +57,9 @@ struct CompileOptions {
   std::string requant = "auto";
   // int8 CPU kernels (lower::CpuLowerOptions::fastKernels): "fast" or "reference".
   std::string cpuKernels = "fast";
+  // Keep CompileResult::importedGraph and preTargetGraph (npucc check's interpreter
+  // comparisons at earlier stages of the pipeline).
+  bool keepStageGraphs = false;
 };
 
 struct CompileResult {
@@ -84,6 +87,17 @@ struct CompileResult {
   std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
   std::vector<std::string> notes;        // e.g. a batch dim defaulted to 1 (ImportOptions)
   int64_t requantExact = 0, requantFp32 = 0; // integer Conv/Gemm/MatMul per rounding
+  // With CompileOptions::keepStageGraphs (else null):
+  // - importedGraph: the graph as imported, before any pass (null with --quantize: the
+  //   imported graph is the float model);
+  // - preTargetGraph: after the graph passes (and the quantization), before the target's
+  //   rewrites (npu-partition: placement, NHWC layout, permuted constants), with
+  //   npu-partition's one deliberate arithmetic change applied (a node imported with fp32
+  //   requantization that runs on the NPU rounds exactly), so that it computes bit for bit
+  //   what the final graph computes unless a rewrite is wrong. Null for --target cpu and
+  //   when the CPU fallback leaves the graph as it was (it equals `graph` then).
+  std::unique_ptr<ir::Graph> importedGraph;
+  std::unique_ptr<ir::Graph> preTargetGraph;
 };
 
 /// Loads `--target NAME|FILE.json` like target::loadTarget, but reads a file
