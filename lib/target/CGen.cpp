@@ -124,8 +124,8 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     o << "/* " << commentSafe(r.name) << ": " << r.width << "-bit register at offset "
       << hex(r.offset, 2);
     if (r.width > t.bus.accessBits)
-      o << " (" << r.width / t.bus.accessBits << " " << t.bus.accessBits
-        << "-bit accesses, the " << (t.bus.highFirst ? "high" : "low") << " bits first)";
+      o << " (" << r.width / t.bus.accessBits << " " << t.bus.accessBits << "-bit accesses, the "
+        << (t.bus.highFirst ? "high" : "low") << " bits first)";
     if (t.isStatusRegister(int(&r - t.registers.data())))
       o << " (status: read only, except write-1-to-clear bits)";
     if (!r.doc.empty())

@@ -97,8 +97,7 @@ static uint64_t bus_read(const npucc_target_desc *d, uint32_t offset, unsigned b
 /* A register access: one bus access when the register is not wider than the
  * bus, else width / bus_access_bits accesses in the description's order
  * (the access at `offset` holds the low bits). */
-static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value,
-                      unsigned width) {
+static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width) {
   unsigned a = d->bus_access_bits, n, k;
   if (width <= a) {
     bus_write(d, offset, value, width);

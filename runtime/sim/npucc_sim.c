@@ -31,8 +31,7 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
   s->staged = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->auto_next = (uint64_t *)calloc(d->num_mems ? d->num_mems : 1, sizeof(uint64_t));
   if (s->regs == NULL || s->is_status == NULL || s->arrived == NULL || s->staged == NULL ||
-      s->auto_next == NULL ||
-      sim_alloc_memories(s) != 0) {
+      s->auto_next == NULL || sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
@@ -358,8 +357,8 @@ void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint64_t value, uint8_t 
   s->cpu += s->d->reg_access_cycles;
   if (r < 0) {
     sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-             "write of 0x%llx to offset 0x%x: no %u-bit register there",
-             (unsigned long long)value, (unsigned)offset, (unsigned)width_bits);
+             "write of 0x%llx to offset 0x%x: no %u-bit register there", (unsigned long long)value,
+             (unsigned)offset, (unsigned)width_bits);
     return;
   }
   n = s->d->regs[r].width / width_bits;
@@ -453,8 +452,7 @@ static uint64_t read_status(npucc_sim *s, int r, npucc_fieldref part) {
   }
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
     const npucc_engine_status *st = &s->d->engines[e];
-    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ) &&
-        within(st->done.f, part))
+    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ) && within(st->done.f, part))
       clear_done(s, e);
     if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_READ) &&
         within(st->error.f, part))
@@ -470,9 +468,8 @@ uint64_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
   uint64_t v;
   if (r < 0) {
     s->cpu += s->d->reg_access_cycles;
-    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-             "read of offset 0x%x: no %u-bit register there", (unsigned)offset,
-             (unsigned)width_bits);
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "read of offset 0x%x: no %u-bit register there",
+             (unsigned)offset, (unsigned)width_bits);
     return 0;
   }
   bits = access_bits(s, r, part);
