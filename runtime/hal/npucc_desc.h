@@ -205,7 +205,7 @@ typedef struct npucc_target_desc {
   const char *name;
   uint8_t address_bits; /* width of NPU addresses (32..64) */
   uint64_t base_address;
-  uint8_t bus_access_bits; /* 8, 16, 32 or 64: the widest register access of the CPU */
+  uint8_t bus_access_bits; /* 8, 16, 32 or 64: the widest register access of the CPU (0: 32) */
   uint8_t bus_order;       /* NPUCC_BUS_*: the order of the accesses of a wider register */
   const npucc_reg_desc *regs;
   uint16_t num_regs;

@@ -98,7 +98,7 @@ static uint64_t bus_read(const npucc_target_desc *d, uint32_t offset, unsigned b
  * bus, else width / bus_access_bits accesses in the description's order
  * (the access at `offset` holds the low bits). */
 static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width) {
-  unsigned a = d->bus_access_bits, n, k;
+  unsigned a = d->bus_access_bits ? d->bus_access_bits : 32u, n, k;
   if (width <= a) {
     bus_write(d, offset, value, width);
     return;
@@ -111,7 +111,7 @@ static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t valu
 }
 
 static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width) {
-  unsigned a = d->bus_access_bits, n, k;
+  unsigned a = d->bus_access_bits ? d->bus_access_bits : 32u, n, k;
   uint64_t v = 0;
   if (width <= a)
     return bus_read(d, offset, width);

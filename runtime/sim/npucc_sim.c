@@ -97,6 +97,11 @@ int sim_fail(npucc_sim *s, int idx, uint32_t code, const char *fmt, ...) {
   return -1;
 }
 
+/* The widest bus access (a table without one: 32 bits). */
+static unsigned bus_bits(const npucc_sim *s) {
+  return s->d->bus_access_bits ? s->d->bus_access_bits : 32u;
+}
+
 /* The register holding byte `offset`, if `bits` is the width of its bus
  * accesses and `offset` starts one of them; *part gets the access's index
  * (0: the low bits). -1 if there is no such register. */
@@ -104,7 +109,7 @@ static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *
   uint16_t i;
   for (i = 0; i < s->d->num_regs; ++i) {
     const npucc_reg_desc *r = &s->d->regs[i];
-    unsigned a = r->width < s->d->bus_access_bits ? r->width : s->d->bus_access_bits;
+    unsigned a = r->width < bus_bits(s) ? r->width : bus_bits(s);
     if (offset < r->offset || offset - r->offset >= r->width / 8u)
       continue;
     if (bits != a || (offset - r->offset) % (a / 8u))
@@ -119,7 +124,7 @@ static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *
  * no wider than the bus). */
 static npucc_fieldref access_bits(const npucc_sim *s, int r, unsigned part) {
   npucc_fieldref f;
-  unsigned w = s->d->regs[r].width, a = w < s->d->bus_access_bits ? w : s->d->bus_access_bits;
+  unsigned w = s->d->regs[r].width, a = w < bus_bits(s) ? w : bus_bits(s);
   f.reg = (int16_t)r;
   f.lsb = (uint8_t)(part * a);
   f.width = (uint8_t)a;
