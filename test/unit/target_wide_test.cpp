@@ -377,4 +377,34 @@ TEST(TargetWide, ClearOnReadBitClearsOnlyThroughTheAccessHoldingIt) {
   npucc_sim_destroy(sim);
 }
 
+TEST(TargetWide, GeneratedHeaderAndTable) {
+  auto r = parseEdited([](json &j) {
+    addWide(j, json::array({field("all", 0, 64)}));
+    j["registers"].push_back(
+        {{"name", "V"},
+         {"offset", "0x48"},
+         {"width", 64},
+         {"fields", json::array({field("top", 60, 4), field("mid", 24, 16)})}});
+    j["bus"] = {{"order", "high_first"}};
+  });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  std::string h = emitRegisterHeader(*r);
+  EXPECT_NE(h.find("/* W: 64-bit register at offset 0x40u (2 32-bit accesses, the high bits "
+                   "first) */"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("#define MINI_REG_W_WIDTH 64u\n"), std::string::npos);
+  EXPECT_NE(h.find("#define MINI_W_ALL_MASK 0xFFFFFFFFFFFFFFFFull /* bits 63..0 */"),
+            std::string::npos);
+  EXPECT_NE(h.find("#define MINI_V_TOP_SHIFT 60u\n"), std::string::npos);
+  EXPECT_NE(h.find("#define MINI_V_MID_MASK 0xFFFFu /* bits 39..24 */"), std::string::npos);
+  // 32-bit registers say nothing about the bus.
+  EXPECT_NE(h.find("/* A: 32-bit register at offset 0x08u */"), std::string::npos);
+  std::string c = emitCTableSource(*r);
+  EXPECT_NE(c.find("    .bus_access_bits = 32,\n    .bus_order = NPUCC_BUS_HIGH_FIRST,\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("{\"top\", 60, 4}"), std::string::npos);
+}
+
 } // namespace
