@@ -7,8 +7,9 @@
 # command streams + CPU kernels) is built with the host simulator of T and run on every
 # test data set; it PASSes only if its outputs are bit-exact with npucc's integer reference
 # interpreter, within the golden tolerance, and the simulator saw no hazard.
-#  - pre-quantized shared models (mlpt_*_qdq, torch_ptq_qdq) on all five descriptions,
-#    golden (ONNX Runtime) within one quantization step;
+#  - pre-quantized shared models (mlpt_*_qdq, torch_ptq_qdq) on all five descriptions and on
+#    npu-wide (64-bit registers on a 32-bit bus), golden (ONNX Runtime) within one quantization
+#    step;
 #  - mobilenetv2_12_int8 (QLinearConv: runs on the NPU with exact rounding instead of ONNX
 #    Runtime's float32 one) on npu-default, npu-small, npu-third and npu-fourth, golden within
 #    9 steps: the measured distance of exact rounding from ONNX Runtime on this model, the same with
@@ -47,6 +48,7 @@ mkdir -p "$log_dir"
 
 all5=(npu-default npu-small "$root/test/target/npu-third.json" "$root/test/target/npu-fourth.json"
       "$root/test/target/npu-queue.json")
+wide=("$root/test/target/npu-wide.json")
 three=(npu-default npu-small "$root/test/target/npu-third.json")
 # mobilenetv2_12_int8 also on npu-fourth: its 224x224 layers are the ones that split an input
 # tile over several transfers (test/lit/lir/npu-prefetch-split-load.lir).
@@ -94,7 +96,7 @@ for m in mlpt_ad_qdq mlpt_ic_qdq mlpt_kws_qdq mlpt_vww_qdq torch_ptq_qdq; do
     ci_skip "$shared/$m missing: not run" || failed=$((failed + 1))
     continue
   fi
-  for t in "${all5[@]}"; do
+  for t in "${all5[@]}" "${wide[@]}"; do
     run pre-quantized "$shared/$m" "$t" --tolerance-steps 1
   done
 done

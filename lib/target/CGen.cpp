@@ -123,6 +123,9 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     std::string R = upper(r.name);
     o << "/* " << commentSafe(r.name) << ": " << r.width << "-bit register at offset "
       << hex(r.offset, 2);
+    if (r.width > t.bus.accessBits)
+      o << " (" << r.width / t.bus.accessBits << " " << t.bus.accessBits << "-bit accesses, the "
+        << (t.bus.highFirst ? "high" : "low") << " bits first)";
     if (t.isStatusRegister(int(&r - t.registers.data())))
       o << " (status: read only, except write-1-to-clear bits)";
     if (!r.doc.empty())
@@ -132,7 +135,7 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     o << "#define " << P << "_REG_" << R << "_WIDTH " << r.width << "u\n";
     for (const Field &f : r.fields) {
       std::string F = P + "_" + R + "_" + upper(f.name);
-      uint64_t mask = (uint64_t(1) << f.width) - 1;
+      uint64_t mask = f.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << f.width) - 1;
       o << "#define " << F << "_SHIFT " << f.lsb << "u\n";
       o << "#define " << F << "_WIDTH " << f.width << "u\n";
       o << "#define " << F << "_MASK " << hex(mask) << " /* bits " << f.lsb + f.width - 1 << ".."
@@ -328,6 +331,10 @@ std::string emitCTableSource(const TargetDesc &t) {
     << "    .name = " << cString(d.name) << ",\n"
     << "    .address_bits = " << unsigned(d.address_bits) << ",\n"
     << "    .base_address = " << hex(d.base_address, 8) << ",\n"
+    << "    .bus_access_bits = " << unsigned(d.bus_access_bits) << ",\n"
+    << "    .bus_order = "
+    << (d.bus_order == NPUCC_BUS_HIGH_FIRST ? "NPUCC_BUS_HIGH_FIRST" : "NPUCC_BUS_LOW_FIRST")
+    << ",\n"
     << "    .regs = " << id << "_regs,\n    .num_regs = " << d.num_regs << ",\n"
     << "    .fields = " << id << "_fields,\n    .num_fields = " << d.num_fields << ",\n"
     << "    .cmds = " << id << "_cmds,\n    .num_cmds = " << d.num_cmds << ",\n"

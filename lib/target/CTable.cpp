@@ -131,6 +131,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.name = T.name.c_str();
   D.address_bits = uint8_t(T.addressBits);
   D.base_address = T.baseAddress;
+  D.bus_access_bits = uint8_t(T.bus.accessBits);
+  D.bus_order = T.bus.highFirst ? NPUCC_BUS_HIGH_FIRST : NPUCC_BUS_LOW_FIRST;
   for (const Register &r : T.registers) {
     npucc_reg_desc rd;
     rd.name = r.name.c_str();

@@ -57,6 +57,8 @@ void TargetParser::parse(const json &root) {
   parseDma(Obj(o.req("dma"), "/dma"));
   parseCompute(Obj(o.req("compute"), "/compute"));
   T.baseAddress = o.u64("base_address");
+  if (const json *b = o.opt("bus"))
+    parseBus(Obj(*b, "/bus"));
   parseRegisters(o.array("registers"), "/registers");
   if (const json *q = o.opt("job_queue"))
     parseQueue(Obj(*q, "/job_queue"));

@@ -62,6 +62,20 @@ std::string suggestParam(const std::string &name, int kind) {
 
 } // namespace
 
+void TargetParser::parseBus(const Obj &o) {
+  uint64_t bits = o.u64("access_bits", 32);
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    fail(o.at("access_bits"),
+         "bus access width must be 8, 16, 32 or 64 bits, got " + std::to_string(bits));
+  T.bus.accessBits = unsigned(bits);
+  std::string order = o.str("order", "low_first");
+  if (order != "low_first" && order != "high_first")
+    fail(o.at("order"),
+         "unknown access order " + shortQuote(order) + " (expected low_first or high_first)");
+  T.bus.highFirst = order == "high_first";
+  o.done();
+}
+
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
     fail(path, std::to_string(regs.size()) + " registers; at most " +
@@ -80,8 +94,9 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
     r.doc = o.str("doc", "");
     if (r.name.empty())
       fail(o.at("name"), "a register name must not be empty");
-    if (width != 8 && width != 16 && width != 32)
-      fail(o.at("width"), "register width must be 8, 16 or 32 bits, got " + std::to_string(width));
+    if (width != 8 && width != 16 && width != 32 && width != 64)
+      fail(o.at("width"),
+           "register width must be 8, 16, 32 or 64 bits, got " + std::to_string(width));
     r.width = unsigned(width);
     if (r.offset % (r.width / 8))
       fail(o.at("offset"), "register " + shortQuote(r.name) + " at offset " + hexText(r.offset) +
@@ -95,7 +110,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
                            ") overlaps register " + shortQuote(q.name) + " (offset " +
                            hexText(q.offset) + ")");
     if (o.has("nop"))
-      r.nop = uint32_t(o.range("nop", 0, r.width == 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
+      r.nop = uint32_t(o.range("nop", 0, r.width >= 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
     if (const json *fs = o.opt("fields")) {
       if (!fs->is_array())
         fail(o.at("fields"), "expected an array, got " + typeName(*fs));
@@ -103,8 +118,8 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
         Obj fo((*fs)[k], o.at("fields") + "/" + std::to_string(k));
         Field f;
         f.name = fo.str("name");
-        f.lsb = unsigned(fo.range("lsb", 0, 31));
-        f.width = unsigned(fo.range("width", 1, 32));
+        f.lsb = unsigned(fo.range("lsb", 0, 63));
+        f.width = unsigned(fo.range("width", 1, 64));
         f.doc = fo.str("doc", "");
         if (f.lsb + f.width > r.width)
           fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
@@ -112,7 +127,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
                               "-bit register " + shortQuote(r.name));
         if (fo.has("nop"))
           f.nop = uint32_t(
-              fo.range("nop", 0, f.width == 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
+              fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
         fo.done();
         if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
           fail(fo.at("name"), "field " + shortQuote(f.name) + " of register " + shortQuote(r.name) +
@@ -395,6 +410,24 @@ StatusBit TargetParser::statusBit(const json &j, const std::string &path,
   return b;
 }
 
+/// A status field a poll reads must lie within one bus access of its
+/// register, so that one access reads it atomically.
+void TargetParser::checkOneAccess(const FieldRef &f, const std::string &path) const {
+  unsigned a = T.bus.accessBits;
+  const Register &r = T.registers[size_t(f.reg)];
+  if (r.width <= a)
+    return;
+  unsigned first = f.lsb / a, last = (f.lsb + f.width - 1) / a;
+  if (first == last)
+    return;
+  static const char *const Count[] = {"", "", "two", "three", "four", "five", "six", "seven",
+                                      "eight"};
+  fail(path, "status field " + shortQuote(f.text) + " (bits " + bitsText(f.lsb, f.width) +
+                 ") spans " + Count[last - first + 1] + " " + std::to_string(a) +
+                 "-bit accesses of register " + shortQuote(r.name) +
+                 "; one poll must read it in one access");
+}
+
 void TargetParser::parseStatus(const Obj &o) {
   int onlyReg = -1;
   if (o.has("register")) {
@@ -419,6 +452,7 @@ void TargetParser::parseStatus(const Obj &o) {
       if (!j)
         continue;
       StatusBit b = statusBit(*j, eo.at(role), role);
+      checkOneAccess(b.field, eo.at(role));
       if (onlyReg >= 0 && b.field.reg != onlyReg)
         fail(eo.at(role), "status bit " + shortQuote(b.field.text) +
                               " is not in the status register " +

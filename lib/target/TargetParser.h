@@ -48,6 +48,7 @@ private:
   void addRange(const std::string &name, uint64_t base, uint64_t size, const std::string &path);
 
   // TargetParseInterface.cpp
+  void parseBus(const Obj &o);
   void parseRegisters(const json &regs, const std::string &path);
   FieldRef fieldRef(const json &j, const std::string &path) const;
   FieldValue fieldValue(const Obj &o, bool isDoorbell) const;
@@ -56,6 +57,7 @@ private:
   void parseQueue(const Obj &o);
   StatusBit statusBit(const json &j, const std::string &path, const std::string &role) const;
   void parseStatus(const Obj &o);
+  void checkOneAccess(const FieldRef &f, const std::string &path) const;
   void checkAmbiguousCommands() const;
   void checkStatusRegisters() const;
   void crossCheck();

@@ -73,11 +73,18 @@ typedef struct npucc_field_desc {
   uint8_t width;
 } npucc_field_desc;
 
-/* One memory-mapped register at base_address + offset. */
+/* How the CPU reaches registers wider than the bus (bus_order). */
+#define NPUCC_BUS_LOW_FIRST 0  /* the access holding bits 0.. first */
+#define NPUCC_BUS_HIGH_FIRST 1 /* the access holding the top bits first */
+
+/* One memory-mapped register at base_address + offset. A register wider
+ * than the bus (bus_access_bits) is written and read as width /
+ * bus_access_bits accesses at offset, offset + bus_access_bits / 8, ...,
+ * in bus_order. */
 typedef struct npucc_reg_desc {
   const char *name;
   uint32_t offset; /* bytes from the command interface base address */
-  uint8_t width;   /* 8, 16 or 32 bits */
+  uint8_t width;   /* 8, 16, 32 or 64 bits */
   uint16_t first_field;
   uint16_t num_fields;
 } npucc_reg_desc;
@@ -86,8 +93,8 @@ typedef struct npucc_reg_desc {
  * reg < 0 means "absent". */
 typedef struct npucc_fieldref {
   int16_t reg;
-  uint8_t lsb;
-  uint8_t width;
+  uint8_t lsb;   /* 0..63 */
+  uint8_t width; /* 1..64 */
 } npucc_fieldref;
 
 /* A command writes parameter `param` as (value - minus) >> shift. The encoded
@@ -113,7 +120,7 @@ typedef struct npucc_fixed {
 /* A constant written into a field (opcode selectors, doorbells). */
 typedef struct npucc_fieldval {
   npucc_fieldref field;
-  uint32_t value;
+  uint64_t value;
 } npucc_fieldval;
 
 typedef struct npucc_cmd_desc {
@@ -198,6 +205,8 @@ typedef struct npucc_target_desc {
   const char *name;
   uint8_t address_bits; /* width of NPU addresses (32..64) */
   uint64_t base_address;
+  uint8_t bus_access_bits; /* 8, 16, 32 or 64: the widest register access of the CPU (0: 32) */
+  uint8_t bus_order;       /* NPUCC_BUS_*: the order of the accesses of a wider register */
   const npucc_reg_desc *regs;
   uint16_t num_regs;
   const npucc_field_desc *fields;
@@ -244,15 +253,17 @@ typedef struct npucc_target_desc {
 /* One register write of an encoded command. */
 typedef struct npucc_reg_write {
   uint16_t reg; /* index into regs[] */
-  uint32_t value;
+  uint64_t value;
 } npucc_reg_write;
 
 /* Helpers shared by the command layer and the simulator (defined in npucc_npu.c). */
 const npucc_cmd_desc *npucc_desc_find_cmd(const npucc_target_desc *d, int kind);
-uint32_t npucc_field_get(uint32_t regval, npucc_fieldref f);
-uint32_t npucc_field_put(uint32_t regval, npucc_fieldref f, uint32_t v);
+/* All ones in the low `width` bits (width 1..64). */
+uint64_t npucc_width_mask(unsigned width);
+uint64_t npucc_field_get(uint64_t regval, npucc_fieldref f);
+uint64_t npucc_field_put(uint64_t regval, npucc_fieldref f, uint64_t v);
 /* The condition of a status bit in a register value (active-low applied). */
-int npucc_status_active(uint32_t regval, npucc_status_bit b);
+int npucc_status_active(uint64_t regval, npucc_status_bit b);
 const char *npucc_param_name(int param);
 const char *npucc_kind_name(int kind);
 

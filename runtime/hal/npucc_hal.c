@@ -41,12 +41,15 @@ void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx) {
 
 #ifdef NPUCC_HAL_SIM
 
-void npucc_hal_write(uint32_t offset, uint32_t value, uint8_t width_bits) {
-  npucc_sim_reg_write(npucc_sim_attached(), offset, value, width_bits);
+/* One bus access of `bits` bits. */
+static void bus_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned bits) {
+  (void)d;
+  npucc_sim_reg_write(npucc_sim_attached(), offset, value, (uint8_t)bits);
 }
 
-uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
-  return npucc_sim_reg_read(npucc_sim_attached(), offset, width_bits);
+static uint64_t bus_read(const npucc_target_desc *d, uint32_t offset, unsigned bits) {
+  (void)d;
+  return npucc_sim_reg_read(npucc_sim_attached(), offset, (uint8_t)bits);
 }
 
 uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable) {
@@ -65,30 +68,75 @@ uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable) {
 #endif
 }
 
-void npucc_hal_write(uint32_t offset, uint32_t value, uint8_t width_bits) {
-  uintptr_t a = (uintptr_t)g_desc->base_address + offset;
-  if (width_bits == 8)
+/* One volatile bus access of `bits` bits. */
+static void bus_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned bits) {
+  uintptr_t a = (uintptr_t)d->base_address + offset;
+  if (bits == 8)
     *(volatile uint8_t *)a = (uint8_t)value;
-  else if (width_bits == 16)
+  else if (bits == 16)
     *(volatile uint16_t *)a = (uint16_t)value;
+  else if (bits == 32)
+    *(volatile uint32_t *)a = (uint32_t)value;
   else
-    *(volatile uint32_t *)a = value;
+    *(volatile uint64_t *)a = value;
 }
 
-uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
-  uintptr_t a = (uintptr_t)g_desc->base_address + offset;
-  if (width_bits == 8)
+static uint64_t bus_read(const npucc_target_desc *d, uint32_t offset, unsigned bits) {
+  uintptr_t a = (uintptr_t)d->base_address + offset;
+  if (bits == 8)
     return *(volatile uint8_t *)a;
-  if (width_bits == 16)
+  if (bits == 16)
     return *(volatile uint16_t *)a;
-  return *(volatile uint32_t *)a;
+  if (bits == 32)
+    return *(volatile uint32_t *)a;
+  return *(volatile uint64_t *)a;
 }
 
 #endif
 
-uint32_t npucc_hal_read_status(int reg) {
+/* A register access: one bus access when the register is not wider than the
+ * bus, else width / bus_access_bits accesses in the description's order
+ * (the access at `offset` holds the low bits). */
+static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width) {
+  unsigned a = d->bus_access_bits ? d->bus_access_bits : 32u, n, k;
+  if (width <= a) {
+    bus_write(d, offset, value, width);
+    return;
+  }
+  n = width / a;
+  for (k = 0; k < n; ++k) {
+    unsigned part = d->bus_order == NPUCC_BUS_HIGH_FIRST ? n - 1 - k : k;
+    bus_write(d, offset + part * (a / 8u), (value >> (part * a)) & npucc_width_mask(a), a);
+  }
+}
+
+static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width) {
+  unsigned a = d->bus_access_bits ? d->bus_access_bits : 32u, n, k;
+  uint64_t v = 0;
+  if (width <= a)
+    return bus_read(d, offset, width);
+  n = width / a;
+  for (k = 0; k < n; ++k) {
+    unsigned part = d->bus_order == NPUCC_BUS_HIGH_FIRST ? n - 1 - k : k;
+    v |= (bus_read(d, offset + part * (a / 8u), a) & npucc_width_mask(a)) << (part * a);
+  }
+  return v;
+}
+
+void npucc_hal_write(uint32_t offset, uint64_t value, uint8_t width_bits) {
+  reg_write(g_desc, offset, value, width_bits);
+}
+
+uint64_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
+  return reg_read(g_desc, offset, width_bits);
+}
+
+/* An error code as the 32-bit value the HAL reports (saturated). */
+static uint32_t code32(uint64_t v) { return v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v; }
+
+uint64_t npucc_hal_read_status(int reg) {
   const npucc_reg_desc *r = &g_desc->regs[reg];
-  uint32_t v = npucc_hal_read(r->offset, r->width);
+  uint64_t v = npucc_hal_read(r->offset, r->width);
   int e;
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
     const npucc_engine_status *st = &g_desc->engines[e];
@@ -97,7 +145,7 @@ uint32_t npucc_hal_read_status(int reg) {
       g_pending_done[e] = 1;
     if (st->error.f.reg == reg && (st->error.flags & NPUCC_SB_CLEAR_READ) &&
         npucc_status_active(v, st->error))
-      g_pending_err[e] = npucc_field_get(v, st->error.f);
+      g_pending_err[e] = code32(npucc_field_get(v, st->error.f));
   }
   return v;
 }
@@ -105,14 +153,14 @@ uint32_t npucc_hal_read_status(int reg) {
 /* Clears a write-1-to-clear status field. */
 static void clear_w1c(npucc_status_bit b) {
   const npucc_reg_desc *r = &g_desc->regs[b.f.reg];
-  npucc_hal_write(r->offset, npucc_field_put(0, b.f, 0xFFFFFFFFu), r->width);
+  npucc_hal_write(r->offset, npucc_field_put(0, b.f, ~(uint64_t)0), r->width);
 }
 
 /* Reads the registers holding error fields (each once per poll, plus the
  * completion register `also`); returns the first error found, recording it. */
-static int check_errors(int also, uint32_t *also_value) {
+static int check_errors(int also, uint64_t *also_value) {
   int16_t seen[NPUCC_ENGINE_COUNT + 1];
-  uint32_t vals[NPUCC_ENGINE_COUNT + 1];
+  uint64_t vals[NPUCC_ENGINE_COUNT + 1];
   int n = 0, e, k;
   if (also >= 0) {
     seen[n] = (int16_t)also;
@@ -121,7 +169,8 @@ static int check_errors(int also, uint32_t *also_value) {
   }
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
     const npucc_status_bit *b = &g_desc->engines[e].error;
-    uint32_t v = 0, code;
+    uint64_t v = 0;
+    uint32_t code;
     if (b->f.reg < 0)
       continue;
     for (k = 0; k < n && seen[k] != b->f.reg; ++k)
@@ -132,7 +181,7 @@ static int check_errors(int also, uint32_t *also_value) {
     }
     v = vals[k];
     if (npucc_status_active(v, *b))
-      code = (b->flags & NPUCC_SB_ACTIVE_LOW) ? 1u : npucc_field_get(v, b->f);
+      code = (b->flags & NPUCC_SB_ACTIVE_LOW) ? 1u : code32(npucc_field_get(v, b->f));
     else
       code = g_pending_err[e]; /* seen by an earlier clearing read */
     if (code != 0) {
@@ -184,7 +233,7 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
   if (use.f.reg < 0)
     return NPUCC_ERR_UNSUPPORTED;
   for (i = 0; i < max_polls; ++i) {
-    uint32_t v = 0;
+    uint64_t v = 0;
     int done;
     if (check_errors(use.f.reg, &v) != NPUCC_OK)
       return NPUCC_ERR_DEVICE;
@@ -269,6 +318,6 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   if (d == g_desc)
     g_pending_done[engine] = 0;
   for (i = 0; i < n; ++i)
-    npucc_hal_write(d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
+    reg_write(d, d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
   return NPUCC_OK;
 }

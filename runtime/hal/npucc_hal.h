@@ -35,9 +35,13 @@ typedef int (*npucc_hal_wait_hook)(void *ctx);
 void npucc_hal_init(const npucc_target_desc *desc);
 const npucc_target_desc *npucc_hal_desc(void);
 
-/* Register access; `offset` is relative to the command interface base. */
-void npucc_hal_write(uint32_t offset, uint32_t value, uint8_t width_bits);
-uint32_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
+/* Register access; `offset` is relative to the command interface base and
+ * `width_bits` is the register's width (8, 16, 32 or 64). A register wider
+ * than the description's bus (bus_access_bits) is accessed as width /
+ * bus_access_bits volatile accesses in its bus_order, the access at
+ * `offset` holding the low bits; otherwise as one access of its width. */
+void npucc_hal_write(uint32_t offset, uint64_t value, uint8_t width_bits);
+uint64_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
 
 void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx);
 
@@ -53,7 +57,7 @@ uint64_t npucc_hal_device_addr(const void *p, uint64_t size, int writable);
  * read clears (clear-on-read DONE bits, error codes) are remembered for the
  * engine they belong to, so reading one engine's status never loses
  * another's. */
-uint32_t npucc_hal_read_status(int reg);
+uint64_t npucc_hal_read_status(int reg);
 
 /* Waits until `engine` (NPUCC_ENGINE_*) has completed everything issued to
  * it, as the description says: its busy bit inactive, else its done bit

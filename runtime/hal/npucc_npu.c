@@ -53,21 +53,21 @@ const npucc_cmd_desc *npucc_desc_find_cmd(const npucc_target_desc *d, int kind) 
   return NULL;
 }
 
-static uint32_t field_mask(npucc_fieldref f) {
-  return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1u);
+uint64_t npucc_width_mask(unsigned width) {
+  return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1u);
 }
 
-uint32_t npucc_field_get(uint32_t regval, npucc_fieldref f) {
-  return (regval >> f.lsb) & field_mask(f);
+uint64_t npucc_field_get(uint64_t regval, npucc_fieldref f) {
+  return (regval >> f.lsb) & npucc_width_mask(f.width);
 }
 
-uint32_t npucc_field_put(uint32_t regval, npucc_fieldref f, uint32_t v) {
-  uint32_t m = field_mask(f) << f.lsb;
+uint64_t npucc_field_put(uint64_t regval, npucc_fieldref f, uint64_t v) {
+  uint64_t m = npucc_width_mask(f.width) << f.lsb;
   return (regval & ~m) | ((v << f.lsb) & m);
 }
 
-int npucc_status_active(uint32_t regval, npucc_status_bit b) {
-  uint32_t v;
+int npucc_status_active(uint64_t regval, npucc_status_bit b) {
+  uint64_t v;
   if (b.f.reg < 0)
     return 0;
   v = npucc_field_get(regval, b.f);
@@ -80,7 +80,7 @@ typedef struct reg_list {
   int n;
 } reg_list;
 
-static int set_field(reg_list *l, npucc_fieldref f, uint32_t v) {
+static int set_field(reg_list *l, npucc_fieldref f, uint64_t v) {
   int i;
   if (f.reg < 0)
     return NPUCC_ERR_UNSUPPORTED;
@@ -142,11 +142,11 @@ static int put_binding(const npucc_target_desc *d, reg_list *l, const npucc_bind
   int k, rc;
   for (k = 0; k < b->num_parts; ++k) {
     npucc_fieldref f = part_of(d, b, k);
-    uint32_t mask = f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1u);
-    rc = set_field(l, f, (uint32_t)code & mask);
+    rc = set_field(l, f, code & npucc_width_mask(f.width));
     if (rc != NPUCC_OK)
       return rc;
-    code >>= f.width;
+    /* A 64-bit part consumes the whole code (a shift by 64 is undefined). */
+    code = f.width >= 64 ? 0 : code >> f.width;
   }
   return NPUCC_OK;
 }
@@ -221,7 +221,7 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
   return NPUCC_OK;
 }
 
-void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint32_t *regs,
+void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint64_t *regs,
                       int64_t out[NPUCC_P_COUNT]) {
   int p, k;
   uint16_t i;
@@ -236,7 +236,8 @@ void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const
     int64_t v;
     for (k = 0; k < b->num_parts; ++k) {
       npucc_fieldref f = part_of(d, b, k);
-      code |= (uint64_t)npucc_field_get(regs[f.reg], f) << pos;
+      if (pos < 64)
+        code |= npucc_field_get(regs[f.reg], f) << pos;
       pos += f.width;
     }
     if (g_signed[b->param] && w < 64 && ((code >> (w - 1)) & 1u))

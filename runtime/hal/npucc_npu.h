@@ -53,7 +53,7 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
 /* Inverse of the encoding: reads every parameter of command `c` from the
  * register values `regs` (one per register of the table). Unbound parameters
  * get their fixed value or default. */
-void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint32_t *regs,
+void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint64_t *regs,
                       int64_t out[NPUCC_P_COUNT]);
 
 #ifdef __cplusplus

@@ -25,11 +25,13 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
     return NULL;
   s->d = d;
   s->err_cmd = -1;
-  s->regs = (uint32_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint32_t));
+  s->regs = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->is_status = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
+  s->arrived = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
+  s->staged = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->auto_next = (uint64_t *)calloc(d->num_mems ? d->num_mems : 1, sizeof(uint64_t));
-  if (s->regs == NULL || s->is_status == NULL || s->auto_next == NULL ||
-      sim_alloc_memories(s) != 0) {
+  if (s->regs == NULL || s->is_status == NULL || s->arrived == NULL || s->staged == NULL ||
+      s->auto_next == NULL || sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
@@ -58,6 +60,8 @@ void npucc_sim_destroy(npucc_sim *s) {
   sim_free_memories(s);
   free(s->regs);
   free(s->is_status);
+  free(s->arrived);
+  free(s->staged);
   free(s->auto_next);
   free(s->cmds);
   free(s->observed);
@@ -93,12 +97,42 @@ int sim_fail(npucc_sim *s, int idx, uint32_t code, const char *fmt, ...) {
   return -1;
 }
 
-static int reg_at(const npucc_sim *s, uint32_t offset) {
+/* The widest bus access (a table without one: 32 bits). */
+static unsigned bus_bits(const npucc_sim *s) {
+  return s->d->bus_access_bits ? s->d->bus_access_bits : 32u;
+}
+
+/* The register holding byte `offset`, if `bits` is the width of its bus
+ * accesses and `offset` starts one of them; *part gets the access's index
+ * (0: the low bits). -1 if there is no such register. */
+static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *part) {
   uint16_t i;
-  for (i = 0; i < s->d->num_regs; ++i)
-    if (s->d->regs[i].offset == offset)
-      return (int)i;
+  for (i = 0; i < s->d->num_regs; ++i) {
+    const npucc_reg_desc *r = &s->d->regs[i];
+    unsigned a = r->width < bus_bits(s) ? r->width : bus_bits(s);
+    if (offset < r->offset || offset - r->offset >= r->width / 8u)
+      continue;
+    if (bits != a || (offset - r->offset) % (a / 8u))
+      return -1;
+    *part = (offset - r->offset) / (a / 8u);
+    return (int)i;
+  }
   return -1;
+}
+
+/* The bits of access `part` of register r (the whole register when it is
+ * no wider than the bus). */
+static npucc_fieldref access_bits(const npucc_sim *s, int r, unsigned part) {
+  npucc_fieldref f;
+  unsigned w = s->d->regs[r].width, a = w < bus_bits(s) ? w : bus_bits(s);
+  f.reg = (int16_t)r;
+  f.lsb = (uint8_t)(part * a);
+  f.width = (uint8_t)a;
+  return f;
+}
+
+static int within(npucc_fieldref f, npucc_fieldref part) {
+  return f.lsb >= part.lsb && f.lsb + f.width <= part.lsb + part.width;
 }
 
 static int engine_busy(const npucc_sim *s, int e) {
@@ -264,7 +298,7 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
 
 /* A write to a register holding status bits: write-1-to-clear bits clear;
  * everything else there is read-only. */
-static void write_status(npucc_sim *s, int r, uint32_t value) {
+static void write_status(npucc_sim *s, int r, uint64_t value) {
   int e;
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
     const npucc_engine_status *st = &s->d->engines[e];
@@ -277,16 +311,10 @@ static void write_status(npucc_sim *s, int r, uint32_t value) {
   }
 }
 
-void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint32_t value, uint8_t width_bits) {
-  int r = reg_at(s, offset);
+/* Applies a whole register write: status bits, doorbells, opcodes. */
+static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   uint16_t i;
   const npucc_cmd_desc *rung = NULL;
-  s->cpu += s->d->reg_access_cycles;
-  if (r < 0 || s->d->regs[r].width != width_bits) {
-    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "write of 0x%x to offset 0x%x: no %u-bit register there",
-             (unsigned)value, (unsigned)offset, (unsigned)width_bits);
-    return;
-  }
   if (s->is_status[r]) {
     write_status(s, r, value);
     return;
@@ -313,28 +341,66 @@ void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint32_t value, uint8_t 
    * starts no command: the firmware would wait forever. */
   for (i = 0; i < s->d->num_cmds; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
-    uint32_t v;
+    uint64_t v;
     if (c->doorbell.field.reg != r)
       continue;
     v = npucc_field_get(value, c->doorbell.field);
     if (v != c->doorbell_nop) {
       sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-               "register %s written with 0x%x: doorbell/opcode field value %u starts no command "
-               "(its idle value is %u)",
-               s->d->regs[r].name, (unsigned)value, (unsigned)v, (unsigned)c->doorbell_nop);
+               "register %s written with 0x%llx: doorbell/opcode field value %llu starts no "
+               "command (its idle value is %u)",
+               s->d->regs[r].name, (unsigned long long)value, (unsigned long long)v,
+               (unsigned)c->doorbell_nop);
       return;
     }
   }
 }
 
-/* Writes `v` into status field b (polarity for 1-bit conditions). */
-static uint32_t put_bit(uint32_t reg, npucc_status_bit b, int active) {
-  int v = (b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active;
-  return npucc_field_put(reg, b.f, (uint32_t)v);
+void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint64_t value, uint8_t width_bits) {
+  unsigned part = 0, n, last;
+  int r = reg_at(s, offset, width_bits, &part);
+  s->cpu += s->d->reg_access_cycles;
+  if (r < 0) {
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "write of 0x%llx to offset 0x%x: no %u-bit register there", (unsigned long long)value,
+             (unsigned)offset, (unsigned)width_bits);
+    return;
+  }
+  n = s->d->regs[r].width / width_bits;
+  if (n <= 1) {
+    reg_apply(s, r, value);
+    return;
+  }
+  /* A register wider than the bus: collect its accesses; the one that is
+   * last in the bus order applies the whole value. */
+  s->staged[r] = npucc_field_put(s->staged[r], access_bits(s, r, part), value);
+  s->arrived[r] = (uint8_t)(s->arrived[r] | (1u << part));
+  last = s->d->bus_order == NPUCC_BUS_HIGH_FIRST ? 0 : n - 1;
+  if (part != last)
+    return;
+  if (s->arrived[r] != (1u << n) - 1u) {
+    s->arrived[r] = 0;
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "register %s: its last %u-bit access (offset 0x%x, %s first) arrived before the "
+             "others",
+             s->d->regs[r].name, (unsigned)width_bits, (unsigned)offset,
+             s->d->bus_order == NPUCC_BUS_HIGH_FIRST ? "high half" : "low half");
+    return;
+  }
+  s->arrived[r] = 0;
+  value = s->staged[r];
+  s->staged[r] = 0;
+  reg_apply(s, r, value);
 }
 
-static uint32_t saturate(uint32_t v, npucc_fieldref f) {
-  uint32_t max = f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1u;
+/* Writes `v` into status field b (polarity for 1-bit conditions). */
+static uint64_t put_bit(uint64_t reg, npucc_status_bit b, int active) {
+  int v = (b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active;
+  return npucc_field_put(reg, b.f, (uint64_t)v);
+}
+
+static uint64_t saturate(uint64_t v, npucc_fieldref f) {
+  uint64_t max = npucc_width_mask(f.width);
   return v > max ? max : v;
 }
 
@@ -350,8 +416,11 @@ static uint32_t error_code(const npucc_sim *s, npucc_fieldref f) {
   return 0;
 }
 
-static uint32_t read_status(npucc_sim *s, int r) {
-  uint32_t v = 0;
+/* The value of status register r as access `part` reads it: clear-on-read
+ * fields clear, and the CPU observes an idle engine, only when the access
+ * holds them. */
+static uint64_t read_status(npucc_sim *s, int r, npucc_fieldref part) {
+  uint64_t v = 0;
   int e;
   s->cpu += s->d->poll_cycles;
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
@@ -359,17 +428,17 @@ static uint32_t read_status(npucc_sim *s, int r) {
     int busy = engine_busy(s, e), shows = 0;
     if (st->busy.f.reg == r) {
       v = put_bit(v, st->busy, busy);
-      shows = !busy;
+      shows = !busy && within(st->busy.f, part);
     }
     if (st->done.f.reg == r) {
       int done = (st->done.flags & NPUCC_SB_STICKY) ? done_latched(s, e)
                                                     : !busy && s->eng[e].cmd >= 0;
       v = put_bit(v, st->done, done);
       if (st->busy.f.reg < 0)
-        shows = done;
+        shows = done && within(st->done.f, part);
     }
     if (st->error.f.reg == r) {
-      uint32_t code = error_code(s, st->error.f);
+      uint64_t code = error_code(s, st->error.f);
       v = st->error.f.width == 1 ? put_bit(v, st->error, code != 0)
                                  : npucc_field_put(v, st->error.f, saturate(code, st->error.f));
     }
@@ -388,26 +457,34 @@ static uint32_t read_status(npucc_sim *s, int r) {
   }
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
     const npucc_engine_status *st = &s->d->engines[e];
-    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ))
+    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ) && within(st->done.f, part))
       clear_done(s, e);
-    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_READ))
+    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_READ) &&
+        within(st->error.f, part))
       clear_error(s, st->error.f);
   }
   return v;
 }
 
-uint32_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
-  int r = reg_at(s, offset);
-  if (r < 0 || s->d->regs[r].width != width_bits) {
+uint64_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
+  unsigned part = 0;
+  int r = reg_at(s, offset, width_bits, &part);
+  npucc_fieldref bits;
+  uint64_t v;
+  if (r < 0) {
     s->cpu += s->d->reg_access_cycles;
     sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL, "read of offset 0x%x: no %u-bit register there",
              (unsigned)offset, (unsigned)width_bits);
     return 0;
   }
-  if (s->is_status[r])
-    return read_status(s, r);
-  s->cpu += s->d->reg_access_cycles;
-  return s->regs[r];
+  bits = access_bits(s, r, part);
+  if (s->is_status[r]) {
+    v = read_status(s, r, bits);
+  } else {
+    s->cpu += s->d->reg_access_cycles;
+    v = s->regs[r];
+  }
+  return npucc_field_get(v, bits);
 }
 
 void npucc_sim_advance_cpu(npucc_sim *s, uint64_t cycles) { s->cpu += cycles; }

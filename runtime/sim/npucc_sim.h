@@ -82,9 +82,15 @@ int npucc_sim_map(npucc_sim *sim, uint64_t addr, void *host, uint64_t size);
  * run) when nothing fits. */
 uint64_t npucc_sim_device_addr(npucc_sim *sim, const void *host, uint64_t size, int writable);
 
-/* Register interface (what the HAL sim back end calls). */
-void npucc_sim_reg_write(npucc_sim *sim, uint32_t offset, uint32_t value, uint8_t width_bits);
-uint32_t npucc_sim_reg_read(npucc_sim *sim, uint32_t offset, uint8_t width_bits);
+/* Register interface (what the HAL sim back end calls): one bus access of
+ * `width_bits` bits at `offset`. A register no wider than the bus takes one
+ * access of its width; a wider one takes width / bus_access_bits accesses,
+ * the one at the register's offset holding the low bits: the simulator
+ * applies such a write (and decodes a doorbell in it) when the access that
+ * is last in bus_order arrives, after all the others (else a protocol
+ * error); a read returns that access's bits of the register. */
+void npucc_sim_reg_write(npucc_sim *sim, uint32_t offset, uint64_t value, uint8_t width_bits);
+uint64_t npucc_sim_reg_read(npucc_sim *sim, uint32_t offset, uint8_t width_bits);
 
 /* Advances the CPU clock, e.g. by the cost of CPU work (kernels run on the
  * host) between NPU commands. */

@@ -43,8 +43,12 @@ typedef struct sim_engine {
 
 struct npucc_sim {
   const npucc_target_desc *d;
-  uint32_t *regs;
+  uint64_t *regs;
   uint8_t *is_status; /* per register: holds status bits (computed on read) */
+  /* Registers wider than the bus: the accesses of a write so far (bit k =
+   * access k, the one holding bits k * bus_access_bits ..) and their bits. */
+  uint8_t *arrived;
+  uint64_t *staged;
   uint64_t *auto_next; /* per memory: next free address of automatic mappings */
   sim_spm *spm;
   int num_spm;

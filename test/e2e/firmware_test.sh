@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Firmware-side checks with the bare-metal cross compilers (installed by scripts/setup-deps.sh):
-#  - `npucc --target T --emit-runtime DIR` for every built-in target builds for Cortex-M4 and
+#  - `npucc --target T --emit-runtime DIR` for every built-in target (and test/target/npu-wide,
+#    npu-wide64: 64-bit registers as two 32-bit or one 64-bit access) builds for Cortex-M4 and
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
@@ -33,26 +34,30 @@ for arch in cortex-m4 rv32; do
     bad "${cc[0]} not installed (run scripts/setup-deps.sh)"
     continue
   fi
-  for t in $("$npucc" --target list | awk '$3 ~ /^MACs/ {print $1}'); do
-    d="$tmp/rt-$t-$arch"
+  # The built-ins, and the 64-bit registers of npu-wide (two 32-bit accesses each) and
+  # npu-wide64 (one volatile 64-bit access each, also on these 32-bit CPUs).
+  for t in $("$npucc" --target list | awk '$3 ~ /^MACs/ {print $1}') \
+           "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json"; do
+    n="$(basename "$t" .json)"
+    d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
        || ! (cd "$d" && "${cc[@]}" "${strict[@]}" -c ./*.c) >> "$tmp/log" 2>&1; then
-      bad "$t runtime does not build for $arch:"; sed 's/^/    /' "$tmp/log" | head -20
+      bad "$n runtime does not build for $arch:"; sed 's/^/    /' "$tmp/log" | head -20
       continue
     fi
     # Undefined symbols must be the runtime's own, memcpy/memset, or libgcc helpers.
     undef="$(cd "$d" && "${cc[0]/gcc/nm}" -u ./*.o | awk 'NF == 2 {print $2}' | sort -u \
              | grep -Ev '^(npucc_.*|memcpy|memset|__aeabi_.*|__(u)?(div|mod|mul|ashl|ashr|lshr)[dst]i3)$')"
     if [ -n "$undef" ]; then
-      bad "$t runtime for $arch references: $(echo $undef)"
+      bad "$n runtime for $arch references: $(echo $undef)"
       continue
     fi
     if [ "$arch" = cortex-m4 ]; then
       sizes="$(cd "$d" && arm-none-eabi-size -t ./*.o | awk '$NF == "(TOTALS)" {print $1, $2, $3}')"
       read -r text data bss <<< "$sizes"
-      ok "$t runtime for $arch -Os: .text $text, .data $data, .bss $bss bytes; libc: memcpy/memset only"
+      ok "$n runtime for $arch -Os: .text $text, .data $data, .bss $bss bytes; libc: memcpy/memset only"
     else
-      ok "$t runtime builds for $arch; libc: memcpy/memset only"
+      ok "$n runtime builds for $arch; libc: memcpy/memset only"
     fi
   done
   # The generated model C under the same strict flags.
@@ -167,7 +172,8 @@ fi
 # npu-align.json states alignments the others do not (DMA 64 bytes, the bias at 64, the
 # per-channel table at 256): the example honours every alignment a description states.
 for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/target/npu-fourth.json" \
-         "$src/test/target/npu-queue.json" "$src/test/target/npu-align.json"; do
+         "$src/test/target/npu-queue.json" "$src/test/target/npu-align.json" \
+         "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

@@ -14,7 +14,11 @@
 #    stream's 32-bit values");
 #  - a window above 4 GiB behind 32-bit DMA address registers, and DMA lengths in 8-byte units:
 #    refused with the JSON path, exit 1, no OUT/ written (both compiled and failed at run time);
-#  - a truncated model: the message says that the file ends early.
+#  - a truncated model: the message says that the file ends early;
+#  - test/target/npu-wide.json and npu-wide64.json (64-bit registers on a 32-bit bus, high half
+#    first, and on a 64-bit bus): tinycnn_int8 and, when the shared models are there,
+#    mlpt_kws_qdq and torch_ptq_qdq pass `npucc check` on the simulator (refused before: "register
+#    width must be 8, 16 or 32 bits, got 64").
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -71,6 +75,20 @@ if [ -d "$shared/torch_ptq_qdq" ]; then
   done
 else
   echo "note: $shared not found: the three shared models on npu-align were not run"
+fi
+
+# 2b. 64-bit registers (issue 19, phase 1): npu-wide on a 32-bit bus, high half first (every
+#     register write two accesses, applied by the simulator when the low half arrives), and
+#     npu-wide64 on a 64-bit bus; the shared int8 models where they are.
+for w in npu-wide npu-wide64; do
+  check "tinycnn_int8 on $w" "$src/models/tinycnn_int8" "$src/test/target/$w.json"
+done
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq torch_ptq_qdq; do
+    check "$m on npu-wide" "$shared/$m" "$src/test/target/npu-wide.json"
+  done
+else
+  echo "note: $shared not found: the shared models on npu-wide were not run"
 fi
 
 # 3. A compute address field narrower than the scratchpad.

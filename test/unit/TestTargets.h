@@ -3,7 +3,9 @@
 // The two built-ins and the test-only descriptions in test/target/: npu-third
 // (fence completion, two scratchpads, 3-D DMA), npu-fourth (40-bit addresses,
 // W1C completion without busy bits, opcode-as-doorbell, half-rate MACs, two
-// banks) and npu-queue (job queue, active-low busy, clear-on-read status).
+// banks), npu-queue (job queue, active-low busy, clear-on-read status),
+// npu-wide (64-bit registers on a 32-bit bus, high half first) and npu-wide64
+// (the same registers on a 64-bit bus).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -26,8 +28,13 @@ inline std::string testTarget(const std::string &file) {
 }
 
 inline std::vector<std::string> allTargets() {
-  return {"npu-default", "npu-small", testTarget("npu-third.json"),
-          testTarget("npu-fourth.json"), testTarget("npu-queue.json")};
+  return {"npu-default",
+          "npu-small",
+          testTarget("npu-third.json"),
+          testTarget("npu-fourth.json"),
+          testTarget("npu-queue.json"),
+          testTarget("npu-wide.json"),
+          testTarget("npu-wide64.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

@@ -73,7 +73,7 @@ Encoded encode(const npucc_target_desc *d, const npucc_cmd_desc &c, int param, i
   e.rc = npucc_npu_encode(d, c.kind, p.data(), w, &n, &e.bad);
   if (e.rc != NPUCC_OK)
     return e;
-  std::vector<uint32_t> regs(d->num_regs, 0);
+  std::vector<uint64_t> regs(d->num_regs, 0);
   for (int i = 0; i < n; ++i)
     regs[w[i].reg] = w[i].value;
   e.decoded.resize(NPUCC_P_COUNT);

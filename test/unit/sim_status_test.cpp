@@ -107,14 +107,14 @@ struct Npu {
       z[i] = 1; // requant multiplier / shift words small and positive
     ASSERT_EQ(npucc_sim_spm_write(Sim, addr, z.data(), len), 0);
   }
-  uint32_t readReg(const std::string &name) {
+  uint64_t readReg(const std::string &name) {
     for (const Register &r : T.registers)
       if (r.name == name)
         return npucc_sim_reg_read(Sim, r.offset, uint8_t(r.width));
     ADD_FAILURE() << "no register " << name;
     return 0;
   }
-  void writeReg(const std::string &name, uint32_t v) {
+  void writeReg(const std::string &name, uint64_t v) {
     for (const Register &r : T.registers)
       if (r.name == name)
         return npucc_sim_reg_write(Sim, r.offset, v, uint8_t(r.width));

@@ -216,15 +216,17 @@ TEST_P(CGen, MmioBackEndWritesRegistersAndDecodesStatus) {
 #include <sys/mman.h>
 static unsigned char *page;
 static npucc_target_desc d;
-static void put(uint32_t off, uint8_t w, uint32_t v) {
+static void put(uint32_t off, uint8_t w, uint64_t v) {
   if (w == 8) *(volatile uint8_t *)(page + off) = (uint8_t)v;
   else if (w == 16) *(volatile uint16_t *)(page + off) = (uint16_t)v;
-  else *(volatile uint32_t *)(page + off) = v;
+  else if (w == 32) *(volatile uint32_t *)(page + off) = (uint32_t)v;
+  else *(volatile uint64_t *)(page + off) = v;
 }
-static uint32_t get(uint32_t off, uint8_t w) {
+static uint64_t get(uint32_t off, uint8_t w) {
   if (w == 8) return *(volatile uint8_t *)(page + off);
   if (w == 16) return *(volatile uint16_t *)(page + off);
-  return *(volatile uint32_t *)(page + off);
+  if (w == 32) return *(volatile uint32_t *)(page + off);
+  return *(volatile uint64_t *)(page + off);
 }
 /* Makes a status condition hold (or not), polarity applied. */
 static void set_cond(npucc_status_bit b, int active) {
@@ -233,7 +235,7 @@ static void set_cond(npucc_status_bit b, int active) {
   r = &d.regs[b.f.reg];
   put(r->offset, r->width,
       npucc_field_put(get(r->offset, r->width), b.f,
-                      (uint32_t)((b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active)));
+                      (uint64_t)((b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active)));
 }
 int main(void) {
   int64_t p[NPUCC_P_COUNT];
@@ -268,7 +270,8 @@ int main(void) {
         put(d.regs[b[k]->f.reg].offset, d.regs[b[k]->f.reg].width, 0);
   }
   for (i = 0; i < d.num_regs; ++i)
-    printf("%s=%08x\n", d.regs[i].name, (unsigned)get(d.regs[i].offset, d.regs[i].width));
+    printf("%s=%08llx\n", d.regs[i].name,
+           (unsigned long long)get(d.regs[i].offset, d.regs[i].width));
   eng = d.completion == NPUCC_COMPLETION_FENCE ? NPUCC_ENGINE_FENCE : NPUCC_ENGINE_DMA;
   by_busy = d.engines[eng].busy.f.reg >= 0;
   use = by_busy ? d.engines[eng].busy : d.engines[eng].done;
@@ -308,13 +311,14 @@ int main(void) {
   npucc_reg_write w[NPUCC_MAX_CMD_REGS];
   int n = 0;
   ASSERT_EQ(npucc_npu_encode(table.get(), NPUCC_KIND_DMA, p.data(), w, &n, nullptr), NPUCC_OK);
-  std::vector<uint32_t> regs(t->registers.size(), 0);
+  std::vector<uint64_t> regs(t->registers.size(), 0);
   for (int i = 0; i < n; ++i)
     regs[w[i].reg] = w[i].value;
   std::string expect;
   for (size_t i = 0; i < t->registers.size(); ++i) {
     char line[96];
-    std::snprintf(line, sizeof(line), "%s=%08x\n", t->registers[i].name.c_str(), regs[i]);
+    std::snprintf(line, sizeof(line), "%s=%08llx\n", t->registers[i].name.c_str(),
+                  static_cast<unsigned long long>(regs[i]));
     expect += line;
   }
   bool hasErr = t->engines[0].error.valid();

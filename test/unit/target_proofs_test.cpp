@@ -121,13 +121,13 @@ TEST(TargetProofs, AddressUnitsBecomeTheAlignment) {
 // --- Messages ---------------------------------------------------------------------------------
 
 TEST(TargetProofs, RegisterWidthAndOffsetMessages) {
-  // 64 and 24 get the same message (64 said "out of range 8..32").
-  EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/width", 64); }),
-            "mini.json: error: /registers/2/width: register width must be 8, 16 or 32 bits, got "
-            "64");
+  // 128 and 24 get the same message (64 said "out of range 8..32" before it was a width).
+  EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/width", 128); }),
+            "mini.json: error: /registers/2/width: register width must be 8, 16, 32 or 64 bits, "
+            "got 128");
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/width", 24); }),
-            "mini.json: error: /registers/2/width: register width must be 8, 16 or 32 bits, got "
-            "24");
+            "mini.json: error: /registers/2/width: register width must be 8, 16, 32 or 64 bits, "
+            "got 24");
   // Offsets are hexadecimal in messages, this one too.
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/offset", "0x1_0000_0000"); }),
             "mini.json: error: /registers/2/offset: offset 0x100000000 does not fit in 32 bits");

@@ -52,7 +52,7 @@ TEST(TargetSchema, WideAddressesAndSplitParameters) {
   npucc_reg_write w[NPUCC_MAX_CMD_REGS];
   int n = 0;
   ASSERT_EQ(npucc_npu_encode(t.get(), NPUCC_KIND_DMA, p.data(), w, &n, nullptr), NPUCC_OK);
-  std::vector<uint32_t> regs(r->registers.size(), 0);
+  std::vector<uint64_t> regs(r->registers.size(), 0);
   for (int i = 0; i < n; ++i)
     regs[w[i].reg] = w[i].value;
   EXPECT_EQ(regs[2], 0x12345678u);        // A: low 32 bits

@@ -68,8 +68,8 @@ TEST(TargetValidate, FieldWiderThanRegister) {
       "mini.json: error: /registers/8/fields/0: field 's' (bits 4..9) is wider than its "
       "8-bit register 'SHIFT'");
   EXPECT_EQ(errOf([](json &j) { set(j, "/registers/2/width", 24); }),
-            "mini.json: error: /registers/2/width: register width must be 8, 16 or 32 bits, got "
-            "24");
+            "mini.json: error: /registers/2/width: register width must be 8, 16, 32 or 64 bits, "
+            "got 24");
 }
 
 TEST(TargetValidate, FileDiagnosticsNameTheFile) {

@@ -115,15 +115,22 @@ struct ComputeDesc {
 
 struct Field {
   std::string name;
-  unsigned lsb = 0, width = 0;
+  unsigned lsb = 0, width = 0; // lsb 0..63, width 1..64, within the register
   std::string doc;
   std::optional<uint32_t> nop; // reserved no-op value (doorbell / opcode fields)
+};
+
+/// How the CPU reaches the registers: a register wider than the bus is
+/// written and read as width / accessBits accesses, in the stated order.
+struct BusDesc {
+  unsigned accessBits = 32; // 8, 16, 32 or 64
+  bool highFirst = false;   // "order": "high_first" (else "low_first")
 };
 
 struct Register {
   std::string name;
   uint32_t offset = 0;
-  unsigned width = 32;
+  unsigned width = 32; // 8, 16, 32 or 64
   std::vector<Field> fields;
   std::string doc;
   std::optional<uint32_t> nop; // for whole-register doorbells
@@ -233,6 +240,7 @@ struct TargetDesc {
   std::vector<SystemRange> system;
   DmaDesc dma;
   ComputeDesc compute;
+  BusDesc bus;
   std::vector<Register> registers;
   std::vector<CommandDesc> commands;
   EngineStatus engines[3]; // indexed by Engine: dma, compute, fence

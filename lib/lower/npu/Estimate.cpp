@@ -111,11 +111,16 @@ struct Timeline {
     return p;
   }
 
-  // The CPU's register accesses, as the simulator charges them: every HAL
-  // read is of a register holding status bits (poll_cycles), every write
-  // costs reg_access_cycles.
-  void statusRead() { Cpu += D->poll_cycles; }
-  void regWrite(uint64_t n = 1) { Cpu += n * D->reg_access_cycles; }
+  // The CPU's register accesses, as the simulator charges them, per bus
+  // access (a register wider than the bus is width / bus_access_bits of
+  // them): every HAL read is of a register holding status bits
+  // (poll_cycles), every write costs reg_access_cycles.
+  unsigned accesses(int reg) const {
+    unsigned w = D->regs[reg].width, a = D->bus_access_bits;
+    return w > a ? w / a : 1;
+  }
+  void statusRead(int reg) { Cpu += accesses(reg) * uint64_t(D->poll_cycles); }
+  void regWrite(int reg) { Cpu += accesses(reg) * uint64_t(D->reg_access_cycles); }
 
   /// The wait hook between polls (npucc_sim_wfi_hook): sleep until the next
   /// completion of any busy engine.
@@ -146,18 +151,19 @@ struct Timeline {
     const npucc_engine_status &st = D->engines[e];
     if (D->queue_depth && st.free_slots.f.reg >= 0)
       for (;;) { // acquire_slot: read the free slots, sleep while there are none
-        statusRead();
+        statusRead(st.free_slots.f.reg);
         if (e == NPUCC_ENGINE_FENCE || queued(e) < D->queue_depth)
           break; // fences are never queued
         wfi();
       }
     if (st.done.flags & NPUCC_SB_STICKY) {
       if (st.done.flags & NPUCC_SB_CLEAR_W1C)
-        regWrite();
+        regWrite(st.done.f.reg);
       else if (st.done.flags & NPUCC_SB_CLEAR_READ)
-        statusRead();
+        statusRead(st.done.f.reg);
     }
-    regWrite(uint64_t(n));
+    for (int i = 0; i < n; ++i)
+      regWrite(w[i].reg);
   }
 
   void command(const lir::Instr &in) {
@@ -219,19 +225,25 @@ struct Timeline {
     for (const npucc_engine_status &o : D->engines)
       if (o.error.f.reg >= 0 && o.error.f.reg != use.f.reg)
         errRegs.insert(o.error.f.reg);
+    // The completion register: the engine's state is read by the access
+    // holding the polled bit (the status field lies within one access).
+    unsigned n = accesses(use.f.reg), a = D->bus_access_bits;
+    unsigned part = n > 1 ? unsigned(use.f.lsb) / a : 0;
+    unsigned before = D->bus_order == NPUCC_BUS_HIGH_FIRST ? n - 1 - part : part;
     for (;;) {
-      statusRead(); // the completion register
+      Cpu += (before + 1) * uint64_t(D->poll_cycles);
       bool done = End[engine] <= Cpu;
-      for (size_t k = 0; k < errRegs.size(); ++k)
-        statusRead();
+      Cpu += (n - before - 1) * uint64_t(D->poll_cycles);
+      for (int r : errRegs)
+        statusRead(r);
       if (done)
         break;
       wfi();
     }
     if (st.done.flags & NPUCC_SB_CLEAR_W1C)
-      regWrite();
+      regWrite(st.done.f.reg);
     else if ((st.done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st.done.f.reg)
-      statusRead();
+      statusRead(st.done.f.reg);
   }
 
   /// A loop-IR wait, as the command stream runs it (npucc_hal_wait_engines):
