@@ -59,8 +59,13 @@ std::string statusText(const StatusBit &b) {
     s += " (write 1 to clear)";
   if (b.clearOnRead)
     s += " (cleared by reading)";
+  if (b.clear.field.valid())
+    s +=
+        " (cleared by writing " + std::to_string(b.clear.value) + " to " + b.clear.field.text + ")";
   if (b.requireClear)
     s += " (must be cleared before the next command)";
+  if (b.startBit)
+    s += " (start bit: reads as the doorbell value until the command completes)";
   return s;
 }
 
@@ -93,7 +98,8 @@ std::string ref(const npucc_fieldref &f) {
 }
 
 std::string bit(const npucc_status_bit &b) {
-  return "{" + ref(b.f) + ", " + std::to_string(b.flags) + "}";
+  return "{" + ref(b.f) + ", " + std::to_string(b.flags) + ", {" + ref(b.clear.field) + ", " +
+         hex(b.clear.value) + "}}";
 }
 
 } // namespace
@@ -127,7 +133,9 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << " (" << r.width / t.bus.accessBits << " " << t.bus.accessBits << "-bit accesses, the "
         << (t.bus.highFirst ? "high" : "low") << " bits first)";
     if (t.isStatusRegister(int(&r - t.registers.data())))
-      o << " (status: read only, except write-1-to-clear bits)";
+      o << (t.isCommandRegister(int(&r - t.registers.data()))
+                ? " (holds status bits, which the NPU sets; commands write the others)"
+                : " (status: read only, except write-1-to-clear bits)");
     if (!r.doc.empty())
       o << ": " << commentSafe(r.doc);
     o << " */\n";

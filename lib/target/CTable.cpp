@@ -33,10 +33,13 @@ static npucc_fieldref toRef(const FieldRef &f) {
 static npucc_status_bit toBit(const StatusBit &b) {
   npucc_status_bit r;
   r.f = toRef(b.field);
-  r.flags = uint8_t((b.activeLow ? NPUCC_SB_ACTIVE_LOW : 0) | (b.sticky ? NPUCC_SB_STICKY : 0) |
-                    (b.clearOnWrite1 ? NPUCC_SB_CLEAR_W1C : 0) |
-                    (b.clearOnRead ? NPUCC_SB_CLEAR_READ : 0) |
-                    (b.requireClear ? NPUCC_SB_REQUIRE_CLEAR : 0));
+  r.flags = uint8_t(
+      (b.activeLow ? NPUCC_SB_ACTIVE_LOW : 0) | (b.sticky ? NPUCC_SB_STICKY : 0) |
+      (b.clearOnWrite1 ? NPUCC_SB_CLEAR_W1C : 0) | (b.clearOnRead ? NPUCC_SB_CLEAR_READ : 0) |
+      (b.requireClear ? NPUCC_SB_REQUIRE_CLEAR : 0) |
+      (b.clear.field.valid() ? NPUCC_SB_CLEAR_FIELD : 0) | (b.startBit ? NPUCC_SB_START_BIT : 0));
+  r.clear.field = toRef(b.clear.field);
+  r.clear.value = b.clear.value;
   return r;
 }
 

@@ -144,10 +144,15 @@ typedef struct npucc_cmd_desc {
 #define NPUCC_SB_CLEAR_W1C 4u     /* cleared by writing 1 to it */
 #define NPUCC_SB_CLEAR_READ 8u    /* cleared by reading its register */
 #define NPUCC_SB_REQUIRE_CLEAR 16u /* must be cleared before the engine's next command */
+#define NPUCC_SB_CLEAR_FIELD 32u   /* cleared by writing clear.value into clear.field */
+#define NPUCC_SB_START_BIT                                                                         \
+  64u /* busy: the engine's doorbell field, reading as the doorbell                                \
+         value until the command completes (idle: 0) */
 
 typedef struct npucc_status_bit {
-  npucc_fieldref f; /* f.reg < 0: absent */
-  uint8_t flags;    /* NPUCC_SB_* */
+  npucc_fieldref f;     /* f.reg < 0: absent */
+  uint8_t flags;        /* NPUCC_SB_* */
+  npucc_fieldval clear; /* NPUCC_SB_CLEAR_FIELD: the field of a clear register and its value */
 } npucc_status_bit;
 
 typedef struct npucc_engine_status {

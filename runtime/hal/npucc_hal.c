@@ -150,11 +150,16 @@ uint64_t npucc_hal_read_status(int reg) {
   return v;
 }
 
-/* Clears a write-1-to-clear status field. */
-static void clear_w1c(npucc_status_bit b) {
-  const npucc_reg_desc *r = &g_desc->regs[b.f.reg];
-  npucc_hal_write(r->offset, npucc_field_put(0, b.f, ~(uint64_t)0), r->width);
+/* Clears a status field cleared by a write: all ones into a
+ * write-1-to-clear field, or the clear value into its clear field. */
+static void clear_by_write(npucc_status_bit b) {
+  npucc_fieldref f = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.field : b.f;
+  uint64_t v = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.value : ~(uint64_t)0;
+  const npucc_reg_desc *r = &g_desc->regs[f.reg];
+  npucc_hal_write(r->offset, npucc_field_put(0, f, v), r->width);
 }
+
+#define CLEARED_BY_WRITE (NPUCC_SB_CLEAR_W1C | NPUCC_SB_CLEAR_FIELD)
 
 /* Reads the registers holding error fields (each once per poll, plus the
  * completion register `also`); returns the first error found, recording it. */
@@ -195,8 +200,8 @@ static int check_errors(int also, uint64_t *also_value) {
           g_last_err_engine = -1;
       }
       g_pending_err[e] = 0;
-      if (b->flags & NPUCC_SB_CLEAR_W1C)
-        clear_w1c(*b);
+      if (b->flags & CLEARED_BY_WRITE)
+        clear_by_write(*b);
       return NPUCC_ERR_DEVICE;
     }
   }
@@ -242,8 +247,8 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
     if (done) {
       /* Acknowledge a sticky DONE so that the next command's completion is
        * not mistaken for this one. */
-      if (st->done.flags & NPUCC_SB_CLEAR_W1C)
-        clear_w1c(st->done);
+      if (st->done.flags & CLEARED_BY_WRITE)
+        clear_by_write(st->done);
       else if ((st->done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st->done.f.reg)
         (void)npucc_hal_read_status(st->done.f.reg);
       g_pending_done[engine] = 0;
@@ -310,8 +315,8 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
    * before the command starts. */
   done = d->engines[engine].done;
   if ((done.flags & NPUCC_SB_STICKY) && d == g_desc) {
-    if (done.flags & NPUCC_SB_CLEAR_W1C)
-      clear_w1c(done);
+    if (done.flags & CLEARED_BY_WRITE)
+      clear_by_write(done);
     else if (done.flags & NPUCC_SB_CLEAR_READ)
       (void)npucc_hal_read_status(done.f.reg);
   }

@@ -176,7 +176,8 @@ int main(void) {
                     "' -I'" + src + "/hal' -I'" + src + "/sim' -I'" + src + "/include' '" + d +
                     "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
                     "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
-                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' -o '" + d + "/fw'";
+                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' '" + src +
+                    "/sim/npucc_sim_status.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }

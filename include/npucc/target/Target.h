@@ -194,7 +194,14 @@ struct StatusBit {
   bool clearOnWrite1 = false;
   bool clearOnRead = false;
   bool requireClear = false; // must be cleared before the engine's next command
+  /// "clear": {"field"|"register", "value"}: writing that value into that
+  /// field (of another register) clears the bit; clear.field invalid: none.
+  FieldValue clear;
+  /// busy only: the field is the doorbell of the engine's commands and reads
+  /// as the doorbell value until the command completes ("start_bit": true).
+  bool startBit = false;
   bool valid() const { return field.valid(); }
+  bool clearable() const { return clearOnWrite1 || clearOnRead || clear.field.valid(); }
 };
 
 struct EngineStatus {
@@ -271,6 +278,8 @@ struct TargetDesc {
   std::vector<std::vector<ParamRange>> paramTable;
   /// Does register `reg` hold status bits (busy, done, error, free slots)?
   bool isStatusRegister(int reg) const;
+  /// Some command writes a field of `reg` (binding, select or doorbell).
+  bool isCommandRegister(int reg) const;
   /// The scratchpad holding [addr, addr+size), or null.
   const Scratchpad *scratchpadAt(uint64_t addr, uint64_t size = 1) const;
 };

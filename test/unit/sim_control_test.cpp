@@ -1,0 +1,180 @@
+//===- sim_control_test.cpp - Clear registers and start bits, run ---------===//
+//
+// Issue 19, phase 2, in the HAL and the simulator: a sticky DONE cleared by
+// writing a value into a field of a separate clear register (the HAL's wait
+// clears it that way; the simulator clears it only for that value), and a
+// busy bit that is the doorbell itself (reads as the doorbell value until
+// the command completes; the opcode bits written beside it read back; the
+// HAL polls it). Descriptions are test/target/good_minimal.json, edited.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/target/CTable.h"
+#include "npucc/target/Target.h"
+
+#include "npucc_hal.h"
+#include "npucc_npu.h"
+#include "npucc_sim.h"
+
+#include <gtest/gtest.h>
+
+#include "TargetJsonEdit.h"
+
+#include <memory>
+
+using namespace npucc::target;
+using namespace npucc::test;
+
+namespace {
+
+struct Npu {
+  TargetDesc T;
+  std::unique_ptr<CTable> Table;
+  const npucc_target_desc *D = nullptr;
+  npucc_sim *Sim = nullptr;
+  std::vector<uint8_t> Ram = std::vector<uint8_t>(4096, 5);
+
+  explicit Npu(const std::function<void(json &)> &edit) {
+    auto r = parseEdited(edit);
+    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
+    if (!r)
+      return;
+    T = r.take();
+    Table = std::make_unique<CTable>(T);
+    D = Table->get();
+    Sim = npucc_sim_create(D);
+    npucc_sim_attach(Sim);
+    npucc_hal_set_wait_hook(nullptr, nullptr);
+    EXPECT_EQ(npucc_sim_map(Sim, 0x1000, Ram.data(), Ram.size()), 0);
+  }
+  ~Npu() { npucc_sim_destroy(Sim); }
+
+  std::vector<int64_t> dmaParams(uint64_t len) {
+    std::vector<int64_t> p(NPUCC_P_COUNT);
+    npucc_npu_defaults(p.data());
+    p[NPUCC_P_SRC_ADDR] = 0x1000, p[NPUCC_P_DST_ADDR] = 0;
+    p[NPUCC_P_LENGTH] = int64_t(len);
+    return p;
+  }
+  int dma(uint64_t len) {
+    auto p = dmaParams(len);
+    return npucc_npu_issue(D, NPUCC_KIND_DMA, p.data(), nullptr);
+  }
+  /// The command's registers written directly (no acknowledgement first).
+  void rawDma(uint64_t len) {
+    auto p = dmaParams(len);
+    npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+    int n = 0;
+    ASSERT_EQ(npucc_npu_encode(D, NPUCC_KIND_DMA, p.data(), w, &n, nullptr), NPUCC_OK);
+    for (int i = 0; i < n; ++i)
+      npucc_sim_reg_write(Sim, D->regs[w[i].reg].offset, w[i].value, D->regs[w[i].reg].width);
+  }
+  uint64_t reg(const std::string &name) {
+    for (const Register &r : T.registers)
+      if (r.name == name)
+        return npucc_sim_reg_read(Sim, r.offset, uint8_t(r.width));
+    ADD_FAILURE() << "no register " << name;
+    return 0;
+  }
+  void write(const std::string &name, uint64_t v) {
+    for (const Register &r : T.registers)
+      if (r.name == name)
+        return npucc_sim_reg_write(Sim, r.offset, v, uint8_t(r.width));
+    ADD_FAILURE() << "no register " << name;
+  }
+  std::string err() const { return npucc_sim_error(Sim); }
+};
+
+/// DMA DONE: IRQ.d, sticky, cleared by writing 2 into IRQ_CLR.d (2 bits at
+/// bit 4), required before the next DMA; busy bits as in good_minimal.
+void clearRegister(json &j) {
+  j["registers"].push_back(
+      {{"name", "IRQ"}, {"offset", 40}, {"fields", {{{"name", "d"}, {"lsb", 0}, {"width", 1}}}}});
+  j["registers"].push_back({{"name", "IRQ_CLR"},
+                            {"offset", 44},
+                            {"fields", {{{"name", "d"}, {"lsb", 4}, {"width", 2}}}}});
+  del(j, "/status/register");
+  del(j, "/status/dma/busy");
+  j["status"]["dma"]["done"] = {{"field", "IRQ.d"},
+                                {"sticky", true},
+                                {"require_clear", true},
+                                {"clear", {{"field", "IRQ_CLR.d"}, {"value", 2}}}};
+}
+
+/// Both engines started through CTRL.go, which is their busy bit.
+void startBit(json &j) {
+  del(j, "/status/register");
+  set(j, "/status/dma/busy", json{{"field", "CTRL.go"}, {"start_bit", true}});
+  set(j, "/status/compute/busy", json{{"field", "CTRL.go"}, {"start_bit", true}});
+}
+
+} // namespace
+
+TEST(SimControl, DoneClearedThroughAnotherRegister) {
+  Npu n(clearRegister);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(n.dma(64), NPUCC_OK);
+    ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_DMA, 100000), NPUCC_OK) << n.err();
+    EXPECT_EQ(n.reg("IRQ") & 1u, 0u) << "the wait must clear DONE through IRQ_CLR.d = 2";
+  }
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+  // The simulator clears it only when the clear value is written there.
+  n.rawDma(64);
+  npucc_sim_advance_cpu(n.Sim, 100000);
+  EXPECT_EQ(n.reg("IRQ") & 1u, 1u);
+  n.write("IRQ_CLR", 1u << 4); // 1, not 2
+  n.write("IRQ_CLR", 2u);      // 2, but outside the field
+  EXPECT_EQ(n.reg("IRQ") & 1u, 1u);
+  n.write("IRQ_CLR", 2u << 4);
+  EXPECT_EQ(n.reg("IRQ") & 1u, 0u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimControl, DoneNotClearedThroughTheClearRegisterFailsTheNextCommand) {
+  Npu n(clearRegister);
+  n.rawDma(64);
+  npucc_sim_advance_cpu(n.Sim, 100000);
+  n.write("IRQ_CLR", 3u << 4); // the wrong value clears nothing
+  n.rawDma(64);
+  EXPECT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_NE(n.err().find("sticky DONE bit of the DMA engine (set by command #0) was not cleared"),
+            std::string::npos)
+      << n.err();
+}
+
+TEST(SimControl, StartBitReadsAsBusyUntilTheCommandCompletes) {
+  Npu n(startBit);
+  n.rawDma(4096);
+  const npucc_sim_cmd_stats *c = npucc_sim_command(n.Sim, 0);
+  ASSERT_NE(c, nullptr);
+  ASSERT_GT(c->end, npucc_sim_cpu_cycles(n.Sim) + 10);
+  // GO (bit 0) reads 1 while the DMA runs; the opcode bits (1..2) read as written (0).
+  EXPECT_EQ(n.reg("CTRL"), 1u);
+  npucc_sim_advance_cpu(n.Sim, c->end - npucc_sim_cpu_cycles(n.Sim));
+  EXPECT_EQ(n.reg("CTRL"), 0u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+  // A command started while GO still reads 1 is a hazard, as for any busy engine.
+  n.rawDma(4096);
+  n.rawDma(16);
+  EXPECT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_NE(n.err().find("started while the DMA engine is busy"), std::string::npos) << n.err();
+}
+
+TEST(SimControl, HalPollsTheStartBit) {
+  Npu n(startBit);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(n.dma(4096), NPUCC_OK);
+    ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_DMA, 100000), NPUCC_OK) << n.err();
+    EXPECT_EQ(n.reg("CTRL") & 1u, 0u);
+  }
+  // The opcode written with the last command reads back beside GO.
+  std::vector<int64_t> p(NPUCC_P_COUNT);
+  npucc_npu_defaults(p.data());
+  p[NPUCC_P_M] = p[NPUCC_P_K] = p[NPUCC_P_N] = 2;
+  p[NPUCC_P_IN_ADDR] = 0, p[NPUCC_P_W_ADDR] = 64, p[NPUCC_P_BIAS_ADDR] = 128,
+  p[NPUCC_P_OUT_ADDR] = 256;
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(n.reg("CTRL"), 1u << 1) << "op = 1 (matmul), GO idle";
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 4u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
