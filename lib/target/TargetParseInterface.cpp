@@ -63,6 +63,24 @@ void TargetParser::parseBus(const Obj &o) {
   o.done();
 }
 
+/// A field's write-enable guard is another field of its register.
+void TargetParser::resolveWriteEnables(Register &r, const std::string &path) const {
+  for (size_t k = 0; k < r.fields.size(); ++k) {
+    Field &f = r.fields[k];
+    if (f.writeEnable.empty())
+      continue;
+    std::string p = path + "/" + std::to_string(k) + "/write_enable";
+    for (size_t g = 0; g < r.fields.size(); ++g)
+      if (r.fields[g].name == f.writeEnable)
+        f.writeEnableField = int(g);
+    if (f.writeEnableField < 0)
+      fail(p, "write_enable field " + shortQuote(f.writeEnable) + " is not a field of register " +
+                  shortQuote(r.name));
+    if (f.writeEnableField == int(k))
+      fail(p, "field " + shortQuote(f.name) + " cannot be its own write_enable field");
+  }
+}
+
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
     fail(path, std::to_string(regs.size()) + " registers; at most " +
@@ -98,6 +116,11 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
                            hexText(q.offset) + ")");
     if (o.has("nop"))
       r.nop = uint32_t(o.range("nop", 0, r.width >= 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
+    std::string write = o.str("write", "whole");
+    if (write != "whole" && write != "rmw")
+      fail(o.at("write"),
+           "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
+    r.rmw = write == "rmw";
     if (const json *fs = o.opt("fields")) {
       if (!fs->is_array())
         fail(o.at("fields"), "expected an array, got " + typeName(*fs));
@@ -115,6 +138,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
         if (fo.has("nop"))
           f.nop = uint32_t(
               fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
+        f.writeEnable = fo.str("write_enable", "");
         fo.done();
         if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
           fail(fo.at("name"), "field " + shortQuote(f.name) + " of register " + shortQuote(r.name) +
@@ -130,6 +154,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
         }
         r.fields.push_back(f);
       }
+      resolveWriteEnables(r, o.at("fields"));
       totalFields += r.fields.size();
       if (totalFields > MaxRegisters)
         fail(o.at("fields"), "more than 65535 fields in all");

@@ -118,6 +118,11 @@ void TargetParser::parseStatus(const Obj &o) {
         continue;
       StatusBit b = statusBit(*j, eo.at(role), role);
       checkOneAccess(b.field, eo.at(role));
+      if (b.clearOnRead && T.registers[size_t(b.field.reg)].rmw)
+        fail(eo.at(role) + "/clear",
+             "a bit cleared by reading cannot be in read-modify-write register " +
+                 shortQuote(T.registers[size_t(b.field.reg)].name) +
+                 " (the read of every command that writes it would clear it)");
       if (onlyReg >= 0 && b.field.reg != onlyReg)
         fail(eo.at(role), "status bit " + shortQuote(b.field.text) +
                               " is not in the status register " +
@@ -177,17 +182,40 @@ void TargetParser::checkStatusRegisters() const {
   // selects a command (a doorbell, an opcode, the job queue's commit) is the
   // misplaced one: say so at the status bit. Checked before the bindings,
   // which name the command instead.
+  // A status field a command does not disturb: its own start bit, a field
+  // whose write enable the command leaves at 0, or any field it does not
+  // write in a read-modify-write register.
   auto conflict = [&](const CommandDesc &c, int reg) -> const Bit * {
     const StatusBit &own = T.engines[int(c.engine)].busy;
-    for (const Bit &b : bits)
-      if (b.b->valid() && b.b->field.reg == reg &&
-          !(b.b->startBit && own.startBit && sameBits(b.b->field, own.field) &&
-            sameBits(b.b->field, c.doorbell.field)))
-        return &b;
+    std::vector<FieldRef> written = writtenFields(c);
+    for (const Bit &b : bits) {
+      const FieldRef &f = b.b->field;
+      if (!b.b->valid() || f.reg != reg)
+        continue;
+      if (b.b->startBit && own.startBit && sameBits(f, own.field) &&
+          sameBits(f, c.doorbell.field))
+        continue;
+      const Register &r = T.registers[size_t(reg)];
+      bool touched = false, guardSet = false;
+      int g = f.field >= 0 ? r.fields[size_t(f.field)].writeEnableField : -1;
+      for (const FieldRef &w : written) {
+        touched |= overlaps(w, f);
+        if (g >= 0 && w.reg == reg)
+          guardSet |= (w.field >= 0 && r.fields[size_t(w.field)].writeEnableField == g) ||
+                      overlaps(w, fieldOf(reg, g));
+      }
+      if (g >= 0 && !guardSet)
+        continue;
+      if (r.rmw && !touched)
+        continue;
+      return &b;
+    }
     return nullptr;
   };
-  const std::string wayOut =
-      "; make it the doorbell's start_bit (a busy bit) or move it to a register no command writes";
+  auto wayOut = [&](int reg) {
+    return "; make it the doorbell's start_bit, guard it with a write_enable field, or mark " +
+           shortQuote(T.registers[size_t(reg)].name) + " \"write\": \"rmw\"";
+  };
   for (const CommandDesc &c : T.commands) {
     std::vector<std::pair<FieldRef, std::string>> control;
     for (const FieldValue &s : c.select)
@@ -198,7 +226,7 @@ void TargetParser::checkStatusRegisters() const {
       if (const Bit *b = conflict(c, f.first.reg))
         fail(b->path, "status bit " + shortQuote(b->b->field.text) + " is in register " +
                           shortQuote(T.registers[size_t(f.first.reg)].name) + ", which command '" +
-                          c.kind + "' writes (" + f.second + ")" + wayOut);
+                          c.kind + "' writes (" + f.second + ")" + wayOut(f.first.reg));
   }
   for (const CommandDesc &c : T.commands) {
     std::string p = "/commands/" + c.kind;
@@ -208,8 +236,32 @@ void TargetParser::checkStatusRegisters() const {
           fail(p + "/params/" + pb.param,
                "register " + shortQuote(T.registers[size_t(f.reg)].name) + " holds status bit " +
                    shortQuote(b->b->field.text) + " (" + b->path + "); command '" + c.kind +
-                   "' cannot write it" + wayOut);
+                   "' cannot write it" + wayOut(f.reg));
   }
+}
+
+/// Every field a command writes: its bindings (every part), select fields
+/// and doorbell.
+std::vector<FieldRef> TargetParser::writtenFields(const CommandDesc &c) const {
+  std::vector<FieldRef> w;
+  for (const ParamBinding &pb : c.params)
+    w.insert(w.end(), pb.fields.begin(), pb.fields.end());
+  for (const FieldValue &s : c.select)
+    w.push_back(s.field);
+  w.push_back(c.doorbell.field);
+  return w;
+}
+
+/// Field `field` of register `reg` as a reference.
+FieldRef TargetParser::fieldOf(int reg, int field) const {
+  const Register &r = T.registers[size_t(reg)];
+  FieldRef f;
+  f.reg = reg;
+  f.field = field;
+  f.lsb = r.fields[size_t(field)].lsb;
+  f.width = r.fields[size_t(field)].width;
+  f.text = r.name + "." + r.fields[size_t(field)].name;
+  return f;
 }
 
 /// A start bit is the doorbell of every command of its engine and reads 0
@@ -250,20 +302,28 @@ void TargetParser::checkClearFields() const {
         fail(p, "clear field " + shortQuote(f.text) +
                     " is in a status register; use \"clear\": "
                     "\"write1\" for a bit cleared through its own register");
-      for (const CommandDesc &c : T.commands) {
-        std::vector<FieldRef> written;
-        for (const ParamBinding &pb : c.params)
-          written.insert(written.end(), pb.fields.begin(), pb.fields.end());
-        for (const FieldValue &s : c.select)
-          written.push_back(s.field);
-        written.push_back(c.doorbell.field);
-        for (const FieldRef &w : written)
+      for (const CommandDesc &c : T.commands)
+        for (const FieldRef &w : writtenFields(c))
           if (w.reg == f.reg)
             fail(p, "clear field " + shortQuote(f.text) + " is in register " +
                         shortQuote(T.registers[size_t(f.reg)].name) + ", which command '" + c.kind +
                         "' writes; a clear register must be written only to clear");
-      }
     }
+}
+
+/// "init": [{"field"|"register", "value"}]: written in order by npucc_hal_init.
+void TargetParser::parseInit(const json &j, const std::string &path) {
+  if (!j.is_array())
+    fail(path, "expected an array, got " + typeName(j));
+  for (size_t i = 0; i < j.size(); ++i) {
+    std::string p = path + "/" + std::to_string(i);
+    FieldValue v = fieldValue(Obj(j[i], p), false);
+    if (T.isStatusRegister(v.field.reg))
+      fail(p, "init writes " + shortQuote(v.field.text) + " in status register " +
+                  shortQuote(T.registers[size_t(v.field.reg)].name) +
+                  "; status bits are set by the NPU");
+    T.init.push_back(v);
+  }
 }
 
 } // namespace npucc::target

@@ -58,6 +58,7 @@ private:
   // TargetParseInterface.cpp
   void parseBus(const Obj &o);
   void parseRegisters(const json &regs, const std::string &path);
+  void resolveWriteEnables(Register &r, const std::string &path) const;
   FieldRef fieldRef(const json &j, const std::string &path) const;
   FieldValue fieldValue(const Obj &o, bool isDoorbell) const;
   ParamBinding parseBinding(const std::string &param, const json &j, const std::string &path) const;
@@ -73,6 +74,9 @@ private:
   void checkStatusRegisters() const;
   void checkStartBits() const;
   void checkClearFields() const;
+  void parseInit(const json &j, const std::string &path);
+  std::vector<FieldRef> writtenFields(const CommandDesc &c) const;
+  FieldRef fieldOf(int reg, int field) const;
 
   // TargetProofs.cpp
   void checkCapabilitiesEncodable() const;

@@ -21,6 +21,10 @@ static uint32_t g_pending_err[NPUCC_ENGINE_COUNT];
 static uint32_t g_last_err;
 static int g_last_err_engine = -1;
 
+static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width);
+static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width);
+static uint64_t w1c_bits(const npucc_target_desc *d, int r);
+
 void npucc_hal_init(const npucc_target_desc *desc) {
   int e;
   g_desc = desc;
@@ -30,6 +34,16 @@ void npucc_hal_init(const npucc_target_desc *desc) {
   }
   g_last_err = 0;
   g_last_err_engine = -1;
+  /* The description's init writes, in order. */
+  for (e = 0; desc != NULL && e < (int)desc->num_init; ++e) {
+    npucc_fieldref f = desc->init[e].field;
+    const npucc_reg_desc *r = &desc->regs[f.reg];
+    uint64_t v = npucc_field_put(0, f, desc->init[e].value);
+    if (r->flags & NPUCC_REG_RMW)
+      v |= reg_read(desc, r->offset, r->width) & ~(npucc_width_mask(f.width) << f.lsb) &
+           ~w1c_bits(desc, f.reg);
+    reg_write(desc, r->offset, v, r->width);
+  }
 }
 
 const npucc_target_desc *npucc_hal_desc(void) { return g_desc; }
@@ -283,6 +297,23 @@ int npucc_hal_wait_all(uint32_t max_polls) {
   return npucc_hal_wait_engines(NPUCC_WAIT_DMA | NPUCC_WAIT_COMPUTE, max_polls);
 }
 
+/* The write-1-to-clear status fields of register r: a read-modify-write
+ * writes them back as 0, which clears nothing. */
+static uint64_t w1c_bits(const npucc_target_desc *d, int r) {
+  uint64_t m = 0;
+  int e;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    npucc_status_bit b[2];
+    int k;
+    b[0] = d->engines[e].done;
+    b[1] = d->engines[e].error;
+    for (k = 0; k < 2; ++k)
+      if (b[k].f.reg == r && (b[k].flags & NPUCC_SB_CLEAR_W1C))
+        m |= npucc_width_mask(b[k].f.width) << b[k].f.lsb;
+  }
+  return m;
+}
+
 /* Job-queue NPUs: wait until the engine's queue has a free slot. */
 static int acquire_slot(const npucc_target_desc *d, int engine) {
   npucc_status_bit f = d->engines[engine].free_slots;
@@ -322,7 +353,12 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   }
   if (d == g_desc)
     g_pending_done[engine] = 0;
-  for (i = 0; i < n; ++i)
-    reg_write(d, d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
+  for (i = 0; i < n; ++i) {
+    const npucc_reg_desc *r = &d->regs[w[i].reg];
+    uint64_t v = w[i].value;
+    if (r->flags & NPUCC_REG_RMW)
+      v |= reg_read(d, r->offset, r->width) & ~w[i].mask & ~w1c_bits(d, w[i].reg);
+    reg_write(d, r->offset, v, r->width);
+  }
   return NPUCC_OK;
 }

@@ -259,6 +259,13 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   st->engine = e;
   st->start = st->end = s->cpu;
   s->observed[idx] = 0;
+  if (!s->failed && s->init_next < s->d->num_init) {
+    sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+             "started before the description's init writes (%u of %u done; npucc_hal_init "
+             "performs them)",
+             (unsigned)s->init_next, (unsigned)s->d->num_init);
+    return;
+  }
   if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
   st->start = start;
@@ -291,6 +298,27 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   }
 }
 
+/* A write changes a guarded field only while its write-enable field is all
+ * ones; otherwise the field keeps its value. */
+static uint64_t keep_guarded(const npucc_sim *s, int r, uint64_t value) {
+  const npucc_reg_desc *rd = &s->d->regs[r];
+  uint16_t k;
+  for (k = 0; k < rd->num_fields; ++k) {
+    const npucc_field_desc *f = &s->d->fields[rd->first_field + k];
+    npucc_fieldref fr, gr;
+    if (f->we < 0)
+      continue;
+    fr.reg = gr.reg = (int16_t)r;
+    fr.lsb = f->lsb;
+    fr.width = f->width;
+    gr.lsb = s->d->fields[f->we].lsb;
+    gr.width = s->d->fields[f->we].width;
+    if (npucc_field_get(value, gr) != npucc_width_mask(gr.width))
+      value = npucc_field_put(value, fr, npucc_field_get(s->regs[r], fr));
+  }
+  return value;
+}
+
 /* Applies a whole register write: status bits, doorbells, opcodes. */
 static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   uint16_t i;
@@ -298,7 +326,11 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   sim_write_status(s, r, value);
   if (s->is_status[r] == SIM_REG_STATUS)
     return;
+  value = keep_guarded(s, r, value);
   s->regs[r] = value;
+  while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&
+         npucc_field_get(value, s->d->init[s->init_next].field) == s->d->init[s->init_next].value)
+    s->init_next++;
   for (i = 0; i < s->d->num_cmds && rung == NULL; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
     uint16_t k;

@@ -60,6 +60,7 @@ struct npucc_sim {
   sim_map maps[NPUCC_SIM_MAX_MAPS];
   int num_maps;
   uint64_t cpu;
+  uint16_t init_next; /* the description's init writes seen so far, in order */
   sim_engine eng[NPUCC_ENGINE_COUNT];
   npucc_sim_cmd_stats *cmds;
   uint8_t *observed;

@@ -82,6 +82,11 @@ struct Npu {
     ADD_FAILURE() << "no register " << name;
   }
   std::string err() const { return npucc_sim_error(Sim); }
+  /// The scratchpad bytes a small matmul reads, written.
+  void fillSpm() {
+    std::vector<uint8_t> z(512, 1);
+    ASSERT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
+  }
 };
 
 /// DMA DONE: IRQ.d, sticky, cleared by writing 2 into IRQ_CLR.d (2 bits at
@@ -177,4 +182,116 @@ TEST(SimControl, HalPollsTheStartBit) {
   EXPECT_EQ(n.reg("CTRL"), 1u << 1) << "op = 1 (matmul), GO idle";
   EXPECT_EQ(npucc_sim_num_commands(n.Sim), 4u);
   EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+namespace {
+
+/// MODE: x (bits 0..3, guarded by x_we, bit 8) and y (bits 4..7, guarded by
+/// y_we, bit 9); matmul's k is bound to MODE.x.
+void guardedMode(json &j) {
+  j["registers"].push_back({{"name", "MODE"},
+                            {"offset", 48},
+                            {"fields",
+                             {{{"name", "x"}, {"lsb", 0}, {"width", 4}, {"write_enable", "x_we"}},
+                              {{"name", "y"}, {"lsb", 4}, {"width", 4}, {"write_enable", "y_we"}},
+                              {{"name", "x_we"}, {"lsb", 8}, {"width", 1}},
+                              {{"name", "y_we"}, {"lsb", 9}, {"width", 1}}}}});
+  set(j, "/commands/matmul/params/k", "MODE.x");
+}
+
+std::vector<int64_t> matmulParams() {
+  std::vector<int64_t> p(NPUCC_P_COUNT);
+  npucc_npu_defaults(p.data());
+  p[NPUCC_P_M] = p[NPUCC_P_K] = p[NPUCC_P_N] = 2;
+  p[NPUCC_P_IN_ADDR] = 0, p[NPUCC_P_W_ADDR] = 64, p[NPUCC_P_BIAS_ADDR] = 128,
+  p[NPUCC_P_OUT_ADDR] = 256;
+  return p;
+}
+
+/// CTRL written read-modify-write, with a mode field (bits 8..11) that no
+/// command writes.
+void rmwCtrl(json &j) {
+  j["registers"][0]["write"] = "rmw";
+  j["registers"][0]["fields"].push_back({{"name", "mode"}, {"lsb", 8}, {"width", 4}});
+}
+
+} // namespace
+
+TEST(SimControl, GuardedWriteLeavesTheSiblingUnchanged) {
+  Npu n(guardedMode);
+  // The command layer sets x's write enable, not y's.
+  auto p = matmulParams();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int cnt = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &cnt, nullptr), NPUCC_OK);
+  bool seen = false;
+  for (int i = 0; i < cnt; ++i)
+    if (w[i].reg == 9) { // MODE
+      seen = true;
+      EXPECT_EQ(w[i].value, 0x102u) << "x = 2 with x_we = 1, y_we = 0";
+      EXPECT_EQ(w[i].mask, 0x10Fu);
+    }
+  EXPECT_TRUE(seen);
+  n.write("MODE", 0x250u); // y = 5 (y_we = 1)
+  EXPECT_EQ(n.reg("MODE") & 0xF0u, 0x50u);
+  n.write("MODE", 0x103u); // x = 3, y = 0 without y_we: y stays 5
+  EXPECT_EQ(n.reg("MODE") & 0xFFu, 0x53u);
+  n.write("MODE", 0x0A0u); // no write enable at all: nothing changes
+  EXPECT_EQ(n.reg("MODE") & 0xFFu, 0x53u);
+  n.fillSpm();
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(n.reg("MODE") & 0xFFu, 0x52u) << "the matmul wrote x = 2; y kept 5";
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimControl, ReadModifyWriteKeepsForeignBits) {
+  Npu n(rmwCtrl);
+  n.write("CTRL", 9u << 8); // mode = 9; GO idle starts nothing
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(n.dma(64), NPUCC_OK);
+    ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_DMA, 100000), NPUCC_OK) << n.err();
+    EXPECT_EQ(n.reg("CTRL"), 9u << 8) << "the DMA (op 0) must keep mode = 9";
+  }
+  auto p = matmulParams();
+  n.fillSpm();
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(n.reg("CTRL"), (9u << 8) | (1u << 1)) << "op = 1 replaced, mode kept";
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 3u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimControl, InitWritesInOrderBeforeTheFirstCommand) {
+  auto edit = [](json &j) {
+    rmwCtrl(j);
+    j["init"] = {{{"field", "CTRL.mode"}, {"value", 1}},
+                 {{"register", "MULT"}, {"value", 0x1234}},
+                 {{"field", "CTRL.mode"}, {"value", 6}}};
+  };
+  {
+    Npu n(edit); // attaching runs npucc_hal_init
+    EXPECT_EQ(n.reg("CTRL"), 6u << 8) << "the last init write to CTRL.mode wins";
+    EXPECT_EQ(n.reg("MULT"), 0x1234u);
+    ASSERT_EQ(n.dma(64), NPUCC_OK);
+    ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_DMA, 100000), NPUCC_OK) << n.err();
+    EXPECT_EQ(n.reg("CTRL"), 6u << 8);
+    EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+  }
+  {
+    // Firmware that skips npucc_hal_init (or does the writes out of order).
+    Npu n(edit);
+    npucc_sim_destroy(n.Sim);
+    n.Sim = npucc_sim_create(n.D); // not attached: no npucc_hal_init
+    n.write("MULT", 0x1234u);
+    n.write("CTRL", 1u << 8);
+    EXPECT_FALSE(npucc_sim_failed(n.Sim));
+    n.rawDma(64);
+    EXPECT_TRUE(npucc_sim_failed(n.Sim));
+    // MULT first is out of order: only the first write (CTRL.mode = 1) counts.
+    EXPECT_NE(n.err().find("started before the description's init writes (1 of 3 done; "
+                           "npucc_hal_init performs them)"),
+              std::string::npos)
+        << n.err();
+  }
 }

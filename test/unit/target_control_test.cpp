@@ -2,9 +2,11 @@
 //
 // Issue 19, phase 2: a status bit cleared through a field of a separate clear
 // register ("clear": {"field", "value"}), a busy bit that is the engine's
-// doorbell ("start_bit"), and the rule for status fields in registers that
-// commands write. Each key accepted, and refused with its JSON path. Starts
-// from test/target/good_minimal.json.
+// doorbell ("start_bit"), write-enable fields ("write_enable"),
+// read-modify-write registers ("write": "rmw"), init writes ("init"), and
+// the rule for status fields in registers that commands write. Each key
+// accepted, and refused with its JSON path. Starts from
+// test/target/good_minimal.json.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/target/CTable.h"
@@ -151,7 +153,7 @@ TEST(TargetControl, StartBitRefusals) {
             }),
             "mini.json: error: /status/dma/busy: status bit 'CTRL.go' is in register 'CTRL', "
             "which command 'matmul' writes (/commands/matmul/select); make it the doorbell's "
-            "start_bit (a busy bit) or move it to a register no command writes");
+            "start_bit, guard it with a write_enable field, or mark 'CTRL' \"write\": \"rmw\"");
   // A busy bit in CTRL that is not the start bit.
   EXPECT_EQ(errOf([](json &j) {
               del(j, "/status/register");
@@ -159,7 +161,7 @@ TEST(TargetControl, StartBitRefusals) {
             }),
             "mini.json: error: /status/dma/busy: status bit 'CTRL.go' is in register 'CTRL', "
             "which command 'dma' writes (/commands/dma/select); make it the doorbell's "
-            "start_bit (a busy bit) or move it to a register no command writes");
+            "start_bit, guard it with a write_enable field, or mark 'CTRL' \"write\": \"rmw\"");
   EXPECT_EQ(errOf([](json &j) {
               set(j, "/status/dma/busy", json{{"field", "STATUS.busy"}, {"start_bit", true}});
             }),
@@ -182,4 +184,133 @@ TEST(TargetControl, StartBitRefusals) {
             }),
             "mini.json: error: /status/compute/busy/start_bit: start bit 'CTRL.op' is not the "
             "doorbell of command 'matmul' ('CTRL.go', /commands/matmul/doorbell)");
+}
+
+namespace {
+
+/// CTRL gains a busy bit (bit 5) guarded by busy_we (bit 6); the DMA's busy
+/// bit moves there.
+void guardedBusy(json &j) {
+  j["registers"][0]["fields"].push_back(
+      {{"name", "busy"}, {"lsb", 5}, {"width", 1}, {"write_enable", "busy_we"}});
+  j["registers"][0]["fields"].push_back({{"name", "busy_we"}, {"lsb", 6}, {"width", 1}});
+  del(j, "/status/register");
+  set(j, "/status/dma/busy", "CTRL.busy");
+}
+
+/// CTRL written read-modify-write, with the DMA's busy bit at bit 5.
+void rmwBusy(json &j) {
+  j["registers"][0]["write"] = "rmw";
+  j["registers"][0]["fields"].push_back({{"name", "busy"}, {"lsb", 5}, {"width", 1}});
+  del(j, "/status/register");
+  set(j, "/status/dma/busy", "CTRL.busy");
+}
+
+} // namespace
+
+TEST(TargetControl, WriteEnableIsAccepted) {
+  auto r = parseEdited(guardedBusy);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->registers[0].fields[2].writeEnableField, 3);
+  CTable t(*r);
+  EXPECT_EQ(t.get()->fields[2].we, 3);
+  EXPECT_EQ(t.get()->fields[0].we, -1);
+  std::string h = emitRegisterHeader(*r);
+  EXPECT_NE(h.find("bits 5..5 (a write changes it only with busy_we all ones)"), std::string::npos)
+      << h;
+}
+
+TEST(TargetControl, WriteEnableRefusals) {
+  EXPECT_EQ(errOf([](json &j) {
+              guardedBusy(j);
+              set(j, "/registers/0/fields/2/write_enable", "busy_en");
+            }),
+            "mini.json: error: /registers/0/fields/2/write_enable: write_enable field 'busy_en' "
+            "is not a field of register 'CTRL'");
+  EXPECT_EQ(errOf([](json &j) {
+              guardedBusy(j);
+              set(j, "/registers/0/fields/2/write_enable", "busy");
+            }),
+            "mini.json: error: /registers/0/fields/2/write_enable: field 'busy' cannot be its "
+            "own write_enable field");
+  // The commands set the guard (they write the opcode it also guards).
+  EXPECT_EQ(errOf([](json &j) {
+              guardedBusy(j);
+              set(j, "/registers/0/fields/1/write_enable", "busy_we");
+            }),
+            "mini.json: error: /status/dma/busy: status bit 'CTRL.busy' is in register 'CTRL', "
+            "which command 'dma' writes (/commands/dma/select); make it the doorbell's "
+            "start_bit, guard it with a write_enable field, or mark 'CTRL' \"write\": \"rmw\"");
+}
+
+TEST(TargetControl, ReadModifyWriteIsAccepted) {
+  auto r = parseEdited(rmwBusy);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_TRUE(r->registers[0].rmw);
+  EXPECT_FALSE(r->registers[1].rmw);
+  CTable t(*r);
+  EXPECT_EQ(t.get()->regs[0].flags, NPUCC_REG_RMW);
+  EXPECT_EQ(t.get()->regs[1].flags, 0);
+  EXPECT_NE(emitRegisterHeader(*r).find("(written read-modify-write: a command changes only its "
+                                        "fields)"),
+            std::string::npos);
+  EXPECT_NE(emitCTableSource(*r).find("{\"CTRL\", 0x00u, 32, 0, 3, NPUCC_REG_RMW}"),
+            std::string::npos)
+      << emitCTableSource(*r);
+}
+
+TEST(TargetControl, ReadModifyWriteRefusals) {
+  EXPECT_EQ(errOf([](json &j) { set(j, "/registers/0/write", "partial"); }),
+            "mini.json: error: /registers/0/write: unknown write mode 'partial' (expected whole "
+            "or rmw)");
+  // The commands write the status field itself.
+  EXPECT_EQ(errOf([](json &j) {
+              rmwBusy(j);
+              set(j, "/status/dma/busy", "CTRL.op");
+            }),
+            "mini.json: error: /status/dma/busy: status bit 'CTRL.op' is in register 'CTRL', "
+            "which command 'dma' writes (/commands/dma/select); make it the doorbell's "
+            "start_bit, guard it with a write_enable field, or mark 'CTRL' \"write\": \"rmw\"");
+  EXPECT_EQ(errOf([](json &j) {
+              rmwBusy(j);
+              set(j, "/status/dma/done",
+                  json{{"field", "CTRL.busy"}, {"sticky", true}, {"clear", "read"}});
+              del(j, "/status/dma/busy");
+            }),
+            "mini.json: error: /status/dma/done/clear: a bit cleared by reading cannot be in "
+            "read-modify-write register 'CTRL' (the read of every command that writes it would "
+            "clear it)");
+}
+
+TEST(TargetControl, InitIsAccepted) {
+  auto r = parseEdited([](json &j) {
+    j["init"] = {{{"field", "DIMS.k"}, {"value", 2}}, {{"register", "MULT"}, {"value", 7}}};
+  });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  ASSERT_EQ(r->init.size(), 2u);
+  EXPECT_EQ(r->init[1].field.text, "MULT");
+  CTable t(*r);
+  EXPECT_EQ(t.get()->num_init, 2);
+  EXPECT_EQ(t.get()->init[0].value, 2u);
+  std::string c = emitCTableSource(*r);
+  EXPECT_NE(c.find("    .init = mini_init,\n    .num_init = 2,\n"), std::string::npos) << c;
+  EXPECT_NE(emitRegisterHeader(*r).find(
+                "/* Init (npucc_hal_init writes these, in order): DIMS.k = 2; MULT = 7; */"),
+            std::string::npos);
+  // Without init the table has no init entry (as before).
+  auto plain = parseEdited([](json &) {});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(emitCTableSource(*plain).find(".init"), std::string::npos);
+}
+
+TEST(TargetControl, InitRefusals) {
+  EXPECT_EQ(errOf([](json &j) { j["init"] = json::object(); }),
+            "mini.json: error: /init: expected an array, got object");
+  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "STATUS.busy"}, {"value", 1}}}; }),
+            "mini.json: error: /init/0: init writes 'STATUS.busy' in status register 'STATUS'; "
+            "status bits are set by the NPU");
+  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "CTRL.op"}, {"value", 4}}}; }),
+            "mini.json: error: /init/0/value: value 4 does not fit in 2-bit field 'CTRL.op'");
+  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "CTRL.op"}}}; }),
+            "mini.json: error: /init/0: missing required field 'value'");
 }

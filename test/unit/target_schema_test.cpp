@@ -179,7 +179,8 @@ TEST(TargetSchema, StatusBitRules) {
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/params/length", "STATUS"); }),
             "mini.json: error: /commands/dma/params/length: register 'STATUS' holds status bit "
             "'STATUS.busy' (/status/dma/busy); command 'dma' cannot write it; make it the "
-            "doorbell's start_bit (a busy bit) or move it to a register no command writes");
+            "doorbell's start_bit, guard it with a write_enable field, or mark 'STATUS' \"write\": "
+            "\"rmw\"");
 }
 
 // --- Opcode as doorbell, no-op values ------------------------------------------------------

@@ -118,6 +118,11 @@ struct Field {
   unsigned lsb = 0, width = 0; // lsb 0..63, width 1..64, within the register
   std::string doc;
   std::optional<uint32_t> nop; // reserved no-op value (doorbell / opcode fields)
+  /// "write_enable": the field of the same register that must be all ones
+  /// for a write to change this one (the command layer sets it whenever it
+  /// writes this field); -1: none.
+  std::string writeEnable;
+  int writeEnableField = -1;
 };
 
 /// How the CPU reaches the registers: a register wider than the bus is
@@ -134,6 +139,9 @@ struct Register {
   std::vector<Field> fields;
   std::string doc;
   std::optional<uint32_t> nop; // for whole-register doorbells
+  /// "write": "rmw": a command owns only the fields it writes; the HAL reads
+  /// the register, replaces those bits and writes it back.
+  bool rmw = false;
 };
 
 /// A run of bits: a named field of a register, or the whole register (field < 0).
@@ -277,6 +285,8 @@ struct TargetDesc {
   /// paramTable[kind][param]; empty until buildParamTable().
   std::vector<std::vector<ParamRange>> paramTable;
   /// Does register `reg` hold status bits (busy, done, error, free slots)?
+  /// "init": field values npucc_hal_init writes, in order.
+  std::vector<FieldValue> init;
   bool isStatusRegister(int reg) const;
   /// Some command writes a field of `reg` (binding, select or doorbell).
   bool isCommandRegister(int reg) const;
