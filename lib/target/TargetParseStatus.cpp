@@ -318,7 +318,13 @@ void TargetParser::parseInit(const json &j, const std::string &path) {
   for (size_t i = 0; i < j.size(); ++i) {
     std::string p = path + "/" + std::to_string(i);
     FieldValue v = fieldValue(Obj(j[i], p), false);
-    if (T.isStatusRegister(v.field.reg))
+    // Status fields are set by the NPU; a register holding only status
+    // fields (no command writes it) is read-only but for clearing.
+    bool statusField = false;
+    for (const EngineStatus &e : T.engines)
+      for (const StatusBit *b : {&e.busy, &e.done, &e.error, &e.freeSlots})
+        statusField |= b->valid() && overlaps(b->field, v.field);
+    if (statusField || (T.isStatusRegister(v.field.reg) && !T.isCommandRegister(v.field.reg)))
       fail(p, "init writes " + shortQuote(v.field.text) + " in status register " +
                   shortQuote(T.registers[size_t(v.field.reg)].name) +
                   "; status bits are set by the NPU");
