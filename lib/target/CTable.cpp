@@ -146,10 +146,9 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     rd.num_fields = uint16_t(r.fields.size());
     rd.flags = uint8_t(r.rmw ? NPUCC_REG_RMW : 0);
     for (const Field &f : r.fields)
-      I.Fields.push_back({f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width),
-                          int16_t(f.writeEnableField < 0 ? -1
-                                                         : int(rd.first_field) +
-                                                               f.writeEnableField)});
+      I.Fields.push_back(
+          {f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width),
+           int16_t(f.writeEnableField < 0 ? -1 : int(rd.first_field) + f.writeEnableField)});
     I.Regs.push_back(rd);
   }
   for (const CommandDesc &c : T.commands) {

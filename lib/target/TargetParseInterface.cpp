@@ -118,8 +118,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
       r.nop = uint32_t(o.range("nop", 0, r.width >= 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
     std::string write = o.str("write", "whole");
     if (write != "whole" && write != "rmw")
-      fail(o.at("write"),
-           "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
+      fail(o.at("write"), "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
     r.rmw = write == "rmw";
     if (const json *fs = o.opt("fields")) {
       if (!fs->is_array())

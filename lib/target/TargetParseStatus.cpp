@@ -192,8 +192,7 @@ void TargetParser::checkStatusRegisters() const {
       const FieldRef &f = b.b->field;
       if (!b.b->valid() || f.reg != reg)
         continue;
-      if (b.b->startBit && own.startBit && sameBits(f, own.field) &&
-          sameBits(f, c.doorbell.field))
+      if (b.b->startBit && own.startBit && sameBits(f, own.field) && sameBits(f, c.doorbell.field))
         continue;
       const Register &r = T.registers[size_t(reg)];
       bool touched = false, guardSet = false;

@@ -25,21 +25,22 @@ namespace {
 
 /// IRQ (sticky DONE bits d, c) and IRQ_CLR (their clear bits), ERR (codes).
 void clearRegs(json &j, json dmaClear) {
-  j["registers"].push_back({{"name", "IRQ"},
-                            {"offset", 40},
-                            {"fields",
-                             {{{"name", "d"}, {"lsb", 0}, {"width", 1}},
-                              {{"name", "c"}, {"lsb", 1}, {"width", 1}}}}});
-  j["registers"].push_back({{"name", "IRQ_CLR"},
-                            {"offset", 44},
-                            {"fields",
-                             {{{"name", "d"}, {"lsb", 0}, {"width", 1}},
-                              {{"name", "c"}, {"lsb", 4}, {"width", 2}}}}});
-  j["status"] = {
-      {"dma", {{"done", {{"field", "IRQ.d"}, {"sticky", true}, {"clear", dmaClear}}}}},
-      {"compute",
-       {{"done",
-         {{"field", "IRQ.c"}, {"sticky", true}, {"clear", {{"field", "IRQ_CLR.c"}, {"value", 2}}}}}}}};
+  j["registers"].push_back(
+      {{"name", "IRQ"},
+       {"offset", 40},
+       {"fields",
+        {{{"name", "d"}, {"lsb", 0}, {"width", 1}}, {{"name", "c"}, {"lsb", 1}, {"width", 1}}}}});
+  j["registers"].push_back(
+      {{"name", "IRQ_CLR"},
+       {"offset", 44},
+       {"fields",
+        {{{"name", "d"}, {"lsb", 0}, {"width", 1}}, {{"name", "c"}, {"lsb", 4}, {"width", 2}}}}});
+  j["status"] = {{"dma", {{"done", {{"field", "IRQ.d"}, {"sticky", true}, {"clear", dmaClear}}}}},
+                 {"compute",
+                  {{"done",
+                    {{"field", "IRQ.c"},
+                     {"sticky", true},
+                     {"clear", {{"field", "IRQ_CLR.c"}, {"value", 2}}}}}}}};
 }
 
 json clearD() { return {{"field", "IRQ_CLR.d"}, {"value", 1}}; }
@@ -89,23 +90,33 @@ TEST(TargetControl, ClearThroughAnotherRegisterIsAccepted) {
 }
 
 TEST(TargetControl, ClearThroughAnotherRegisterRefusals) {
-  EXPECT_EQ(errOf([](json &j) { clearRegs(j, {{"field", "IRQ_CLR.d"}, {"value", 0}}); }),
+  EXPECT_EQ(errOf([](json &j) {
+              clearRegs(j, {{"field", "IRQ_CLR.d"}, {"value", 0}});
+            }),
             "mini.json: error: /status/dma/done/clear/value: a clear value must not be 0 (every "
             "write of the register that leaves the field alone writes 0)");
-  EXPECT_EQ(errOf([](json &j) { clearRegs(j, {{"field", "IRQ_CLR.d"}, {"value", 2}}); }),
+  EXPECT_EQ(errOf([](json &j) {
+              clearRegs(j, {{"field", "IRQ_CLR.d"}, {"value", 2}});
+            }),
             "mini.json: error: /status/dma/done/clear/value: value 2 does not fit in 1-bit field "
             "'IRQ_CLR.d'");
-  EXPECT_EQ(errOf([](json &j) { clearRegs(j, {{"field", "IRQ_CLR.x"}, {"value", 1}}); }),
+  EXPECT_EQ(errOf([](json &j) {
+              clearRegs(j, {{"field", "IRQ_CLR.x"}, {"value", 1}});
+            }),
             "mini.json: error: /status/dma/done/clear/field: unknown field 'x' in register "
             "'IRQ_CLR' (did you mean 'c'?)");
-  EXPECT_EQ(errOf([](json &j) { clearRegs(j, {{"value", 1}}); }),
+  EXPECT_EQ(errOf([](json &j) {
+              clearRegs(j, {{"value", 1}});
+            }),
             "mini.json: error: /status/dma/done/clear: exactly one of 'field' or 'register' is "
             "required");
   EXPECT_EQ(errOf([](json &j) {
               clearRegs(j, {{"field", "IRQ_CLR.d"}, {"value", 1}, {"mask", 1}});
             }),
             "mini.json: error: /status/dma/done/clear/mask: unknown field 'mask'");
-  EXPECT_EQ(errOf([](json &j) { clearRegs(j, {{"field", "IRQ.c"}, {"value", 1}}); }),
+  EXPECT_EQ(errOf([](json &j) {
+              clearRegs(j, {{"field", "IRQ.c"}, {"value", 1}});
+            }),
             "mini.json: error: /status/dma/done/clear: clear field 'IRQ.c' is in a status "
             "register; use \"clear\": \"write1\" for a bit cleared through its own register");
   EXPECT_EQ(errOf([](json &j) {
@@ -306,11 +317,17 @@ TEST(TargetControl, InitIsAccepted) {
 TEST(TargetControl, InitRefusals) {
   EXPECT_EQ(errOf([](json &j) { j["init"] = json::object(); }),
             "mini.json: error: /init: expected an array, got object");
-  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "STATUS.busy"}, {"value", 1}}}; }),
+  EXPECT_EQ(errOf([](json &j) {
+              j["init"] = {{{"field", "STATUS.busy"}, {"value", 1}}};
+            }),
             "mini.json: error: /init/0: init writes 'STATUS.busy' in status register 'STATUS'; "
             "status bits are set by the NPU");
-  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "CTRL.op"}, {"value", 4}}}; }),
+  EXPECT_EQ(errOf([](json &j) {
+              j["init"] = {{{"field", "CTRL.op"}, {"value", 4}}};
+            }),
             "mini.json: error: /init/0/value: value 4 does not fit in 2-bit field 'CTRL.op'");
-  EXPECT_EQ(errOf([](json &j) { j["init"] = {{{"field", "CTRL.op"}}}; }),
+  EXPECT_EQ(errOf([](json &j) {
+              j["init"] = {{{"field", "CTRL.op"}}};
+            }),
             "mini.json: error: /init/0: missing required field 'value'");
 }

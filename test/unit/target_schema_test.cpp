@@ -143,7 +143,9 @@ TEST(TargetSchema, StickyDoneBitsAndSharedErrorCodes) {
 
 TEST(TargetSchema, StatusBitRules) {
   json sticky = {{"field", "IRQ.d"}, {"sticky", true}, {"clear", "write1"}};
-  EXPECT_EQ(errOf([&](json &j) { irqStatus(j, {{"field", "IRQ.d"}, {"sticky", true}}, "IRQ.c"); }),
+  EXPECT_EQ(errOf([&](json &j) {
+              irqStatus(j, {{"field", "IRQ.d"}, {"sticky", true}}, "IRQ.c");
+            }),
             "mini.json: error: /status/dma/done/sticky: a sticky done bit needs a 'clear' mode "
             "(write1, read or {\"field\", \"value\"})");
   EXPECT_EQ(errOf([&](json &j) { irqStatus(j, {{"field", "IRQ.d"}, {"clear", "read"}}, "IRQ.c"); }),
