@@ -170,7 +170,13 @@ static void clear_by_write(npucc_status_bit b) {
   npucc_fieldref f = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.field : b.f;
   uint64_t v = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.value : ~(uint64_t)0;
   const npucc_reg_desc *r = &g_desc->regs[f.reg];
-  npucc_hal_write(r->offset, npucc_field_put(0, f, v), r->width);
+  uint64_t w = npucc_field_put(0, f, v);
+  /* A read-modify-write register keeps its other bits (other write-1-to-
+   * clear bits written back as 0). */
+  if (r->flags & NPUCC_REG_RMW)
+    w |= reg_read(g_desc, r->offset, r->width) & ~(npucc_width_mask(f.width) << f.lsb) &
+         ~w1c_bits(g_desc, f.reg);
+  npucc_hal_write(r->offset, w, r->width);
 }
 
 #define CLEARED_BY_WRITE (NPUCC_SB_CLEAR_W1C | NPUCC_SB_CLEAR_FIELD)

@@ -295,3 +295,18 @@ TEST(SimControl, InitWritesInOrderBeforeTheFirstCommand) {
         << n.err();
   }
 }
+
+TEST(SimControl, ClearingAWrite1BitOfAReadModifyWriteRegisterKeepsItsOtherBits) {
+  Npu n([](json &j) {
+    rmwCtrl(j);
+    j["registers"][0]["fields"].push_back({{"name", "err"}, {"lsb", 4}, {"width", 1}});
+    del(j, "/status/register");
+    set(j, "/status/dma/error", json{{"field", "CTRL.err"}, {"clear", "write1"}});
+  });
+  n.write("CTRL", 9u << 8); // mode = 9
+  auto p = n.dmaParams(64);
+  p[NPUCC_P_DST_ADDR] = 0x100000; // outside every memory: the DMA fails
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_DMA, p.data(), nullptr), NPUCC_OK);
+  EXPECT_EQ(npucc_hal_wait(NPUCC_ENGINE_DMA, 100000), NPUCC_ERR_DEVICE);
+  EXPECT_EQ(n.reg("CTRL") & ~(1u << 4), 9u << 8) << "clearing err must keep mode = 9";
+}
