@@ -59,8 +59,13 @@ std::string statusText(const StatusBit &b) {
     s += " (write 1 to clear)";
   if (b.clearOnRead)
     s += " (cleared by reading)";
+  if (b.clear.field.valid())
+    s +=
+        " (cleared by writing " + std::to_string(b.clear.value) + " to " + b.clear.field.text + ")";
   if (b.requireClear)
     s += " (must be cleared before the next command)";
+  if (b.startBit)
+    s += " (start bit: reads as the doorbell value until the command completes)";
   return s;
 }
 
@@ -93,7 +98,8 @@ std::string ref(const npucc_fieldref &f) {
 }
 
 std::string bit(const npucc_status_bit &b) {
-  return "{" + ref(b.f) + ", " + std::to_string(b.flags) + "}";
+  return "{" + ref(b.f) + ", " + std::to_string(b.flags) + ", {" + ref(b.clear.field) + ", " +
+         hex(b.clear.value) + "}}";
 }
 
 } // namespace
@@ -127,7 +133,11 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << " (" << r.width / t.bus.accessBits << " " << t.bus.accessBits << "-bit accesses, the "
         << (t.bus.highFirst ? "high" : "low") << " bits first)";
     if (t.isStatusRegister(int(&r - t.registers.data())))
-      o << " (status: read only, except write-1-to-clear bits)";
+      o << (t.isCommandRegister(int(&r - t.registers.data()))
+                ? " (holds status bits, which the NPU sets; commands write the others)"
+                : " (status: read only, except write-1-to-clear bits)");
+    if (r.rmw)
+      o << " (written read-modify-write: a command changes only its fields)";
     if (!r.doc.empty())
       o << ": " << commentSafe(r.doc);
     o << " */\n";
@@ -140,6 +150,8 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << "#define " << F << "_WIDTH " << f.width << "u\n";
       o << "#define " << F << "_MASK " << hex(mask) << " /* bits " << f.lsb + f.width - 1 << ".."
         << f.lsb;
+      if (!f.writeEnable.empty())
+        o << " (a write changes it only with " << commentSafe(f.writeEnable) << " all ones)";
       if (!f.doc.empty())
         o << ": " << commentSafe(f.doc);
       o << " */\n";
@@ -169,6 +181,12 @@ std::string emitRegisterHeader(const TargetDesc &t) {
         << (s.error.field.width > 1 ? " (error code, non-zero = error)" : "");
     if (s.freeSlots.valid())
       o << " free slots " << commentSafe(s.freeSlots.field.text);
+    o << " */\n";
+  }
+  if (!t.init.empty()) {
+    o << "/* Init (npucc_hal_init writes these, in order):";
+    for (const FieldValue &v : t.init)
+      o << " " << commentSafe(v.field.text) << " = " << v.value << ";";
     o << " */\n";
   }
   o << "/* DMA and compute " << (t.concurrentDmaCompute ? "may" : "must not")
@@ -252,14 +270,15 @@ std::string emitCTableSource(const TargetDesc &t) {
   o << "static const npucc_field_desc " << id << "_fields[] = {\n";
   for (uint16_t i = 0; i < d.num_fields; ++i)
     o << "    {" << cString(d.fields[i].name) << ", " << unsigned(d.fields[i].lsb) << ", "
-      << unsigned(d.fields[i].width) << "},\n";
+      << unsigned(d.fields[i].width) << ", " << d.fields[i].we << "},\n";
   if (d.num_fields == 0)
-    o << "    {\"\", 0, 0},\n";
+    o << "    {\"\", 0, 0, -1},\n";
   o << "};\n\nstatic const npucc_reg_desc " << id << "_regs[] = {\n";
   for (uint16_t i = 0; i < d.num_regs; ++i)
     o << "    {" << cString(d.regs[i].name) << ", " << hex(d.regs[i].offset, 2) << ", "
       << unsigned(d.regs[i].width) << ", " << d.regs[i].first_field << ", " << d.regs[i].num_fields
-      << "}, /* " << i << " */\n";
+      << ", " << (d.regs[i].flags & NPUCC_REG_RMW ? "NPUCC_REG_RMW" : "0") << "}, /* " << i
+      << " */\n";
   o << "};\n\n";
   for (uint16_t c = 0; c < d.num_cmds; ++c) {
     const npucc_cmd_desc &cd = d.cmds[c];
@@ -327,7 +346,15 @@ std::string emitCTableSource(const TargetDesc &t) {
       << m.read_bytes_per_cycle << ", " << m.write_bytes_per_cycle << ", " << m.latency_cycles
       << "},\n";
   }
-  o << "};\n\nconst npucc_target_desc npucc_target_" << id << " = {\n"
+  o << "};\n\n";
+  if (d.num_init) {
+    o << "static const npucc_fieldval " << id << "_init[] = {\n";
+    for (uint16_t i = 0; i < d.num_init; ++i)
+      o << "    {" << ref(d.init[i].field) << ", " << hex(d.init[i].value) << "}, /* "
+        << commentSafe(t.init[i].field.text) << " */\n";
+    o << "};\n\n";
+  }
+  o << "const npucc_target_desc npucc_target_" << id << " = {\n"
     << "    .name = " << cString(d.name) << ",\n"
     << "    .address_bits = " << unsigned(d.address_bits) << ",\n"
     << "    .base_address = " << hex(d.base_address, 8) << ",\n"
@@ -389,7 +416,10 @@ std::string emitCTableSource(const TargetDesc &t) {
     << "    .command_overhead_cycles = " << d.command_overhead_cycles << "u,\n"
     << "    .vector_elems_per_cycle = " << d.vector_elems_per_cycle << "u,\n"
     << "    .reg_access_cycles = " << d.reg_access_cycles << "u,\n"
-    << "    .poll_cycles = " << d.poll_cycles << "u,\n};\n";
+    << "    .poll_cycles = " << d.poll_cycles << "u,\n";
+  if (d.num_init)
+    o << "    .init = " << id << "_init,\n    .num_init = " << d.num_init << ",\n";
+  o << "};\n";
   return o.str();
 }
 

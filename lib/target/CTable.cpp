@@ -20,6 +20,7 @@ struct CTable::Impl {
   std::vector<std::vector<npucc_fixed>> Fixed;
   std::vector<std::vector<npucc_fieldval>> Select;
   std::vector<npucc_mem_desc> Mems;
+  std::vector<npucc_fieldval> Init;
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -33,10 +34,13 @@ static npucc_fieldref toRef(const FieldRef &f) {
 static npucc_status_bit toBit(const StatusBit &b) {
   npucc_status_bit r;
   r.f = toRef(b.field);
-  r.flags = uint8_t((b.activeLow ? NPUCC_SB_ACTIVE_LOW : 0) | (b.sticky ? NPUCC_SB_STICKY : 0) |
-                    (b.clearOnWrite1 ? NPUCC_SB_CLEAR_W1C : 0) |
-                    (b.clearOnRead ? NPUCC_SB_CLEAR_READ : 0) |
-                    (b.requireClear ? NPUCC_SB_REQUIRE_CLEAR : 0));
+  r.flags = uint8_t(
+      (b.activeLow ? NPUCC_SB_ACTIVE_LOW : 0) | (b.sticky ? NPUCC_SB_STICKY : 0) |
+      (b.clearOnWrite1 ? NPUCC_SB_CLEAR_W1C : 0) | (b.clearOnRead ? NPUCC_SB_CLEAR_READ : 0) |
+      (b.requireClear ? NPUCC_SB_REQUIRE_CLEAR : 0) |
+      (b.clear.field.valid() ? NPUCC_SB_CLEAR_FIELD : 0) | (b.startBit ? NPUCC_SB_START_BIT : 0));
+  r.clear.field = toRef(b.clear.field);
+  r.clear.value = b.clear.value;
   return r;
 }
 
@@ -140,8 +144,11 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     rd.width = uint8_t(r.width);
     rd.first_field = uint16_t(I.Fields.size());
     rd.num_fields = uint16_t(r.fields.size());
+    rd.flags = uint8_t(r.rmw ? NPUCC_REG_RMW : 0);
     for (const Field &f : r.fields)
-      I.Fields.push_back({f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width)});
+      I.Fields.push_back(
+          {f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width),
+           int16_t(f.writeEnableField < 0 ? -1 : int(rd.first_field) + f.writeEnableField)});
     I.Regs.push_back(rd);
   }
   for (const CommandDesc &c : T.commands) {
@@ -235,6 +242,10 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.vector_elems_per_cycle = T.timing.vectorElementsPerCycle;
   D.reg_access_cycles = T.timing.regAccessCycles;
   D.poll_cycles = T.timing.pollCycles;
+  for (const FieldValue &v : T.init)
+    I.Init.push_back({toRef(v.field), v.value});
+  D.init = I.Init.empty() ? nullptr : I.Init.data();
+  D.num_init = uint16_t(I.Init.size());
 }
 
 CTable::~CTable() = default;

@@ -219,6 +219,21 @@ bool TargetDesc::isStatusRegister(int reg) const {
   return false;
 }
 
+bool TargetDesc::isCommandRegister(int reg) const {
+  for (const CommandDesc &c : commands) {
+    if (c.doorbell.field.reg == reg)
+      return true;
+    for (const FieldValue &s : c.select)
+      if (s.field.reg == reg)
+        return true;
+    for (const ParamBinding &b : c.params)
+      for (const FieldRef &f : b.fields)
+        if (f.reg == reg)
+          return true;
+  }
+  return false;
+}
+
 const Scratchpad *TargetDesc::scratchpadAt(uint64_t addr, uint64_t size) const {
   for (const Scratchpad &s : scratchpads)
     if (addr >= s.base && size <= s.size && addr - s.base <= s.size - size)

@@ -70,6 +70,8 @@ void TargetParser::parse(const json &root) {
   if (T.completion == "fence" && !T.command("fence"))
     fail(o.at("completion"), "completion mode 'fence' needs a 'fence' command");
   parseStatus(Obj(o.req("status"), "/status"));
+  if (const json *in = o.opt("init"))
+    parseInit(*in, "/init");
   T.concurrentDmaCompute = o.boolean("concurrent_dma_compute", false);
   parseTiming(Obj(o.req("timing"), "/timing"));
   o.done();

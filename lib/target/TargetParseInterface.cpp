@@ -2,10 +2,9 @@
 //
 // Registers and fields, the commands (which fields hold which semantic
 // parameter, possibly split over several fields; how a command is started:
-// a doorbell or opcode field, or a job queue's commit), the status bits that
-// report completion and errors, and the checks that need all of them:
-// commands that would start identically, status registers that commands
-// write, registers per command, and the DMA limits the fields can carry.
+// a doorbell or opcode field, or a job queue's commit), and the checks that
+// need all of them: commands that would start identically, registers per
+// command. Status bits: TargetParseStatus.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "TargetParser.h"
@@ -23,18 +22,6 @@ namespace npucc::target {
 using namespace json_reader;
 
 namespace {
-
-std::string bitsText(unsigned lsb, unsigned width) {
-  return std::to_string(lsb) + ".." + std::to_string(lsb + width - 1);
-}
-
-bool overlaps(const FieldRef &a, const FieldRef &b) {
-  return a.reg == b.reg && a.lsb < b.lsb + b.width && b.lsb < a.lsb + a.width;
-}
-
-bool sameBits(const FieldRef &a, const FieldRef &b) {
-  return a.reg == b.reg && a.lsb == b.lsb && a.width == b.width;
-}
 
 const unsigned AllowedKinds[] = {
 #define NPUCC_PARAM_ALLOWED(id, name, def, req, allowed, sgn) allowed,
@@ -76,6 +63,24 @@ void TargetParser::parseBus(const Obj &o) {
   o.done();
 }
 
+/// A field's write-enable guard is another field of its register.
+void TargetParser::resolveWriteEnables(Register &r, const std::string &path) const {
+  for (size_t k = 0; k < r.fields.size(); ++k) {
+    Field &f = r.fields[k];
+    if (f.writeEnable.empty())
+      continue;
+    std::string p = path + "/" + std::to_string(k) + "/write_enable";
+    for (size_t g = 0; g < r.fields.size(); ++g)
+      if (r.fields[g].name == f.writeEnable)
+        f.writeEnableField = int(g);
+    if (f.writeEnableField < 0)
+      fail(p, "write_enable field " + shortQuote(f.writeEnable) + " is not a field of register " +
+                  shortQuote(r.name));
+    if (f.writeEnableField == int(k))
+      fail(p, "field " + shortQuote(f.name) + " cannot be its own write_enable field");
+  }
+}
+
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
     fail(path, std::to_string(regs.size()) + " registers; at most " +
@@ -111,6 +116,10 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
                            hexText(q.offset) + ")");
     if (o.has("nop"))
       r.nop = uint32_t(o.range("nop", 0, r.width >= 32 ? 0xFFFFFFFFu : (1u << r.width) - 1));
+    std::string write = o.str("write", "whole");
+    if (write != "whole" && write != "rmw")
+      fail(o.at("write"), "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
+    r.rmw = write == "rmw";
     if (const json *fs = o.opt("fields")) {
       if (!fs->is_array())
         fail(o.at("fields"), "expected an array, got " + typeName(*fs));
@@ -128,6 +137,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
         if (fo.has("nop"))
           f.nop = uint32_t(
               fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
+        f.writeEnable = fo.str("write_enable", "");
         fo.done();
         if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
           fail(fo.at("name"), "field " + shortQuote(f.name) + " of register " + shortQuote(r.name) +
@@ -143,6 +153,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
         }
         r.fields.push_back(f);
       }
+      resolveWriteEnables(r, o.at("fields"));
       totalFields += r.fields.size();
       if (totalFields > MaxRegisters)
         fail(o.at("fields"), "more than 65535 fields in all");
@@ -193,8 +204,19 @@ FieldRef TargetParser::fieldRef(const json &j, const std::string &path) const {
   return f;
 }
 
-/// The idle value of a doorbell field: its declared "nop", else 0.
-static uint32_t nopOf(const TargetDesc &T, const FieldRef &f) {
+std::string bitsText(unsigned lsb, unsigned width) {
+  return std::to_string(lsb) + ".." + std::to_string(lsb + width - 1);
+}
+
+bool overlaps(const FieldRef &a, const FieldRef &b) {
+  return a.reg == b.reg && a.lsb < b.lsb + b.width && b.lsb < a.lsb + a.width;
+}
+
+bool sameBits(const FieldRef &a, const FieldRef &b) {
+  return a.reg == b.reg && a.lsb == b.lsb && a.width == b.width;
+}
+
+uint32_t nopOf(const TargetDesc &T, const FieldRef &f) {
   const Register &r = T.registers[size_t(f.reg)];
   std::optional<uint32_t> n = f.field >= 0 ? r.fields[size_t(f.field)].nop : r.nop;
   return n.value_or(0);
@@ -369,169 +391,6 @@ void TargetParser::parseCommands(const Obj &o) {
   }
   if (!T.command("dma"))
     fail(o.path(), "missing required command 'dma'");
-}
-
-StatusBit TargetParser::statusBit(const json &j, const std::string &path,
-                                  const std::string &role) const {
-  StatusBit b;
-  if (j.is_string()) {
-    b.field = fieldRef(j, path);
-    return b;
-  }
-  Obj o(j, path);
-  b.field = fieldRef(o.req("field"), o.at("field"));
-  if (role == "free_slots") {
-    o.done();
-    return b;
-  }
-  b.activeLow = o.boolean("active_low", false);
-  std::string clear = o.str("clear", "none");
-  if (clear != "none" && clear != "write1" && clear != "read")
-    fail(o.at("clear"), "unknown clear mode " + shortQuote(clear) + " (expected none, write1 or read)");
-  b.clearOnWrite1 = clear == "write1";
-  b.clearOnRead = clear == "read";
-  if (role == "done") {
-    b.sticky = o.boolean("sticky", false);
-    b.requireClear = o.boolean("require_clear", false);
-    if (b.sticky && clear == "none")
-      fail(o.at("sticky"), "a sticky done bit needs a 'clear' mode (write1 or read)");
-    if (!b.sticky && clear != "none")
-      fail(o.at("clear"), "only a sticky done bit can be cleared");
-    if (b.requireClear && !b.sticky)
-      fail(o.at("require_clear"), "require_clear needs a sticky done bit");
-  } else if (role == "busy" && clear != "none") {
-    fail(o.at("clear"), "a busy bit cannot be cleared");
-  }
-  if ((b.clearOnWrite1 || b.activeLow) && b.field.width != 1 && role != "error")
-    fail(o.path(), "'" + role + "' must be a 1-bit field");
-  if (role == "error" && b.activeLow && b.field.width != 1)
-    fail(o.at("active_low"), "an error code field cannot be active-low");
-  o.done();
-  return b;
-}
-
-/// A status field a poll reads must lie within one bus access of its
-/// register, so that one access reads it atomically.
-void TargetParser::checkOneAccess(const FieldRef &f, const std::string &path) const {
-  unsigned a = T.bus.accessBits;
-  const Register &r = T.registers[size_t(f.reg)];
-  if (r.width <= a)
-    return;
-  unsigned first = f.lsb / a, last = (f.lsb + f.width - 1) / a;
-  if (first == last)
-    return;
-  static const char *const Count[] = {"", "", "two", "three", "four", "five", "six", "seven",
-                                      "eight"};
-  fail(path, "status field " + shortQuote(f.text) + " (bits " + bitsText(f.lsb, f.width) +
-                 ") spans " + Count[last - first + 1] + " " + std::to_string(a) +
-                 "-bit accesses of register " + shortQuote(r.name) +
-                 "; one poll must read it in one access");
-}
-
-void TargetParser::parseStatus(const Obj &o) {
-  int onlyReg = -1;
-  if (o.has("register")) {
-    FieldRef r = fieldRef(o.req("register"), o.at("register"));
-    if (r.field >= 0)
-      fail(o.at("register"), "'register' must name a register, not a field");
-    onlyReg = r.reg;
-  }
-  static const char *const Names[] = {"dma", "compute", "fence"};
-  for (int e = 0; e < 3; ++e) {
-    std::string ep = o.at(Names[e]);
-    if (!o.has(Names[e])) {
-      o.opt(Names[e]);
-      if (e < 2 || T.completion == "fence")
-        fail(o.path(), "missing required field '" + std::string(Names[e]) + "'");
-      continue;
-    }
-    Obj eo(o.req(Names[e]), ep);
-    EngineStatus &es = T.engines[e];
-    for (const char *role : {"busy", "done", "error", "free_slots"}) {
-      const json *j = eo.opt(role);
-      if (!j)
-        continue;
-      StatusBit b = statusBit(*j, eo.at(role), role);
-      checkOneAccess(b.field, eo.at(role));
-      if (onlyReg >= 0 && b.field.reg != onlyReg)
-        fail(eo.at(role), "status bit " + shortQuote(b.field.text) +
-                              " is not in the status register " +
-                              shortQuote(T.registers[size_t(onlyReg)].name));
-      std::string r = role;
-      (r == "busy" ? es.busy : r == "done" ? es.done : r == "error" ? es.error : es.freeSlots) = b;
-    }
-    if (es.freeSlots.valid() && !T.queue.depth)
-      fail(eo.at("free_slots"), "free_slots needs a job queue (/job_queue)");
-    if (T.queue.depth && e < 2 && !es.freeSlots.valid())
-      fail(ep, "with a job queue, the " + std::string(Names[e]) + " engine needs 'free_slots'");
-    bool observed = T.completion == "poll" ? e < 2 : e == 2;
-    if (observed && !es.busy.valid() && !es.done.valid())
-      fail(ep, "the " + std::string(Names[e]) +
-                   " engine needs a 'busy' or a 'done' bit to observe completion");
-    eo.done();
-  }
-  o.done();
-}
-
-void TargetParser::checkStatusRegisters() const {
-  struct Bit {
-    const StatusBit *b;
-    std::string path;
-  };
-  std::vector<Bit> bits;
-  static const char *const Names[] = {"dma", "compute", "fence"};
-  for (int e = 0; e < 3; ++e) {
-    const EngineStatus &es = T.engines[e];
-    std::string p = std::string("/status/") + Names[e] + "/";
-    bits.push_back({&es.busy, p + "busy"});
-    bits.push_back({&es.done, p + "done"});
-    bits.push_back({&es.error, p + "error"});
-    bits.push_back({&es.freeSlots, p + "free_slots"});
-  }
-  std::set<int> statusRegs;
-  std::map<int, size_t> firstBit; // status register -> its first status bit
-  for (size_t i = 0; i < bits.size(); ++i) {
-    if (!bits[i].b->valid())
-      continue;
-    statusRegs.insert(bits[i].b->field.reg);
-    firstBit.emplace(bits[i].b->field.reg, i);
-    for (size_t k = 0; k < i; ++k) {
-      if (!bits[k].b->valid() || !overlaps(bits[i].b->field, bits[k].b->field))
-        continue;
-      bool sharedError = bits[i].path.find("/error") != std::string::npos &&
-                         bits[k].path.find("/error") != std::string::npos &&
-                         sameBits(bits[i].b->field, bits[k].b->field);
-      if (!sharedError)
-        fail(bits[i].path, "status field " + shortQuote(bits[i].b->field.text) + " overlaps " +
-                               shortQuote(bits[k].b->field.text) + " (" + bits[k].path + ")");
-    }
-  }
-  // A status bit in a register that starts or selects a command (a doorbell,
-  // an opcode, the job queue's commit) is the misplaced one: say so at the
-  // status bit. Checked before the bindings, which name the command instead.
-  for (const CommandDesc &c : T.commands) {
-    std::vector<std::pair<FieldRef, std::string>> control;
-    for (const FieldValue &s : c.select)
-      control.push_back({s.field, "/commands/" + c.kind + "/select"});
-    control.push_back({c.doorbell.field, T.queue.depth ? std::string("/job_queue/commit")
-                                                       : "/commands/" + c.kind + "/doorbell"});
-    for (const auto &f : control)
-      if (statusRegs.count(f.first.reg)) {
-        const Bit &b = bits[firstBit.at(f.first.reg)];
-        fail(b.path, "status bit " + shortQuote(b.b->field.text) + " is in register " +
-                         shortQuote(T.registers[size_t(f.first.reg)].name) + ", which command '" +
-                         c.kind + "' writes to start it (" + f.second +
-                         "); status bits must be in registers no command writes");
-      }
-  }
-  for (const CommandDesc &c : T.commands) {
-    std::string p = "/commands/" + c.kind;
-    for (const ParamBinding &b : c.params)
-      for (const FieldRef &f : b.fields)
-        if (statusRegs.count(f.reg))
-          fail(p + "/params/" + b.param, "register " + shortQuote(T.registers[size_t(f.reg)].name) +
-                                             " holds status bits; commands cannot write it");
-  }
 }
 
 void TargetParser::checkAmbiguousCommands() const {

@@ -3,9 +3,10 @@
 // The parser is one class whose parts live in two files:
 //   TargetParse.cpp          hardware: memories, DMA, compute operations, timing
 //   TargetParseInterface.cpp programming interface: registers, commands and
-//                            their bindings, status bits, job queue, and the
-//                            checks across them (ambiguous commands, status
-//                            registers)
+//                            their bindings, job queue, and the checks
+//                            across them (ambiguous commands)
+//   TargetParseStatus.cpp    status bits (clearing, start bits) and the
+//                            registers commands may write beside them
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -25,6 +26,13 @@
 #include <vector>
 
 namespace npucc::target {
+
+// Shared by the parser's files (TargetParseInterface.cpp).
+std::string bitsText(unsigned lsb, unsigned width);
+bool overlaps(const FieldRef &a, const FieldRef &b);
+bool sameBits(const FieldRef &a, const FieldRef &b);
+/// The idle value of a doorbell field: its declared "nop", else 0.
+uint32_t nopOf(const TargetDesc &T, const FieldRef &f);
 
 class TargetParser {
 public:
@@ -50,17 +58,25 @@ private:
   // TargetParseInterface.cpp
   void parseBus(const Obj &o);
   void parseRegisters(const json &regs, const std::string &path);
+  void resolveWriteEnables(Register &r, const std::string &path) const;
   FieldRef fieldRef(const json &j, const std::string &path) const;
   FieldValue fieldValue(const Obj &o, bool isDoorbell) const;
   ParamBinding parseBinding(const std::string &param, const json &j, const std::string &path) const;
   void parseCommands(const Obj &o);
   void parseQueue(const Obj &o);
+  void checkAmbiguousCommands() const;
+  void crossCheck();
+
+  // TargetParseStatus.cpp
   StatusBit statusBit(const json &j, const std::string &path, const std::string &role) const;
   void parseStatus(const Obj &o);
   void checkOneAccess(const FieldRef &f, const std::string &path) const;
-  void checkAmbiguousCommands() const;
   void checkStatusRegisters() const;
-  void crossCheck();
+  void checkStartBits() const;
+  void checkClearFields() const;
+  void parseInit(const json &j, const std::string &path);
+  std::vector<FieldRef> writtenFields(const CommandDesc &c) const;
+  FieldRef fieldOf(int reg, int field) const;
 
   // TargetProofs.cpp
   void checkCapabilitiesEncodable() const;

@@ -71,6 +71,7 @@ typedef struct npucc_field_desc {
   const char *name;
   uint8_t lsb;
   uint8_t width;
+  int16_t we; /* index in fields[] of its write-enable field (same register), -1: none */
 } npucc_field_desc;
 
 /* How the CPU reaches registers wider than the bus (bus_order). */
@@ -81,12 +82,15 @@ typedef struct npucc_field_desc {
  * than the bus (bus_access_bits) is written and read as width /
  * bus_access_bits accesses at offset, offset + bus_access_bits / 8, ...,
  * in bus_order. */
+#define NPUCC_REG_RMW 1u /* commands read it, replace the bits they own, write it back */
+
 typedef struct npucc_reg_desc {
   const char *name;
   uint32_t offset; /* bytes from the command interface base address */
   uint8_t width;   /* 8, 16, 32 or 64 bits */
   uint16_t first_field;
   uint16_t num_fields;
+  uint8_t flags; /* NPUCC_REG_* */
 } npucc_reg_desc;
 
 /* A run of bits inside one register (a named field or the whole register).
@@ -144,10 +148,15 @@ typedef struct npucc_cmd_desc {
 #define NPUCC_SB_CLEAR_W1C 4u     /* cleared by writing 1 to it */
 #define NPUCC_SB_CLEAR_READ 8u    /* cleared by reading its register */
 #define NPUCC_SB_REQUIRE_CLEAR 16u /* must be cleared before the engine's next command */
+#define NPUCC_SB_CLEAR_FIELD 32u   /* cleared by writing clear.value into clear.field */
+#define NPUCC_SB_START_BIT                                                                         \
+  64u /* busy: the engine's doorbell field, reading as the doorbell                                \
+         value until the command completes (idle: 0) */
 
 typedef struct npucc_status_bit {
-  npucc_fieldref f; /* f.reg < 0: absent */
-  uint8_t flags;    /* NPUCC_SB_* */
+  npucc_fieldref f;     /* f.reg < 0: absent */
+  uint8_t flags;        /* NPUCC_SB_* */
+  npucc_fieldval clear; /* NPUCC_SB_CLEAR_FIELD: the field of a clear register and its value */
 } npucc_status_bit;
 
 typedef struct npucc_engine_status {
@@ -248,12 +257,18 @@ typedef struct npucc_target_desc {
   uint32_t vector_elems_per_cycle;
   uint32_t reg_access_cycles;
   uint32_t poll_cycles;
+  /* Written in order by npucc_hal_init (read-modify-write where the
+   * register is NPUCC_REG_RMW); a command before them is a protocol error
+   * in the simulator. */
+  const npucc_fieldval *init;
+  uint16_t num_init;
 } npucc_target_desc;
 
 /* One register write of an encoded command. */
 typedef struct npucc_reg_write {
   uint16_t reg; /* index into regs[] */
   uint64_t value;
+  uint64_t mask; /* the bits the command writes (its fields and their write enables) */
 } npucc_reg_write;
 
 /* Helpers shared by the command layer and the simulator (defined in npucc_npu.c). */

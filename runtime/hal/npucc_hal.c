@@ -21,6 +21,10 @@ static uint32_t g_pending_err[NPUCC_ENGINE_COUNT];
 static uint32_t g_last_err;
 static int g_last_err_engine = -1;
 
+static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width);
+static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width);
+static uint64_t w1c_bits(const npucc_target_desc *d, int r);
+
 void npucc_hal_init(const npucc_target_desc *desc) {
   int e;
   g_desc = desc;
@@ -30,6 +34,16 @@ void npucc_hal_init(const npucc_target_desc *desc) {
   }
   g_last_err = 0;
   g_last_err_engine = -1;
+  /* The description's init writes, in order. */
+  for (e = 0; desc != NULL && e < (int)desc->num_init; ++e) {
+    npucc_fieldref f = desc->init[e].field;
+    const npucc_reg_desc *r = &desc->regs[f.reg];
+    uint64_t v = npucc_field_put(0, f, desc->init[e].value);
+    if (r->flags & NPUCC_REG_RMW)
+      v |= reg_read(desc, r->offset, r->width) & ~(npucc_width_mask(f.width) << f.lsb) &
+           ~w1c_bits(desc, f.reg);
+    reg_write(desc, r->offset, v, r->width);
+  }
 }
 
 const npucc_target_desc *npucc_hal_desc(void) { return g_desc; }
@@ -150,11 +164,22 @@ uint64_t npucc_hal_read_status(int reg) {
   return v;
 }
 
-/* Clears a write-1-to-clear status field. */
-static void clear_w1c(npucc_status_bit b) {
-  const npucc_reg_desc *r = &g_desc->regs[b.f.reg];
-  npucc_hal_write(r->offset, npucc_field_put(0, b.f, ~(uint64_t)0), r->width);
+/* Clears a status field cleared by a write: all ones into a
+ * write-1-to-clear field, or the clear value into its clear field. */
+static void clear_by_write(npucc_status_bit b) {
+  npucc_fieldref f = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.field : b.f;
+  uint64_t v = (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.value : ~(uint64_t)0;
+  const npucc_reg_desc *r = &g_desc->regs[f.reg];
+  uint64_t w = npucc_field_put(0, f, v);
+  /* A read-modify-write register keeps its other bits (other write-1-to-
+   * clear bits written back as 0). */
+  if (r->flags & NPUCC_REG_RMW)
+    w |= reg_read(g_desc, r->offset, r->width) & ~(npucc_width_mask(f.width) << f.lsb) &
+         ~w1c_bits(g_desc, f.reg);
+  npucc_hal_write(r->offset, w, r->width);
 }
+
+#define CLEARED_BY_WRITE (NPUCC_SB_CLEAR_W1C | NPUCC_SB_CLEAR_FIELD)
 
 /* Reads the registers holding error fields (each once per poll, plus the
  * completion register `also`); returns the first error found, recording it. */
@@ -195,8 +220,8 @@ static int check_errors(int also, uint64_t *also_value) {
           g_last_err_engine = -1;
       }
       g_pending_err[e] = 0;
-      if (b->flags & NPUCC_SB_CLEAR_W1C)
-        clear_w1c(*b);
+      if (b->flags & CLEARED_BY_WRITE)
+        clear_by_write(*b);
       return NPUCC_ERR_DEVICE;
     }
   }
@@ -242,8 +267,8 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
     if (done) {
       /* Acknowledge a sticky DONE so that the next command's completion is
        * not mistaken for this one. */
-      if (st->done.flags & NPUCC_SB_CLEAR_W1C)
-        clear_w1c(st->done);
+      if (st->done.flags & CLEARED_BY_WRITE)
+        clear_by_write(st->done);
       else if ((st->done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st->done.f.reg)
         (void)npucc_hal_read_status(st->done.f.reg);
       g_pending_done[engine] = 0;
@@ -278,6 +303,23 @@ int npucc_hal_wait_all(uint32_t max_polls) {
   return npucc_hal_wait_engines(NPUCC_WAIT_DMA | NPUCC_WAIT_COMPUTE, max_polls);
 }
 
+/* The write-1-to-clear status fields of register r: a read-modify-write
+ * writes them back as 0, which clears nothing. */
+static uint64_t w1c_bits(const npucc_target_desc *d, int r) {
+  uint64_t m = 0;
+  int e;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
+    npucc_status_bit b[2];
+    int k;
+    b[0] = d->engines[e].done;
+    b[1] = d->engines[e].error;
+    for (k = 0; k < 2; ++k)
+      if (b[k].f.reg == r && (b[k].flags & NPUCC_SB_CLEAR_W1C))
+        m |= npucc_width_mask(b[k].f.width) << b[k].f.lsb;
+  }
+  return m;
+}
+
 /* Job-queue NPUs: wait until the engine's queue has a free slot. */
 static int acquire_slot(const npucc_target_desc *d, int engine) {
   npucc_status_bit f = d->engines[engine].free_slots;
@@ -310,14 +352,19 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
    * before the command starts. */
   done = d->engines[engine].done;
   if ((done.flags & NPUCC_SB_STICKY) && d == g_desc) {
-    if (done.flags & NPUCC_SB_CLEAR_W1C)
-      clear_w1c(done);
+    if (done.flags & CLEARED_BY_WRITE)
+      clear_by_write(done);
     else if (done.flags & NPUCC_SB_CLEAR_READ)
       (void)npucc_hal_read_status(done.f.reg);
   }
   if (d == g_desc)
     g_pending_done[engine] = 0;
-  for (i = 0; i < n; ++i)
-    reg_write(d, d->regs[w[i].reg].offset, w[i].value, d->regs[w[i].reg].width);
+  for (i = 0; i < n; ++i) {
+    const npucc_reg_desc *r = &d->regs[w[i].reg];
+    uint64_t v = w[i].value;
+    if (r->flags & NPUCC_REG_RMW)
+      v |= reg_read(d, r->offset, r->width) & ~w[i].mask & ~w1c_bits(d, w[i].reg);
+    reg_write(d, r->offset, v, r->width);
+  }
   return NPUCC_OK;
 }

@@ -80,8 +80,29 @@ typedef struct reg_list {
   int n;
 } reg_list;
 
-static int set_field(reg_list *l, npucc_fieldref f, uint64_t v) {
+/* The write-enable field guarding field f (a named field of its register),
+ * or an absent reference. */
+static npucc_fieldref guard_of(const npucc_target_desc *d, npucc_fieldref f) {
+  npucc_fieldref g;
+  uint16_t k;
+  g.reg = -1;
+  g.lsb = g.width = 0;
+  if (f.reg < 0 || d->fields == NULL)
+    return g;
+  for (k = 0; k < d->regs[f.reg].num_fields; ++k) {
+    const npucc_field_desc *x = &d->fields[d->regs[f.reg].first_field + k];
+    if (x->lsb == f.lsb && x->width == f.width && x->we >= 0) {
+      g.reg = f.reg;
+      g.lsb = d->fields[x->we].lsb;
+      g.width = d->fields[x->we].width;
+    }
+  }
+  return g;
+}
+
+static int set_field(const npucc_target_desc *d, reg_list *l, npucc_fieldref f, uint64_t v) {
   int i;
+  npucc_fieldref g = guard_of(d, f);
   if (f.reg < 0)
     return NPUCC_ERR_UNSUPPORTED;
   for (i = 0; i < l->n; ++i)
@@ -92,9 +113,16 @@ static int set_field(reg_list *l, npucc_fieldref f, uint64_t v) {
       return NPUCC_ERR_UNSUPPORTED;
     l->w[i].reg = (uint16_t)f.reg;
     l->w[i].value = 0;
+    l->w[i].mask = 0;
     l->n++;
   }
   l->w[i].value = npucc_field_put(l->w[i].value, f, v);
+  l->w[i].mask |= npucc_width_mask(f.width) << f.lsb;
+  if (g.reg >= 0) {
+    /* A guarded field changes only while its write enable is all ones. */
+    l->w[i].value = npucc_field_put(l->w[i].value, g, ~(uint64_t)0);
+    l->w[i].mask |= npucc_width_mask(g.width) << g.lsb;
+  }
   return NPUCC_OK;
 }
 
@@ -142,7 +170,7 @@ static int put_binding(const npucc_target_desc *d, reg_list *l, const npucc_bind
   int k, rc;
   for (k = 0; k < b->num_parts; ++k) {
     npucc_fieldref f = part_of(d, b, k);
-    rc = set_field(l, f, code & npucc_width_mask(f.width));
+    rc = set_field(d, l, f, code & npucc_width_mask(f.width));
     if (rc != NPUCC_OK)
       return rc;
     /* A 64-bit part consumes the whole code (a shift by 64 is undefined). */
@@ -200,11 +228,11 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
     }
   }
   for (k = 0; k < c->num_select; ++k) {
-    rc = set_field(&l, c->select[k].field, c->select[k].value);
+    rc = set_field(d, &l, c->select[k].field, c->select[k].value);
     if (rc != NPUCC_OK)
       return rc;
   }
-  rc = set_field(&l, c->doorbell.field, c->doorbell.value);
+  rc = set_field(d, &l, c->doorbell.field, c->doorbell.value);
   if (rc != NPUCC_OK)
     return rc;
   /* The register holding the doorbell goes last (swapped with the last one,

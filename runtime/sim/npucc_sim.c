@@ -1,8 +1,7 @@
-/* npucc_sim.c - Simulator core: register file, status registers (polarity,
- * sticky and cleared DONE bits, error codes, job-queue slots), doorbell and
- * opcode decoding, the two-engine timeline (optionally with job queues), the
- * protocol checks and the statistics. Memories: npucc_sim_mem.c; command
- * semantics: npucc_sim_ops.c. */
+/* npucc_sim.c - Simulator core: register file, doorbell and opcode decoding,
+ * the two-engine timeline (optionally with job queues), the protocol checks
+ * and the statistics. Status bits: npucc_sim_status.c; memories:
+ * npucc_sim_mem.c; command semantics: npucc_sim_ops.c. */
 #include "npucc_sim_internal.h"
 
 #include "npucc_hal.h"
@@ -17,6 +16,29 @@
 static npucc_sim *g_attached;
 
 static const char *const g_engine_names[NPUCC_ENGINE_COUNT] = {"DMA", "compute", "fence"};
+
+static void mark_written(npucc_sim *s, npucc_fieldref f) {
+  if (f.reg >= 0 && s->is_status[f.reg])
+    s->is_status[f.reg] = SIM_REG_SHARED;
+}
+
+/* Status registers that commands also write (a start bit beside opcode
+ * fields): their written bits are kept, the status fields computed. */
+static void mark_shared(npucc_sim *s) {
+  uint16_t i, k;
+  int p;
+  for (i = 0; i < s->d->num_cmds; ++i) {
+    const npucc_cmd_desc *c = &s->d->cmds[i];
+    mark_written(s, c->doorbell.field);
+    for (k = 0; k < c->num_select; ++k)
+      mark_written(s, c->select[k].field);
+    for (k = 0; k < c->num_bindings; ++k) {
+      mark_written(s, c->bindings[k].field);
+      for (p = 1; p < c->bindings[k].num_parts; ++p)
+        mark_written(s, s->d->parts[c->bindings[k].more + p - 1]);
+    }
+  }
+}
 
 npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
   npucc_sim *s = (npucc_sim *)calloc(1, sizeof(npucc_sim));
@@ -45,10 +67,11 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
     bits[3] = &st->free_slots;
     for (k = 0; k < 4; ++k)
       if (bits[k]->f.reg >= 0)
-        s->is_status[bits[k]->f.reg] = 1;
+        s->is_status[bits[k]->f.reg] = SIM_REG_STATUS;
     s->eng[e].cmd = -1;
     s->eng[e].cleared = -1;
   }
+  mark_shared(s);
   return s;
 }
 
@@ -131,16 +154,12 @@ static npucc_fieldref access_bits(const npucc_sim *s, int r, unsigned part) {
   return f;
 }
 
-static int within(npucc_fieldref f, npucc_fieldref part) {
-  return f.lsb >= part.lsb && f.lsb + f.width <= part.lsb + part.width;
-}
-
-static int engine_busy(const npucc_sim *s, int e) {
+int sim_engine_busy(const npucc_sim *s, int e) {
   return s->eng[e].cmd >= 0 && s->eng[e].end > s->cpu;
 }
 
 /* Job queue: commands of engine e not yet completed at the current time. */
-static unsigned queue_pending(npucc_sim *s, int e) {
+unsigned sim_queue_pending(npucc_sim *s, int e) {
   sim_engine *g = &s->eng[e];
   while (g->qcount && g->qend[g->qhead] <= s->cpu) {
     g->qhead = (g->qhead + 1) % NPUCC_SIM_QUEUE_MAX;
@@ -149,33 +168,9 @@ static unsigned queue_pending(npucc_sim *s, int e) {
   return g->qcount;
 }
 
-/* Sticky DONE of engine e: an idle edge after a command later than the last
- * clear. */
-static int done_latched(const npucc_sim *s, int e) {
-  const sim_engine *g = &s->eng[e];
-  return g->stale || (g->cmd > g->cleared && !engine_busy(s, e));
-}
-
-static void clear_done(npucc_sim *s, int e) {
-  sim_engine *g = &s->eng[e];
-  g->stale = 0;
-  if (g->cmd >= 0 && !engine_busy(s, e))
-    g->cleared = g->cmd;
-}
-
-/* Clears the error code of every engine whose error field is `f`. */
-static void clear_error(npucc_sim *s, npucc_fieldref f) {
-  int e;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    npucc_fieldref g = s->d->engines[e].error.f;
-    if (g.reg == f.reg && g.lsb == f.lsb && g.width == f.width)
-      s->eng[e].error = 0;
-  }
-}
-
 /* The CPU saw the engine's state at the current time: every command of that
  * engine that has completed by now counts as waited for. */
-static void observe(npucc_sim *s, int e, size_t limit) {
+void sim_observe(npucc_sim *s, int e, size_t limit) {
   size_t i;
   for (i = s->eng[e].obs_cursor; i < limit; ++i) {
     if (s->cmds[i].engine != e)
@@ -212,7 +207,7 @@ static int start_time(npucc_sim *s, int idx, int e, uint64_t *start) {
   int other = e == NPUCC_ENGINE_DMA ? NPUCC_ENGINE_COMPUTE : NPUCC_ENGINE_DMA;
   *start = s->cpu;
   if (s->d->queue_depth && e != NPUCC_ENGINE_FENCE) {
-    if (queue_pending(s, e) >= s->d->queue_depth)
+    if (sim_queue_pending(s, e) >= s->d->queue_depth)
       return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
                       "committed while the %s engine's job queue is full (%u commands)",
                       g_engine_names[e], (unsigned)s->d->queue_depth);
@@ -222,11 +217,11 @@ static int start_time(npucc_sim *s, int idx, int e, uint64_t *start) {
       *start = s->eng[other].end;
     return 0;
   }
-  if (engine_busy(s, e))
+  if (sim_engine_busy(s, e))
     return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
                     "started while the %s engine is busy with command #%d until cycle %llu",
                     g_engine_names[e], s->eng[e].cmd, (unsigned long long)s->eng[e].end);
-  if (e != NPUCC_ENGINE_FENCE && !s->d->concurrent && engine_busy(s, other))
+  if (e != NPUCC_ENGINE_FENCE && !s->d->concurrent && sim_engine_busy(s, other))
     return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
                     "started while the %s engine is busy with command #%d until cycle %llu "
                     "(this NPU cannot overlap DMA and compute)",
@@ -241,7 +236,7 @@ static int check_done_cleared(npucc_sim *s, int idx, int e) {
   npucc_status_bit done = s->d->engines[e].done;
   if (g->cmd >= 0 && g->cmd > g->cleared && g->end <= s->cpu)
     g->stale = 1; /* the engine went idle after g->cmd and nobody cleared DONE */
-  if ((done.flags & NPUCC_SB_REQUIRE_CLEAR) && done_latched(s, e))
+  if ((done.flags & NPUCC_SB_REQUIRE_CLEAR) && sim_done_latched(s, e))
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
                     "started while the sticky DONE bit of the %s engine (set by command #%d) "
                     "was not cleared; the description requires clearing it before the "
@@ -264,6 +259,13 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   st->engine = e;
   st->start = st->end = s->cpu;
   s->observed[idx] = 0;
+  if (!s->failed && s->init_next < s->d->num_init) {
+    sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+             "started before the description's init writes (%u of %u done; npucc_hal_init "
+             "performs them)",
+             (unsigned)s->init_next, (unsigned)s->d->num_init);
+    return;
+  }
   if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
   st->start = start;
@@ -296,30 +298,39 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   }
 }
 
-/* A write to a register holding status bits: write-1-to-clear bits clear;
- * everything else there is read-only. */
-static void write_status(npucc_sim *s, int r, uint64_t value) {
-  int e;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    const npucc_engine_status *st = &s->d->engines[e];
-    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_W1C) &&
-        npucc_field_get(value, st->done.f))
-      clear_done(s, e);
-    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_W1C) &&
-        npucc_field_get(value, st->error.f))
-      clear_error(s, st->error.f);
+/* A write changes a guarded field only while its write-enable field is all
+ * ones; otherwise the field keeps its value. */
+static uint64_t keep_guarded(const npucc_sim *s, int r, uint64_t value) {
+  const npucc_reg_desc *rd = &s->d->regs[r];
+  uint16_t k;
+  for (k = 0; k < rd->num_fields; ++k) {
+    const npucc_field_desc *f = &s->d->fields[rd->first_field + k];
+    npucc_fieldref fr, gr;
+    if (f->we < 0)
+      continue;
+    fr.reg = gr.reg = (int16_t)r;
+    fr.lsb = f->lsb;
+    fr.width = f->width;
+    gr.lsb = s->d->fields[f->we].lsb;
+    gr.width = s->d->fields[f->we].width;
+    if (npucc_field_get(value, gr) != npucc_width_mask(gr.width))
+      value = npucc_field_put(value, fr, npucc_field_get(s->regs[r], fr));
   }
+  return value;
 }
 
 /* Applies a whole register write: status bits, doorbells, opcodes. */
 static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   uint16_t i;
   const npucc_cmd_desc *rung = NULL;
-  if (s->is_status[r]) {
-    write_status(s, r, value);
+  sim_write_status(s, r, value);
+  if (s->is_status[r] == SIM_REG_STATUS)
     return;
-  }
+  value = keep_guarded(s, r, value);
   s->regs[r] = value;
+  while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&
+         npucc_field_get(value, s->d->init[s->init_next].field) == s->d->init[s->init_next].value)
+    s->init_next++;
   for (i = 0; i < s->d->num_cmds && rung == NULL; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
     uint16_t k;
@@ -393,79 +404,6 @@ void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint64_t value, uint8_t 
   reg_apply(s, r, value);
 }
 
-/* Writes `v` into status field b (polarity for 1-bit conditions). */
-static uint64_t put_bit(uint64_t reg, npucc_status_bit b, int active) {
-  int v = (b.flags & NPUCC_SB_ACTIVE_LOW) ? !active : active;
-  return npucc_field_put(reg, b.f, (uint64_t)v);
-}
-
-static uint64_t saturate(uint64_t v, npucc_fieldref f) {
-  uint64_t max = npucc_width_mask(f.width);
-  return v > max ? max : v;
-}
-
-/* The code an error field shows: the first non-zero code of the engines
- * sharing it. */
-static uint32_t error_code(const npucc_sim *s, npucc_fieldref f) {
-  int e;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    npucc_fieldref g = s->d->engines[e].error.f;
-    if (g.reg == f.reg && g.lsb == f.lsb && g.width == f.width && s->eng[e].error)
-      return s->eng[e].error;
-  }
-  return 0;
-}
-
-/* The value of status register r as access `part` reads it: clear-on-read
- * fields clear, and the CPU observes an idle engine, only when the access
- * holds them. */
-static uint64_t read_status(npucc_sim *s, int r, npucc_fieldref part) {
-  uint64_t v = 0;
-  int e;
-  s->cpu += s->d->poll_cycles;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    const npucc_engine_status *st = &s->d->engines[e];
-    int busy = engine_busy(s, e), shows = 0;
-    if (st->busy.f.reg == r) {
-      v = put_bit(v, st->busy, busy);
-      shows = !busy && within(st->busy.f, part);
-    }
-    if (st->done.f.reg == r) {
-      int done = (st->done.flags & NPUCC_SB_STICKY) ? done_latched(s, e)
-                                                    : !busy && s->eng[e].cmd >= 0;
-      v = put_bit(v, st->done, done);
-      if (st->busy.f.reg < 0)
-        shows = done && within(st->done.f, part);
-    }
-    if (st->error.f.reg == r) {
-      uint64_t code = error_code(s, st->error.f);
-      v = st->error.f.width == 1 ? put_bit(v, st->error, code != 0)
-                                 : npucc_field_put(v, st->error.f, saturate(code, st->error.f));
-    }
-    if (st->free_slots.f.reg == r)
-      v = npucc_field_put(v, st->free_slots.f,
-                          saturate(s->d->queue_depth - queue_pending(s, e), st->free_slots.f));
-    /* The CPU can see the engine is idle (a finished fence shows that every
-     * engine finished what was issued before it). */
-    if (shows && e == NPUCC_ENGINE_FENCE) {
-      int k;
-      for (k = 0; k < NPUCC_ENGINE_COUNT; ++k)
-        observe(s, k, (size_t)s->eng[e].cmd + 1);
-    } else if (shows) {
-      observe(s, e, s->num_cmds);
-    }
-  }
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e) {
-    const npucc_engine_status *st = &s->d->engines[e];
-    if (st->done.f.reg == r && (st->done.flags & NPUCC_SB_CLEAR_READ) && within(st->done.f, part))
-      clear_done(s, e);
-    if (st->error.f.reg == r && (st->error.flags & NPUCC_SB_CLEAR_READ) &&
-        within(st->error.f, part))
-      clear_error(s, st->error.f);
-  }
-  return v;
-}
-
 uint64_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
   unsigned part = 0;
   int r = reg_at(s, offset, width_bits, &part);
@@ -479,7 +417,7 @@ uint64_t npucc_sim_reg_read(npucc_sim *s, uint32_t offset, uint8_t width_bits) {
   }
   bits = access_bits(s, r, part);
   if (s->is_status[r]) {
-    v = read_status(s, r, bits);
+    v = sim_read_status(s, r, bits, s->is_status[r] == SIM_REG_SHARED ? s->regs[r] : 0);
   } else {
     s->cpu += s->d->reg_access_cycles;
     v = s->regs[r];
@@ -533,7 +471,7 @@ int npucc_sim_wfi_hook(void *ctx) {
   uint64_t next = 0;
   int e;
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
-    if (engine_busy(s, e) && (next == 0 || s->eng[e].end < next))
+    if (sim_engine_busy(s, e) && (next == 0 || s->eng[e].end < next))
       next = s->eng[e].end;
   if (next > s->cpu)
     s->cpu = next;

@@ -1,12 +1,14 @@
 /* npucc_sim_internal.h - Simulator state shared by npucc_sim.c (registers,
- * status bits, timeline, checks), npucc_sim_mem.c (memories, hazards) and
- * npucc_sim_ops.c (command semantics). */
+ * timeline, checks), npucc_sim_status.c (status bits), npucc_sim_mem.c
+ * (memories, hazards) and npucc_sim_ops.c (command semantics). */
 #ifndef NPUCC_SIM_INTERNAL_H
 #define NPUCC_SIM_INTERNAL_H
 
 #include "npucc_sim.h"
 
 #define NPUCC_SIM_MAX_MAPS 32
+#define SIM_REG_STATUS 1
+#define SIM_REG_SHARED 2
 #define NPUCC_SIM_QUEUE_MAX 256
 
 typedef struct sim_spm {
@@ -44,7 +46,10 @@ typedef struct sim_engine {
 struct npucc_sim {
   const npucc_target_desc *d;
   uint64_t *regs;
-  uint8_t *is_status; /* per register: holds status bits (computed on read) */
+  /* Per register: SIM_REG_STATUS (holds status bits, computed on read),
+   * SIM_REG_SHARED (also written by commands: status fields are computed on
+   * read over the bits written), or 0. */
+  uint8_t *is_status;
   /* Registers wider than the bus: the accesses of a write so far (bit k =
    * access k, the one holding bits k * bus_access_bits ..) and their bits. */
   uint8_t *arrived;
@@ -55,6 +60,7 @@ struct npucc_sim {
   sim_map maps[NPUCC_SIM_MAX_MAPS];
   int num_maps;
   uint64_t cpu;
+  uint16_t init_next; /* the description's init writes seen so far, in order */
   sim_engine eng[NPUCC_ENGINE_COUNT];
   npucc_sim_cmd_stats *cmds;
   uint8_t *observed;
@@ -93,6 +99,19 @@ int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint64_t len, co
 /* Frees the scratchpad models (npucc_sim_mem.c). */
 void sim_free_memories(npucc_sim *s);
 int sim_alloc_memories(npucc_sim *s);
+
+/* The engine runs a command at the current CPU time. */
+int sim_engine_busy(const npucc_sim *s, int e);
+/* Job queue: commands of engine e not yet completed at the current time. */
+unsigned sim_queue_pending(npucc_sim *s, int e);
+/* The CPU saw engine e idle: its commands before `limit` count as waited for. */
+void sim_observe(npucc_sim *s, int e, size_t limit);
+/* Status bits (npucc_sim_status.c): engine e's sticky DONE is set; what a
+ * write to register r clears; what status register r reads through access
+ * `part` over the value `stored` last written to it. */
+int sim_done_latched(const npucc_sim *s, int e);
+void sim_write_status(npucc_sim *s, int r, uint64_t value);
+uint64_t sim_read_status(npucc_sim *s, int r, npucc_fieldref part, uint64_t stored);
 
 /* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
  * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */

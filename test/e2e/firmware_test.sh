@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Firmware-side checks with the bare-metal cross compilers (installed by scripts/setup-deps.sh):
 #  - `npucc --target T --emit-runtime DIR` for every built-in target (and test/target/npu-wide,
-#    npu-wide64: 64-bit registers as two 32-bit or one 64-bit access) builds for Cortex-M4 and
+#    npu-wide64: 64-bit registers as two 32-bit or one 64-bit access; npu-tiny: 8-bit
+#    read-modify-write control register, clear register, init write) builds for Cortex-M4 and
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
@@ -37,7 +38,8 @@ for arch in cortex-m4 rv32; do
   # The built-ins, and the 64-bit registers of npu-wide (two 32-bit accesses each) and
   # npu-wide64 (one volatile 64-bit access each, also on these 32-bit CPUs).
   for t in $("$npucc" --target list | awk '$3 ~ /^MACs/ {print $1}') \
-           "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json"; do
+           "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json" \
+           "$src/test/target/npu-tiny.json"; do
     n="$(basename "$t" .json)"
     d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
@@ -173,7 +175,8 @@ fi
 # per-channel table at 256): the example honours every alignment a description states.
 for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/target/npu-fourth.json" \
          "$src/test/target/npu-queue.json" "$src/test/target/npu-align.json" \
-         "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json"; do
+         "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json" \
+         "$src/test/target/npu-tiny.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

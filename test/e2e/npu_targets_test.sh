@@ -18,7 +18,9 @@
 #  - test/target/npu-wide.json and npu-wide64.json (64-bit registers on a 32-bit bus, high half
 #    first, and on a 64-bit bus): tinycnn_int8 and, when the shared models are there,
 #    mlpt_kws_qdq and torch_ptq_qdq pass `npucc check` on the simulator (refused before: "register
-#    width must be 8, 16 or 32 bits, got 64").
+#    width must be 8, 16 or 32 bits, got 64");
+#  - test/target/npu-tiny.json (one 8-bit read-modify-write CTRL with GO as start bit, a clear
+#    register, an init write): tinycnn_int8, mlpt_kws_qdq and torch_ptq_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -89,6 +91,20 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
   done
 else
   echo "note: $shared not found: the shared models on npu-wide were not run"
+fi
+
+# 2c. Control and status semantics (issue 19, phase 2): npu-tiny starts every command through
+#     one 8-bit read-modify-write CTRL (GO is the doorbell and both engines' busy bit, beside
+#     the opcode, a compute DONE and an error flag), clears the DMA's DONE through IRQ_CLR and
+#     sets CTRL.irq_en in its init write (refused before: "register 'CTRL' holds status bits;
+#     commands cannot write it").
+check "tinycnn_int8 on npu-tiny" "$src/models/tinycnn_int8" "$src/test/target/npu-tiny.json"
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq torch_ptq_qdq; do
+    check "$m on npu-tiny" "$shared/$m" "$src/test/target/npu-tiny.json"
+  done
+else
+  echo "note: $shared not found: the shared models on npu-tiny were not run"
 fi
 
 # 3. A compute address field narrower than the scratchpad.

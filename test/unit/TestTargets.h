@@ -4,8 +4,10 @@
 // (fence completion, two scratchpads, 3-D DMA), npu-fourth (40-bit addresses,
 // W1C completion without busy bits, opcode-as-doorbell, half-rate MACs, two
 // banks), npu-queue (job queue, active-low busy, clear-on-read status),
-// npu-wide (64-bit registers on a 32-bit bus, high half first) and npu-wide64
-// (the same registers on a 64-bit bus).
+// npu-wide (64-bit registers on a 32-bit bus, high half first), npu-wide64
+// (the same registers on a 64-bit bus) and npu-tiny (one 8-bit read-modify-
+// write CTRL register holding GO as start bit and busy, a compute DONE, the
+// opcode and an error flag; a clear register; an init write).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +36,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-fourth.json"),
           testTarget("npu-queue.json"),
           testTarget("npu-wide.json"),
-          testTarget("npu-wide64.json")};
+          testTarget("npu-wide64.json"),
+          testTarget("npu-tiny.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

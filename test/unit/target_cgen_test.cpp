@@ -176,7 +176,8 @@ int main(void) {
                     "' -I'" + src + "/hal' -I'" + src + "/sim' -I'" + src + "/include' '" + d +
                     "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
                     "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
-                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' -o '" + d + "/fw'";
+                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' '" + src +
+                    "/sim/npucc_sim_status.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }
@@ -258,16 +259,19 @@ int main(void) {
   p[NPUCC_P_DST_ADDR] = (int64_t)d.mems[0].base;
   p[NPUCC_P_LENGTH] = 100;
   rc0 = npucc_npu_issue(&d, NPUCC_KIND_DMA, p, NULL);
-  /* Status registers are not command registers (the HAL may acknowledge a
-   * sticky DONE there before issuing): clear them before the dump. */
+  /* Status fields are the NPU's (the HAL may acknowledge a sticky DONE there
+   * before issuing; a start bit is also the doorbell): clear them before the
+   * dump. */
   for (i = 0; i < NPUCC_ENGINE_COUNT; ++i) {
     const npucc_status_bit *b[4];
     int k;
     b[0] = &d.engines[i].busy, b[1] = &d.engines[i].done, b[2] = &d.engines[i].error;
     b[3] = &d.engines[i].free_slots;
     for (k = 0; k < 4; ++k)
-      if (b[k]->f.reg >= 0)
-        put(d.regs[b[k]->f.reg].offset, d.regs[b[k]->f.reg].width, 0);
+      if (b[k]->f.reg >= 0) {
+        const npucc_reg_desc *r = &d.regs[b[k]->f.reg];
+        put(r->offset, r->width, npucc_field_put(get(r->offset, r->width), b[k]->f, 0));
+      }
   }
   for (i = 0; i < d.num_regs; ++i)
     printf("%s=%08llx\n", d.regs[i].name,
@@ -311,9 +315,29 @@ int main(void) {
   npucc_reg_write w[NPUCC_MAX_CMD_REGS];
   int n = 0;
   ASSERT_EQ(npucc_npu_encode(table.get(), NPUCC_KIND_DMA, p.data(), w, &n, nullptr), NPUCC_OK);
+  // As the HAL writes them: the init writes, the acknowledgement of a stale
+  // sticky DONE, the command (read-modify-write where the register says so);
+  // then the status fields cleared as main.c does.
+  const npucc_target_desc *td = table.get();
   std::vector<uint64_t> regs(t->registers.size(), 0);
+  for (uint16_t i = 0; i < td->num_init; ++i) {
+    npucc_fieldref f = td->init[i].field;
+    regs[f.reg] = npucc_field_put((td->regs[f.reg].flags & NPUCC_REG_RMW) ? regs[f.reg] : 0, f,
+                                  td->init[i].value);
+  }
+  npucc_status_bit ack = td->engines[NPUCC_ENGINE_DMA].done;
+  if ((ack.flags & NPUCC_SB_STICKY) && (ack.flags & NPUCC_SB_CLEAR_W1C))
+    regs[ack.f.reg] = npucc_field_put(0, ack.f, ~uint64_t(0));
+  if ((ack.flags & NPUCC_SB_STICKY) && (ack.flags & NPUCC_SB_CLEAR_FIELD))
+    regs[ack.clear.field.reg] = npucc_field_put(0, ack.clear.field, ack.clear.value);
   for (int i = 0; i < n; ++i)
-    regs[w[i].reg] = w[i].value;
+    regs[w[i].reg] = (td->regs[w[i].reg].flags & NPUCC_REG_RMW)
+                         ? (regs[w[i].reg] & ~w[i].mask) | w[i].value
+                         : w[i].value;
+  for (const npucc_engine_status &e : td->engines)
+    for (const npucc_status_bit *b : {&e.busy, &e.done, &e.error, &e.free_slots})
+      if (b->f.reg >= 0)
+        regs[b->f.reg] = npucc_field_put(regs[b->f.reg], b->f, 0);
   std::string expect;
   for (size_t i = 0; i < t->registers.size(); ++i) {
     char line[96];

@@ -140,12 +140,14 @@ TEST(TargetProofs, StatusBitInADoorbellRegisterIsReportedAtTheStatusBit) {
               set(j, "/status/dma/busy", "CTRL.busy");
             }),
             "mini.json: error: /status/dma/busy: status bit 'CTRL.busy' is in register 'CTRL', "
-            "which command 'dma' writes to start it (/commands/dma/select); status bits must be "
-            "in registers no command writes");
+            "which command 'dma' writes (/commands/dma/select); make it the doorbell's "
+            "start_bit, guard it with a write_enable field, or mark 'CTRL' \"write\": \"rmw\"");
   // A parameter bound into a status register is the command's mistake.
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/params/length", "STATUS"); }),
-            "mini.json: error: /commands/dma/params/length: register 'STATUS' holds status bits; "
-            "commands cannot write it");
+            "mini.json: error: /commands/dma/params/length: register 'STATUS' holds status bit "
+            "'STATUS.busy' (/status/dma/busy); command 'dma' cannot write it; make it the "
+            "doorbell's start_bit, guard it with a write_enable field, or mark 'STATUS' \"write\": "
+            "\"rmw\"");
 }
 
 TEST(TargetProofs, Suggestions) {

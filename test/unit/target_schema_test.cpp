@@ -143,9 +143,11 @@ TEST(TargetSchema, StickyDoneBitsAndSharedErrorCodes) {
 
 TEST(TargetSchema, StatusBitRules) {
   json sticky = {{"field", "IRQ.d"}, {"sticky", true}, {"clear", "write1"}};
-  EXPECT_EQ(errOf([&](json &j) { irqStatus(j, {{"field", "IRQ.d"}, {"sticky", true}}, "IRQ.c"); }),
+  EXPECT_EQ(errOf([&](json &j) {
+              irqStatus(j, {{"field", "IRQ.d"}, {"sticky", true}}, "IRQ.c");
+            }),
             "mini.json: error: /status/dma/done/sticky: a sticky done bit needs a 'clear' mode "
-            "(write1 or read)");
+            "(write1, read or {\"field\", \"value\"})");
   EXPECT_EQ(errOf([&](json &j) { irqStatus(j, {{"field", "IRQ.d"}, {"clear", "read"}}, "IRQ.c"); }),
             "mini.json: error: /status/dma/done/clear: only a sticky done bit can be cleared");
   EXPECT_EQ(errOf([&](json &j) {
@@ -157,7 +159,7 @@ TEST(TargetSchema, StatusBitRules) {
               irqStatus(j, {{"field", "IRQ.d"}, {"sticky", true}, {"clear", "write0"}}, "IRQ.c");
             }),
             "mini.json: error: /status/dma/done/clear: unknown clear mode 'write0' (expected "
-            "none, write1 or read)");
+            "none, write1, read or {\"field\", \"value\"})");
   EXPECT_EQ(errOf([&](json &j) {
               irqStatus(j, sticky, "IRQ.c");
               j["status"]["dma"]["busy"] = {{"field", "STATUS.busy"}, {"clear", "write1"}};
@@ -177,8 +179,10 @@ TEST(TargetSchema, StatusBitRules) {
             "to observe completion");
   // A register holding status bits is not a command register.
   EXPECT_EQ(errOf([](json &j) { set(j, "/commands/dma/params/length", "STATUS"); }),
-            "mini.json: error: /commands/dma/params/length: register 'STATUS' holds status bits; "
-            "commands cannot write it");
+            "mini.json: error: /commands/dma/params/length: register 'STATUS' holds status bit "
+            "'STATUS.busy' (/status/dma/busy); command 'dma' cannot write it; make it the "
+            "doorbell's start_bit, guard it with a write_enable field, or mark 'STATUS' \"write\": "
+            "\"rmw\"");
 }
 
 // --- Opcode as doorbell, no-op values ------------------------------------------------------

@@ -404,7 +404,7 @@ TEST(TargetWide, GeneratedHeaderAndTable) {
   EXPECT_NE(c.find("    .bus_access_bits = 32,\n    .bus_order = NPUCC_BUS_HIGH_FIRST,\n"),
             std::string::npos)
       << c;
-  EXPECT_NE(c.find("{\"top\", 60, 4}"), std::string::npos);
+  EXPECT_NE(c.find("{\"top\", 60, 4, -1}"), std::string::npos);
 }
 
 } // namespace

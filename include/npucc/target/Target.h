@@ -118,6 +118,11 @@ struct Field {
   unsigned lsb = 0, width = 0; // lsb 0..63, width 1..64, within the register
   std::string doc;
   std::optional<uint32_t> nop; // reserved no-op value (doorbell / opcode fields)
+  /// "write_enable": the field of the same register that must be all ones
+  /// for a write to change this one (the command layer sets it whenever it
+  /// writes this field); -1: none.
+  std::string writeEnable;
+  int writeEnableField = -1;
 };
 
 /// How the CPU reaches the registers: a register wider than the bus is
@@ -134,6 +139,9 @@ struct Register {
   std::vector<Field> fields;
   std::string doc;
   std::optional<uint32_t> nop; // for whole-register doorbells
+  /// "write": "rmw": a command owns only the fields it writes; the HAL reads
+  /// the register, replaces those bits and writes it back.
+  bool rmw = false;
 };
 
 /// A run of bits: a named field of a register, or the whole register (field < 0).
@@ -194,7 +202,14 @@ struct StatusBit {
   bool clearOnWrite1 = false;
   bool clearOnRead = false;
   bool requireClear = false; // must be cleared before the engine's next command
+  /// "clear": {"field"|"register", "value"}: writing that value into that
+  /// field (of another register) clears the bit; clear.field invalid: none.
+  FieldValue clear;
+  /// busy only: the field is the doorbell of the engine's commands and reads
+  /// as the doorbell value until the command completes ("start_bit": true).
+  bool startBit = false;
   bool valid() const { return field.valid(); }
+  bool clearable() const { return clearOnWrite1 || clearOnRead || clear.field.valid(); }
 };
 
 struct EngineStatus {
@@ -270,7 +285,11 @@ struct TargetDesc {
   /// paramTable[kind][param]; empty until buildParamTable().
   std::vector<std::vector<ParamRange>> paramTable;
   /// Does register `reg` hold status bits (busy, done, error, free slots)?
+  /// "init": field values npucc_hal_init writes, in order.
+  std::vector<FieldValue> init;
   bool isStatusRegister(int reg) const;
+  /// Some command writes a field of `reg` (binding, select or doorbell).
+  bool isCommandRegister(int reg) const;
   /// The scratchpad holding [addr, addr+size), or null.
   const Scratchpad *scratchpadAt(uint64_t addr, uint64_t size = 1) const;
 };

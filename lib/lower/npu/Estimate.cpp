@@ -121,6 +121,24 @@ struct Timeline {
   }
   void statusRead(int reg) { Cpu += accesses(reg) * uint64_t(D->poll_cycles); }
   void regWrite(int reg) { Cpu += accesses(reg) * uint64_t(D->reg_access_cycles); }
+  /// The register a write clears a status bit through (its own, or its
+  /// clear register's).
+  static int clearReg(const npucc_status_bit &b) {
+    return (b.flags & NPUCC_SB_CLEAR_FIELD) ? b.clear.field.reg : b.f.reg;
+  }
+  /// A command's (or init's) write: read first where the register is
+  /// read-modify-write (a status register's read costs poll_cycles).
+  void rmwWrite(int reg) {
+    if (D->regs[reg].flags & NPUCC_REG_RMW)
+      Cpu += accesses(reg) *
+             uint64_t(Table.target().isStatusRegister(reg) ? D->poll_cycles : D->reg_access_cycles);
+    regWrite(reg);
+  }
+  /// npucc_hal_init: the description's init writes.
+  void init() {
+    for (uint16_t i = 0; i < D->num_init; ++i)
+      rmwWrite(D->init[i].field.reg);
+  }
 
   /// The wait hook between polls (npucc_sim_wfi_hook): sleep until the next
   /// completion of any busy engine.
@@ -157,13 +175,13 @@ struct Timeline {
         wfi();
       }
     if (st.done.flags & NPUCC_SB_STICKY) {
-      if (st.done.flags & NPUCC_SB_CLEAR_W1C)
-        regWrite(st.done.f.reg);
+      if (st.done.flags & (NPUCC_SB_CLEAR_W1C | NPUCC_SB_CLEAR_FIELD))
+        regWrite(clearReg(st.done));
       else if (st.done.flags & NPUCC_SB_CLEAR_READ)
         statusRead(st.done.f.reg);
     }
     for (int i = 0; i < n; ++i)
-      regWrite(w[i].reg);
+      rmwWrite(w[i].reg);
   }
 
   void command(const lir::Instr &in) {
@@ -240,8 +258,8 @@ struct Timeline {
         break;
       wfi();
     }
-    if (st.done.flags & NPUCC_SB_CLEAR_W1C)
-      regWrite(st.done.f.reg);
+    if (st.done.flags & (NPUCC_SB_CLEAR_W1C | NPUCC_SB_CLEAR_FIELD))
+      regWrite(clearReg(st.done));
     else if ((st.done.flags & NPUCC_SB_CLEAR_READ) && use.f.reg != st.done.f.reg)
       statusRead(st.done.f.reg);
   }
@@ -271,6 +289,7 @@ struct Timeline {
 NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program *prog,
                          const target::TargetDesc &t, const target::CTable &table) {
   Timeline tl(t, table, prog);
+  tl.init();
   for (const lir::Instr &in : body) {
     if (in.opcode == "npu")
       tl.command(in);
