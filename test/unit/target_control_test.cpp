@@ -195,6 +195,31 @@ TEST(TargetControl, StartBitRefusals) {
             }),
             "mini.json: error: /status/compute/busy/start_bit: start bit 'CTRL.op' is not the "
             "doorbell of command 'matmul' ('CTRL.go', /commands/matmul/doorbell)");
+  // With a job queue, the commit starts a queued job, not the engine: no start bit.
+  EXPECT_EQ(errOf([](json &j) {
+              startBits(j);
+              j["registers"].push_back({{"name", "Q"},
+                                        {"offset", 40},
+                                        {"fields",
+                                         {{{"name", "d"}, {"lsb", 0}, {"width", 3}},
+                                          {{"name", "c"}, {"lsb", 4}, {"width", 3}}}}});
+              j["job_queue"] = {{"depth", 4}, {"commit", {{"field", "CTRL.go"}, {"value", 1}}}};
+              del(j, "/commands/dma/doorbell");
+              del(j, "/commands/matmul/doorbell");
+              j["status"]["dma"]["free_slots"] = "Q.d";
+              j["status"]["compute"]["free_slots"] = "Q.c";
+            }),
+            "mini.json: error: /status/dma/busy/start_bit: a start bit cannot be used with a job "
+            "queue (/job_queue)");
+  // A start bit reads 0 when idle: its idle (nop) value must be 0.
+  EXPECT_EQ(errOf([](json &j) {
+              startBits(j);
+              set(j, "/registers/0/fields/0/nop", 1);
+              set(j, "/commands/dma/doorbell/value", 0);
+              set(j, "/commands/matmul/doorbell/value", 0);
+            }),
+            "mini.json: error: /status/dma/busy/start_bit: start bit 'CTRL.go' must idle at 0 "
+            "(its nop is 1)");
 }
 
 namespace {
