@@ -287,16 +287,17 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       }
     }
   // Built without a shell: --cc and --cflags are split at whitespace.
+  // The sanitizer flags come before --cflags, so that the user's flags win (e.g. "-O1 -g1").
   std::vector<std::string> cmd = splitArgs(flags.cc);
   cmd.push_back("-std=c99");
-  for (const std::string &a : splitArgs(flags.cflags))
-    cmd.push_back(a);
-  if (sim)
-    cmd.push_back("-DNPUCC_HAL_SIM");
   if (flags.sanitize)
     for (const char *a : {"-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                           "-fno-omit-frame-pointer"})
       cmd.push_back(a);
+  for (const std::string &a : splitArgs(flags.cflags))
+    cmd.push_back(a);
+  if (sim)
+    cmd.push_back("-DNPUCC_HAL_SIM");
   cmd.push_back("-I.");
   std::vector<std::string> sources;
   for (const auto &e : fs::directory_iterator(build, ec))
