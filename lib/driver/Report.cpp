@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace npucc::driver {
@@ -96,6 +97,72 @@ std::pair<uint64_t, uint64_t> npuBoundaryBytes(const ir::Graph &g) {
   return {a, b};
 }
 
+/// A Conv's MACs without the output channels whose constant weights are all
+/// zero (the fast kernels skip them: runtime/kernels/npucc_conv_s8_fast.h);
+/// graphMacs for other nodes.
+uint64_t computedMacs(const ir::Node &n) {
+  uint64_t macs = graphMacs(n);
+  const ir::Value *w = n.input(1);
+  if (n.kind != ir::OpKind::Conv || !macs || !w || !w->isConstant() || w->shape.empty() ||
+      w->shape[0] <= 0)
+    return macs;
+  const std::vector<uint8_t> &b = w->constant->bytes();
+  size_t m = size_t(w->shape[0]), per = b.size() / m, live = 0;
+  for (size_t c = 0; c < m; ++c)
+    live += std::any_of(b.begin() + long(c * per), b.begin() + long((c + 1) * per),
+                        [](uint8_t x) { return x != 0; });
+  return macs / m * live;
+}
+
+/// The node a loop-IR instruction implements: its comment is "name (Op...)".
+std::string commentNode(const std::string &comment) {
+  size_t p = comment.rfind(" (");
+  return p == std::string::npos ? comment : comment.substr(0, p);
+}
+
+/// Every CPU kernel call, memcpy and memset of the program with the work of
+/// the node it implements and its estimated cycles (lower::estimateCpuCall).
+void costCpuCalls(const CompileResult &r, CompileReport &rep) {
+  std::map<std::string, const ir::Node *> byName;
+  if (r.graph)
+    for (const auto &np : r.graph->nodes())
+      byName.emplace(np->name, np.get());
+  size_t index = 0;
+  for (const lir::Instr &in : r.program.body) {
+    if (in.opcode != "call" && in.opcode != "memcpy" && in.opcode != "memset")
+      continue;
+    CpuCallRow c;
+    c.index = index++;
+    c.kernel = in.opcode == "call" ? in.callee : in.opcode;
+    c.layer = commentNode(in.comment);
+    auto it = byName.find(c.layer);
+    if (it != byName.end()) {
+      c.work.macs = computedMacs(*it->second);
+      c.work.outElems = uint64_t(elements(it->second->output(0)));
+      c.work.inElems = uint64_t(elements(it->second->input(0)));
+      const ir::Value *w = it->second->input(1);
+      if (w && w->isConstant())
+        c.work.constElems = uint64_t(elements(w));
+    }
+    c.cost = lower::estimateCpuCall(in, c.work);
+    rep.cpuCallsCalibrated += c.cost.calibrated;
+    for (int k = 0; k < int(lower::CpuCore::Count); ++k)
+      rep.cpuCycles[k] += c.cost.cycles[k];
+    rep.cpuCalls.push_back(std::move(c));
+  }
+  std::map<std::string, LayerRow *> rows;
+  for (LayerRow &l : rep.layers)
+    rows.emplace(l.name, &l);
+  for (const CpuCallRow &c : rep.cpuCalls) {
+    auto it = rows.find(c.layer);
+    if (it == rows.end())
+      continue;
+    for (int k = 0; k < int(lower::CpuCore::Count); ++k)
+      it->second->cpuCycles[k] += c.cost.cycles[k];
+    it->second->cpuCalibrated = it->second->cpuCalibrated && c.cost.calibrated;
+  }
+}
+
 } // namespace
 
 CompileReport buildReport(const CompileResult &r) {
@@ -162,6 +229,7 @@ CompileReport buildReport(const CompileResult &r) {
     }
     rep.layers.push_back(std::move(row));
   }
+  costCpuCalls(r, rep);
   if (r.npu && r.program.usesNpu()) {
     lower::NpuEstimate e = lower::estimateProgram(r.program, r.target);
     rep.cycles = e.cycles;
@@ -208,12 +276,34 @@ std::string reportTable(const CompileReport &rep) {
                     (unsigned long long)l.plan.exposedDmaCycles, util, l.plan.scratchpadBytes / 1024.0,
                     (l.plan.dramRead + l.plan.dramWrite) / 1024.0);
     } else {
-      std::snprintf(line, sizeof line, "%-28s %-12s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s\n",
+      // The CPU's estimate on the Cortex-M4 reference core, "~" when a call
+      // had no fitted row.
+      char cyc[24];
+      std::snprintf(cyc, sizeof cyc, "%s%llu", l.cpuCalibrated ? "" : "~",
+                    (unsigned long long)l.cpuCycles[int(lower::CpuCore::CortexM4)]);
+      std::snprintf(line, sizeof line,
+                    "%-28s %-12s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s\n",
                     fit(l.name, 28).c_str(), fit(l.op, 12).c_str(), l.placement.c_str(),
-                    fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs, "-", "-",
+                    fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs, cyc, "-",
                     "-", "-", "", "-", "-");
     }
     s += line;
+  }
+  if (!rep.cpuCalls.empty()) {
+    uint64_t m4 = rep.cpuCycles[int(lower::CpuCore::CortexM4)];
+    std::snprintf(line, sizeof line,
+                  "cpu: %zu kernel calls, about %llu cycles on a Cortex-M4 (%llu on an RV32), "
+                  "%zu of them calibrated (docs/benchmarks.md, \"CPU cost model\")%s\n",
+                  rep.cpuCalls.size(), (unsigned long long)m4,
+                  (unsigned long long)rep.cpuCycles[int(lower::CpuCore::Rv32)],
+                  rep.cpuCallsCalibrated,
+                  rep.cycles ? "; whole program NPU + CPU (Cortex-M4) at one clock:" : "");
+    s += line;
+    if (rep.cycles) {
+      std::snprintf(line, sizeof line, "       about %llu cycles\n",
+                    (unsigned long long)(rep.cycles + m4));
+      s += line;
+    }
   }
   if (rep.target.empty())
     return s;
@@ -283,23 +373,45 @@ nlohmann::json reportJson(const CompileReport &rep) {
       o["tiling"] = l.plan.tiling;
     } else {
       o["reasons"] = l.reasons;
+      o["cpu_cycles"] = {{"cortex-m4", l.cpuCycles[int(lower::CpuCore::CortexM4)]},
+                         {"rv32", l.cpuCycles[int(lower::CpuCore::Rv32)]},
+                         {"calibrated", l.cpuCalibrated}};
     }
     j["layers"].push_back(o);
   }
-  j["totals"] = {{"macs", rep.macs},
-                 {"npu_macs", rep.npuMacs},
-                 {"cycles", rep.cycles},
-                 {"ideal_cycles", rep.idealCycles},
-                 {"roofline_cycles", rep.rooflineCycles},
-                 {"dram_bytes", rep.dramBytes},
-                 {"min_dram_bytes", rep.minDramBytes},
-                 {"arena_bytes", rep.arenaBytes},
-                 {"scratchpad_peak_bytes", rep.scratchpadPeakBytes},
-                 {"weight_bytes", rep.weightBytes},
-                 {"code_bytes_estimate", rep.codeBytesEstimate},
-                 {"npu_commands", rep.npuCommands},
-                 {"stream_bytes", rep.streamBytes},
-                 {"transposes", rep.transposes}};
+  j["cpu_calls"] = nlohmann::json::array();
+  for (const CpuCallRow &c : rep.cpuCalls)
+    j["cpu_calls"].push_back({{"index", c.index},
+                              {"kernel", c.kernel},
+                              {"layer", c.layer},
+                              {"macs", c.work.macs},
+                              {"out_elements", c.work.outElems},
+                              {"in_elements", c.work.inElems},
+                              {"weight_elements", c.work.constElems},
+                              {"cortex-m4", c.cost.cycles[int(lower::CpuCore::CortexM4)]},
+                              {"rv32", c.cost.cycles[int(lower::CpuCore::Rv32)]},
+                              {"calibrated", c.cost.calibrated}});
+  j["totals"] = {
+      {"macs", rep.macs},
+      {"npu_macs", rep.npuMacs},
+      {"cycles", rep.cycles},
+      {"ideal_cycles", rep.idealCycles},
+      {"roofline_cycles", rep.rooflineCycles},
+      {"dram_bytes", rep.dramBytes},
+      {"min_dram_bytes", rep.minDramBytes},
+      {"arena_bytes", rep.arenaBytes},
+      {"scratchpad_peak_bytes", rep.scratchpadPeakBytes},
+      {"weight_bytes", rep.weightBytes},
+      {"code_bytes_estimate", rep.codeBytesEstimate},
+      {"npu_commands", rep.npuCommands},
+      {"stream_bytes", rep.streamBytes},
+      {"transposes", rep.transposes},
+      {"cpu_cycles",
+       {{"cortex-m4", rep.cpuCycles[int(lower::CpuCore::CortexM4)]},
+        {"rv32", rep.cpuCycles[int(lower::CpuCore::Rv32)]},
+        {"calls", rep.cpuCalls.size()},
+        {"calibrated_calls", rep.cpuCallsCalibrated}}},
+      {"program_cycles_cortex_m4", rep.cycles + rep.cpuCycles[int(lower::CpuCore::CortexM4)]}};
   return j;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "npucc/driver/Driver.h"
+#include "npucc/lower/CpuCost.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,19 @@ struct LayerRow {
   bool npu = false;
   lower::NpuLayerPlan plan;         // NPU layers
   std::vector<std::string> reasons; // CPU layers: why not on the NPU
+  /// CPU layers: the estimated cycles of their kernel calls on each reference
+  /// core (lower::estimateCpuCall); calibrated unless a call used a fallback row.
+  uint64_t cpuCycles[int(lower::CpuCore::Count)] = {0, 0};
+  bool cpuCalibrated = true;
+};
+
+/// One CPU kernel call, memcpy or memset of the program (index = its
+/// NPUCC_LAYER_HOOK index in the generated run function).
+struct CpuCallRow {
+  size_t index = 0;
+  std::string kernel, layer;
+  lower::KernelWork work;
+  lower::CallCost cost;
 };
 
 struct CompileReport {
@@ -46,6 +60,9 @@ struct CompileReport {
   uint64_t transposes = 0; // layout conversions (NPU/CPU boundaries)
   double clockHz = 0;
   uint64_t macsPerCycle = 1; // MAC array rows x cols
+  std::vector<CpuCallRow> cpuCalls;
+  uint64_t cpuCycles[int(lower::CpuCore::Count)] = {0, 0};
+  size_t cpuCallsCalibrated = 0;
 };
 
 /// Builds the report of a finished compile (reasons are computed for CPU
