@@ -9,6 +9,8 @@
 #include "npucc/driver/Compare.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 #include <cmath>
 #include <cstdio>
 
@@ -205,6 +207,7 @@ Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const Outp
       for (int64_t in = 0; in < inner; ++in) {
         double lo = INFINITY, hi = -INFINITY;
         int64_t bad = -1;
+        std::vector<std::pair<double, int64_t>> ds; // (d, element index)
         for (int64_t j = 0; j < len; ++j) {
           int64_t i = (o * len + j) * inner + in;
           double gv = got.getDouble(i), rv = ref.getDouble(i);
@@ -217,12 +220,29 @@ Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const Outp
           double d = (std::log(gv) - std::log(rv)) / q.scale;
           lo = std::min(lo, d);
           hi = std::max(hi, d);
+          ds.emplace_back(d, i);
         }
-        int64_t first = (o * len) * inner + in;
-        if (bad >= 0)
+        if (bad >= 0) {
           note(bad, INFINITY);
-        else
-          note(first, hi >= lo ? (hi - lo) / 2 : 0.0);
+          continue;
+        }
+        double rowSteps = hi >= lo ? (hi - lo) / 2 : 0.0;
+        // A failing row names its element farthest from the row's median shift: the one
+        // element that differs when the others agree (its row start otherwise said nothing).
+        int64_t at = (o * len) * inner + in;
+        if (!(rowSteps <= limit) && !ds.empty()) {
+          std::vector<double> sorted;
+          for (const auto &e : ds)
+            sorted.push_back(e.first);
+          std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+          double median = sorted[sorted.size() / 2], far = -1;
+          for (const auto &e : ds)
+            if (std::fabs(e.first - median) > far) {
+              far = std::fabs(e.first - median);
+              at = e.second;
+            }
+        }
+        note(at, rowSteps);
       }
   }
   c.pass = c.mismatches == 0;

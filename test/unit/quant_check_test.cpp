@@ -148,6 +148,11 @@ TEST(QuantCheck, SoftmaxOutputsCompareLogitStepsUpToAShift) {
   EXPECT_TRUE(driver::compareSteps(logits({1, 0, -1, 0, 0}), ref, q, 1).pass);
   EXPECT_FALSE(driver::compareSteps(logits({0, 3, 0, 0, 0}), ref, q, 1).pass);
   EXPECT_FALSE(driver::compareSteps(logits({1, 0, 0, 0, 0}), ref, q, 0).pass);
+  // A failing row names the element that differs, not the row's start (issue 20: a changed
+  // golden value was "first bad 0").
+  EXPECT_EQ(driver::compareSteps(logits({0, 3, 0, 0, 0}), ref, q, 1).firstMismatch, 1);
+  EXPECT_EQ(driver::compareSteps(logits({0, 0, 0, 0, -4}), ref, q, 1).firstMismatch, 4);
+  EXPECT_EQ(driver::compareSteps(logits({0, 0, 0, 0, 0}), ref, q, 0).firstMismatch, -1);
   ir::Tensor zero = ir::Tensor::fromFloats({1, 5}, {0, 0, 0, 1, 0});
   EXPECT_FALSE(driver::compareSteps(zero, ref, q, 100).pass); // 0 vs > 0: infinite
 }

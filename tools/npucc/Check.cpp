@@ -47,73 +47,6 @@ std::vector<fs::path> numberedFiles(const fs::path &dir, const std::string &stem
 
 namespace {
 
-/// A host-only main: `prog in_0.bin ... out_0.bin ...` (counts from the header).
-/// With `sim`, the program's NPU commands run on the host simulator of the
-/// target (npucc_sim.h, sleeping until the next completion between status
-/// polls), whose figures go to sim.txt: cycles, MAC utilisation, system-memory
-/// bytes read and written, hazards (1 when the simulator failed the run) and
-/// its error.
-std::string harnessSource(const std::string &prefix, bool sim = false);
-
-std::string harnessSource(const std::string &prefix, bool sim) {
-  std::string p = prefix;
-  std::string P;
-  for (char c : prefix)
-    P += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::ostringstream s;
-  s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
-    << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n";
-  if (sim)
-    s << "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
-  s << "\nint main(int argc, char **argv) {\n"
-    << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
-    << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
-    << "  int i, rc;\n";
-  if (sim)
-    s << "  npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);\n"
-      << "  npucc_sim_totals t;\n  FILE *sf;\n"
-      << "  if (!sim) return 4;\n"
-      << "  npucc_sim_attach(sim);\n"
-      << "  npucc_hal_set_wait_hook(npucc_sim_wfi_hook, sim);\n";
-  s
-    << "  if (argc != 1 + " << P << "_NUM_INPUTS + " << P << "_NUM_OUTPUTS) {\n"
-    << "    fprintf(stderr, \"usage: %s inputs... outputs...\\n\", argv[0]);\n"
-    << "    return 2;\n  }\n"
-    << "  for (i = 0; i < " << P << "_NUM_INPUTS; ++i) {\n"
-    << "    size_t n = " << p << "_inputs[i].bytes;\n"
-    << "    void *b = malloc(n ? n : 1);\n"
-    << "    FILE *f = fopen(argv[1 + i], \"rb\");\n"
-    << "    if (!b || !f || fread(b, 1, n, f) != n) { fprintf(stderr, \"cannot read %s\\n\", "
-       "argv[1 + i]); return 2; }\n"
-    << "    fclose(f);\n    in[i] = b;\n  }\n"
-    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
-    << "    size_t n = " << p << "_outputs[i].bytes;\n"
-    << "    out[i] = calloc(n ? n : 1, 1);\n  }\n"
-    << "  rc = " << p << "_run(in, out);\n";
-  if (sim)
-    s << "  npucc_sim_get_totals(sim, &t);\n"
-      << "  sf = fopen(\"sim.txt\", \"w\");\n"
-      << "  if (!sf) return 2;\n"
-      << "  fprintf(sf, \"%llu %.6f %llu %llu %d %llu %llu\\n%s\\n\", (unsigned long long)t.end_cycles,\n"
-      << "          t.mac_utilisation, (unsigned long long)t.sys_bytes_read,\n"
-      << "          (unsigned long long)t.sys_bytes_written, npucc_sim_failed(sim),\n"
-      << "          (unsigned long long)t.commands, (unsigned long long)t.macs, npucc_sim_error(sim));\n"
-      << "  if (fclose(sf) != 0) { fprintf(stderr, \"cannot write sim.txt\\n\"); return 2; }\n"
-      << "  if (npucc_sim_failed(sim)) { fprintf(stderr, \"simulator: %s\\n\", npucc_sim_error(sim)); "
-         "return 5; }\n";
-  s << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
-    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
-    << "    size_t n = " << p << "_outputs[i].bytes;\n"
-    << "    FILE *f = fopen(argv[1 + " << P << "_NUM_INPUTS + i], \"wb\");\n"
-    << "    if (!f || fwrite(out[i], 1, n, f) != n || fclose(f) != 0) {\n"
-    << "      fprintf(stderr, \"cannot write %s\\n\", argv[1 + " << P << "_NUM_INPUTS + i]);\n"
-    << "      return 2;\n    }\n  }\n"
-    << "  for (i = 0; i < " << P << "_NUM_INPUTS; ++i) free((void *)in[i]);\n"
-    << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) free(out[i]);\n"
-    << "  return 0;\n}\n";
-  return s.str();
-}
-
 Status writeFile(const fs::path &p, const std::string &data) {
   return writeFileBytes(p.string(), data, "the build file");
 }
@@ -150,6 +83,7 @@ struct OutputReport {
   bool interpChecked = false; // vs the reference interpreter
   driver::Comparison interp;  // steps (quantized kinds) or exact float/int
   bool interpBitExact = false;
+  std::string interpRule;          // "bit-exact", "steps<=N" or "rel<=T"
   std::vector<StageReport> stages; // vs the interpreter on earlier stages
   bool pass = false;
 };
@@ -169,6 +103,7 @@ void compareWithInterp(OutputReport &r, const ir::Tensor &got, const ir::Tensor 
       driver::compareWithInterpreter(got, want, r.kind, quantized, true, relTol, 0);
   r.interp = c.cmp;
   r.interpBitExact = c.bitExact;
+  r.interpRule = c.rule;
 }
 
 StageReport compareStage(const InterpStage &st, const OutputReport &r, const ir::Tensor &got,
@@ -176,6 +111,18 @@ StageReport compareStage(const InterpStage &st, const OutputReport &r, const ir:
   driver::InterpComparison c =
       driver::compareWithInterpreter(got, want, r.kind, quantized, st.exact, relTol, steps);
   return StageReport{st.name, c.rule, c.cmp, c.bitExact, c.pass};
+}
+
+/// How a C output compares with the interpreter, in words shared by the text and --json:
+/// "exact" (identical bytes), "int-exact" (the bit-exact rule passed without identical
+/// bytes: a softmax(dq) output whose logits are identical and whose float softmax rounds
+/// differently), "within" (within the rule's tolerance) or "differs".
+const char *exactness(bool bitExact, const std::string &rule, bool pass) {
+  if (bitExact)
+    return "exact";
+  if (!pass)
+    return "differs";
+  return rule == "bit-exact" ? "int-exact" : "within";
 }
 
 std::string stepsText(double st) {
@@ -186,14 +133,16 @@ std::string stepsText(double st) {
   return b;
 }
 
-} // namespace
-
-int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
+/// Compiles, builds, runs and compares; 0 (pass) or 1 (mismatch) with the report in `j`,
+/// or the error that stopped the check.
+Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags,
+                       nlohmann::json &j) {
   fs::path dir = flags.modelDir;
   fs::path model = dir / "model.onnx";
   if (!fs::is_regular_file(model))
-    return reportError(error("'" + model.string() + "' not found (expected the ONNX backend-test "
-                             "layout: model.onnx and test_data_set_N/)"));
+    return error("'" + model.string() +
+                 "' not found (expected the ONNX backend-test "
+                 "layout: model.onnx and test_data_set_N/)");
   std::vector<fs::path> sets;
   std::error_code ec;
   for (const auto &e : fs::directory_iterator(dir, ec))
@@ -201,7 +150,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       sets.push_back(e.path());
   std::sort(sets.begin(), sets.end());
   if (sets.empty())
-    return reportError(error("no test_data_set_N folder in '" + dir.string() + "'"));
+    return error("no test_data_set_N folder in '" + dir.string() + "'");
 
   // A NaN or negative tolerance would let every comparison pass (or none).
   for (auto [name, v] : {std::pair<const char *, double>{"--tolerance", flags.tolerance},
@@ -209,27 +158,27 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     if (!(v >= 0) || std::isinf(v)) {
       char text[32];
       std::snprintf(text, sizeof text, "%g", v);
-      return reportError(error(std::string(name) + " " + text + ": must be a finite number >= 0"));
+      return error(std::string(name) + " " + text + ": must be a finite number >= 0");
     }
 
   auto opts = makeCompileOptions(model.string(), common);
   if (!opts)
-    return reportError(opts.error());
+    return opts.error();
   // Dynamic dims not bound by --shape take the first data set's input shapes.
   for (const fs::path &p : numberedFiles(sets[0], "input")) {
     auto t = onnx::readTensorProto(p.string());
     if (!t)
-      return reportError(t.error());
+      return t.error();
     opts->import.dataShapes.push_back(t->shape());
   }
   opts->keepStageGraphs = flags.interpCheck != "off";
   auto cr = driver::compileModel(*opts);
   if (!cr)
-    return reportError(cr.error());
+    return cr.error();
   printNotes(*cr);
   if (!common.emitQdq.empty())
     if (Status q = writeQdq(*cr, common.emitQdq); !q)
-      return reportError(q.error());
+      return q.error();
   const bool quantized = cr->graph && driver::isQuantizedGraph(*cr->graph);
   const bool interpOn =
       cr->graph && (flags.interpCheck == "on" || (flags.interpCheck == "auto" && quantized));
@@ -250,41 +199,38 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   if (temp) {
     std::string tmpl = (fs::temp_directory_path() / "npucc-check-XXXXXX").string();
     if (!mkdtemp(tmpl.data()))
-      return reportError(error("cannot create a temporary folder"));
+      return error("cannot create a temporary folder");
     build = tmpl;
   } else {
     fs::create_directories(flags.keepDir, ec);
     build = fs::absolute(flags.keepDir); // commands run after `cd build`
   }
-  auto cleanup = [&] {
-    if (temp)
-      fs::remove_all(build, ec);
-  };
-  for (const codegen::EmittedFile &f : cr->files)
-    if (Status s = writeFile(build / f.path, f.contents); !s) {
-      cleanup();
-      return reportError(s.error());
+  struct Cleanup { // the temporary build folder goes on every return
+    const fs::path &dir;
+    bool temp;
+    ~Cleanup() {
+      std::error_code e;
+      if (temp)
+        fs::remove_all(dir, e);
     }
+  } cleanup{build, temp};
+  for (const codegen::EmittedFile &f : cr->files)
+    if (Status s = writeFile(build / f.path, f.contents); !s)
+      return s.error();
   const bool sim = cr->program.usesNpu();
-  if (Status s = writeFile(build / "npucc_check_main.c", harnessSource(common.prefix, sim)); !s) {
-    cleanup();
-    return reportError(s.error());
-  }
+  if (Status s = writeFile(build / "npucc_check_main.c", checkHarnessSource(common.prefix, sim));
+      !s)
+    return s.error();
   if (sim)
     for (const char *f : {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h",
                           "sim/npucc_sim_ops.c", "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c",
                           "hal/npucc_timing.h", "include/npucc_requant.h"}) {
       const std::string *text = codegen::findRuntimeFile(f);
       std::string base = fs::path(f).filename().string();
-      if (!text) {
-        cleanup();
-        return reportError(
-            error(std::string("the simulator source ") + f + " is not embedded in npucc"));
-      }
-      if (Status s = writeFile(build / base, *text); !s) {
-        cleanup();
-        return reportError(s.error());
-      }
+      if (!text)
+        return error(std::string("the simulator source ") + f + " is not embedded in npucc");
+      if (Status s = writeFile(build / base, *text); !s)
+        return s.error();
     }
   // Built without a shell: --cc and --cflags are split at whitespace.
   // The sanitizer flags come before --cflags, so that the user's flags win (e.g. "-O1 -g1").
@@ -309,8 +255,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     cmd.push_back(a);
   if (runProcess(cmd, build.string(), (build / "build.log").string()) != 0) {
     std::string log = readText(build / "build.log");
-    cleanup();
-    return reportError(error("building the generated C failed:\n" + log));
+    return error("building the generated C failed:\n" + log);
   }
 
   std::vector<OutputReport> reports;
@@ -320,32 +265,23 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   for (size_t si = 0; si < sets.size(); ++si) {
     std::vector<fs::path> inFiles = numberedFiles(sets[si], "input");
     std::vector<fs::path> outFiles = numberedFiles(sets[si], "output");
-    if (inFiles.size() != nIn || outFiles.size() != nOut) {
-      cleanup();
-      return reportError(error(sets[si].string() + ": has " + std::to_string(inFiles.size()) +
-                               " inputs and " + std::to_string(outFiles.size()) +
-                               " outputs, the model " + std::to_string(nIn) + " and " +
-                               std::to_string(nOut)));
-    }
+    if (inFiles.size() != nIn || outFiles.size() != nOut)
+      return error(sets[si].string() + ": has " + std::to_string(inFiles.size()) + " inputs and " +
+                   std::to_string(outFiles.size()) + " outputs, the model " + std::to_string(nIn) +
+                   " and " + std::to_string(nOut));
     std::vector<std::string> run = {"./model_check"};
     std::map<std::string, ir::Tensor> interpIn;
     for (size_t i = 0; i < nIn; ++i) {
       auto t = onnx::readTensorProto(inFiles[i].string());
-      if (!t) {
-        cleanup();
-        return reportError(t.error());
-      }
+      if (!t)
+        return t.error();
       const lir::IOBuffer &io = cr->program.inputs[i];
-      if (Status m = driver::checkDataMatches(*t, io, inFiles[i].string(), "input"); !m) {
-        cleanup();
-        return reportError(m.error());
-      }
+      if (Status m = driver::checkDataMatches(*t, io, inFiles[i].string(), "input"); !m)
+        return m.error();
       fs::path raw = build / ("in_" + std::to_string(i) + ".bin");
       std::string bytes(reinterpret_cast<const char *>(t->raw()), t->byteSize());
-      if (Status s = writeFile(raw, bytes); !s) {
-        cleanup();
-        return reportError(s.error());
-      }
+      if (Status s = writeFile(raw, bytes); !s)
+        return s.error();
       run.push_back(raw.string());
       if (interpOn)
         interpIn.emplace(i < cr->graph->inputs.size() ? cr->graph->inputs[i]->name : io.name,
@@ -355,10 +291,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       run.push_back((build / ("out_" + std::to_string(i) + ".bin")).string());
     if (int rc = runProcess(run, build.string(), (build / "run.log").string()); rc != 0) {
       std::string log = readText(build / "run.log");
-      cleanup();
-      return reportError(error("running the generated program failed on " +
-                               sets[si].filename().string() + " (" + exitText(rc) + ")" +
-                               (log.empty() ? std::string(", no output") : ":\n" + log)));
+      return error("running the generated program failed on " + sets[si].filename().string() +
+                   " (" + exitText(rc) + ")" +
+                   (log.empty() ? std::string(", no output") : ":\n" + log));
     }
     if (sim) {
       SimFigures f;
@@ -380,11 +315,10 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
           in.emplace(sg.inputs[i]->name, it->second);
       auto r = interp::runGraph(sg, in);
       if (!r) {
-        cleanup();
         Diagnostic d = r.error();
         d.notes.push_back(std::string("while running the reference interpreter on ") +
                           stages[k].title + " (" + sets[si].filename().string() + ")");
-        return reportError(d);
+        return d;
       }
       for (const ir::Value *o : sg.outputs) {
         auto it = r->find(o->name);
@@ -395,20 +329,17 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     if (interpOn) {
       auto r = interp::runGraph(*cr->graph, interpIn);
       if (!r) {
-        cleanup();
         Diagnostic d = r.error();
         d.notes.push_back("while running the reference interpreter on the compiled graph for "
                           "--interp-check (" + sets[si].filename().string() + ")");
-        return reportError(d);
+        return d;
       }
       interpOut = std::move(*r);
     }
     for (size_t i = 0; i < nOut; ++i) {
       auto ref = onnx::readTensorProto(outFiles[i].string());
-      if (!ref) {
-        cleanup();
-        return reportError(ref.error());
-      }
+      if (!ref)
+        return ref.error();
       const lir::IOBuffer &io = cr->program.outputs[i];
       ir::Tensor got(io.dtype, io.shape);
       std::string bytes = readText(build / ("out_" + std::to_string(i) + ".bin"));
@@ -425,20 +356,15 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       rep.pass = rep.cmp.pass;
       if (interpOn) {
         auto it = interpOut.find(ov ? ov->name : io.name);
-        if (it == interpOut.end()) {
-          cleanup();
-          return reportError(error("the reference interpreter produced no output '" + io.name +
-                                   "'"));
-        }
+        if (it == interpOut.end())
+          return error("the reference interpreter produced no output '" + io.name + "'");
         compareWithInterp(rep, got, it->second, quantized, flags.tolerance);
         rep.pass = rep.pass && rep.interp.pass;
       }
       for (size_t k = 0; k < stages.size(); ++k) {
-        if (i >= stageOut[k].size()) {
-          cleanup();
-          return reportError(error(std::string("the reference interpreter on ") + stages[k].title +
-                                   " produced no output " + std::to_string(i)));
-        }
+        if (i >= stageOut[k].size())
+          return error(std::string("the reference interpreter on ") + stages[k].title +
+                       " produced no output " + std::to_string(i));
         rep.stages.push_back(compareStage(stages[k], rep, got, stageOut[k][i], quantized,
                                           flags.tolerance, stageSteps));
         rep.pass = rep.pass && rep.stages.back().pass;
@@ -447,7 +373,6 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
       reports.push_back(std::move(rep));
     }
   }
-  cleanup();
 
   if (cr->stats.count("npu-partition.rounding-exact"))
     std::printf("note: %lld Conv/Gemm/MatMul imported with ONNX Runtime's float32 "
@@ -472,7 +397,6 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                                       : "within --tolerance"));
   std::printf("%-15s %-22s %-24s %11s %10s %8s %9s %10s %s\n", "data set", "output", "kind",
               "max abs err", "rel err", "steps", "interp", "first bad", "result");
-  nlohmann::json j;
   j["model"] = model.string();
   j["tolerance"] = flags.tolerance;
   j["tolerance_steps"] = flags.toleranceSteps;
@@ -496,10 +420,9 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
   }
   for (const OutputReport &r : reports) {
     std::string interpText = "-";
+    const char *interpWord = exactness(r.interpBitExact, r.interpRule, r.interp.pass);
     if (r.interpChecked)
-      interpText = r.interpBitExact ? "exact"
-                   : r.interp.pass  ? "int-exact"
-                                    : "DIFF(" + std::to_string(r.interp.mismatches) + ")";
+      interpText = r.interp.pass ? interpWord : "DIFF(" + std::to_string(r.interp.mismatches) + ")";
     const char *result = r.pass                              ? "PASS"
                          : r.cmp.shapeMismatch               ? "FAIL (type/shape)"
                          : !r.cmp.pass                       ? "FAIL"
@@ -527,6 +450,8 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
     }
     if (r.interpChecked)
       o["interp"] = {{"bit_exact", r.interpBitExact},
+                     {"exactness", interpWord},
+                     {"rule", r.interpRule},
                      {"max_abs_diff", r.interp.maxAbsError},
                      {"max_steps", r.interp.maxSteps < 0 || std::isinf(r.interp.maxSteps)
                                        ? -1.0
@@ -534,10 +459,13 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                      {"mismatches", r.interp.mismatches},
                      {"pass", r.interp.pass}};
     for (const StageReport &st : r.stages) {
+      const char *word = exactness(st.bitExact, st.rule, st.pass);
       std::string text = st.bitExact ? "exact"
                          : st.cmp.maxSteps >= 0 && !std::isinf(st.cmp.maxSteps)
                              ? stepsText(st.cmp.maxSteps) + " steps"
                              : "max abs diff " + stepsText(st.cmp.maxAbsError);
+      if (!st.bitExact && st.pass)
+        text = std::string(word) + ", " + text;
       std::printf("%-15s %-22s vs interpreter, %-10s (%s): %s, %s\n",
                   ("test_data_set_" + std::to_string(r.dataset)).c_str(), r.cmp.name.c_str(),
                   st.stage.c_str(), st.rule.c_str(), text.c_str(),
@@ -547,6 +475,7 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
           {{"stage", st.stage},
            {"rule", st.rule},
            {"bit_exact", st.bitExact},
+           {"exactness", word},
            {"max_abs_diff", st.cmp.maxAbsError},
            {"max_steps",
             st.cmp.maxSteps < 0 || std::isinf(st.cmp.maxSteps) ? -1.0 : st.cmp.maxSteps},
@@ -570,13 +499,48 @@ int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
                                  {"hazards", f.hazards}};
     allPass = allPass && f.hazards == 0;
   }
-  j["pass"] = allPass;
   std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");
-  if (!flags.jsonPath.empty())
-    if (Status s = replaceFileBytes(flags.jsonPath, j.dump(2) + "\n", "the check report (--json)");
-        !s)
-      return reportError(s.error());
   return allPass ? 0 : 1;
+}
+
+/// Writes the --json report (when asked for); false after printing the error.
+bool writeReport(const std::string &path, const nlohmann::json &j) {
+  if (path.empty())
+    return true;
+  if (Status s = replaceFileBytes(path, j.dump(2) + "\n", "the check report (--json)"); !s) {
+    reportError(s.error());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int runCheck(const CommonCompileFlags &common, const CheckFlags &flags) {
+  nlohmann::json j;
+  Result<int> r = checkModel(common, flags, j);
+  j["npucc_version"] = NPUCC_VERSION;
+  j["model"] = (fs::path(flags.modelDir) / "model.onnx").string();
+  if (!r) {
+    reportError(r.error());
+    j["status"] = "error";
+    j["error"] = r.error().str();
+    j["pass"] = false;
+    writeReport(flags.jsonPath, j);
+    return kCheckError;
+  }
+  j["status"] = *r == 0 ? "pass" : "mismatch";
+  j["pass"] = *r == 0;
+  if (!writeReport(flags.jsonPath, j))
+    return kCheckError;
+  return *r;
+}
+
+int checkFlagError(const std::string &message, const std::string &jsonPath) {
+  nlohmann::json j = {
+      {"status", "error"}, {"error", message}, {"npucc_version", NPUCC_VERSION}, {"pass", false}};
+  writeReport(jsonPath, j);
+  return kCheckError;
 }
 
 } // namespace npucc::tool

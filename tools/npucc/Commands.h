@@ -68,7 +68,22 @@ struct CheckFlags {
   double toleranceSteps = 1;        // quantized outputs vs golden, in steps
   std::string interpCheck = "auto"; // C vs integer interpreter: auto|on|off
 };
+/// `npucc check`'s exit status: 0 every output passed, 1 an output (or the simulator's hazard
+/// check) disagreed, kCheckError nothing could be compared (bad flags, a missing or bad
+/// model or data set, a failed build or run). --json is written in every case, with
+/// "status": "pass" | "mismatch" | "error".
 int runCheck(const CommonCompileFlags &common, const CheckFlags &flags);
+constexpr int kCheckError = 2;
+/// A flag `npucc check` could not parse (already printed): writes the --json error report
+/// when `jsonPath` is known; kCheckError.
+int checkFlagError(const std::string &message, const std::string &jsonPath);
+/// A host-only main: `prog in_0.bin ... out_0.bin ...` (counts from the header).
+/// With `sim`, the program's NPU commands run on the host simulator of the
+/// target (npucc_sim.h, sleeping until the next completion between status
+/// polls), whose figures go to sim.txt: cycles, MAC utilisation, system-memory
+/// bytes read and written, hazards (1 when the simulator failed the run) and
+/// its error.
+std::string checkHarnessSource(const std::string &prefix, bool sim);
 
 struct OptFlags {
   std::string input;

@@ -1,6 +1,7 @@
 //===- Compile.cpp - `npucc MODEL.onnx -o OUT/` ---------------------------===//
 #include "Commands.h"
 
+#include "npucc/codegen/BuildFragments.h"
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/driver/Compare.h"
 #include "npucc/driver/Report.h"
@@ -268,6 +269,17 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   }
   driver::CompileReport report = driver::buildReport(*cr);
   files.push_back({"report.json", driver::reportJson(report).dump(2) + "\n"});
+  // OUT/ as a build component: CMake and Make fragments and a README (docs/output.md).
+  codegen::FragmentOptions fo;
+  fo.prefix = common.prefix;
+  fo.version = NPUCC_VERSION;
+  fo.target = cr->npu ? cr->target.name : "cpu";
+  if (cr->npu)
+    fo.regsHeader = target::cIdentifier(cr->target.name) + "_regs.h";
+  fo.npuCommands = cr->emitStats.npuCommands;
+  fo.npuStreamBytes = cr->emitStats.npuStreamBytes;
+  for (codegen::EmittedFile &f : codegen::emitBuildFragments(cr->program, files, fo))
+    files.push_back(std::move(f));
   if (!common.emitQdq.empty()) // before OUT/: a failure here leaves OUT/ untouched
     if (Status q = writeQdq(*cr, common.emitQdq); !q)
       return reportError(q.error());

@@ -182,6 +182,20 @@ int run(CLI::App &app, tool::CommonCompileFlags &common, tool::CompileFlags &com
   return tool::runCompile(common, compile);
 }
 
+/// The value of `--json FILE` or `--json=FILE` in argv (the last one), for a check
+/// whose flags did not parse; "" when there is none.
+std::string jsonFlag(int argc, char **argv) {
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc)
+      path = argv[++i];
+    else if (a.rfind("--json=", 0) == 0)
+      path = a.substr(7);
+  }
+  return path;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -231,7 +245,9 @@ int main(int argc, char **argv) {
   checkCmd->add_option("--tolerance", check.tolerance,
                        "Max error relative to max |reference| (float outputs)")
       ->capture_default_str();
-  checkCmd->add_option("--json", check.jsonPath, "Also write the report as JSON");
+  checkCmd->add_option("--json", check.jsonPath,
+                       "Also write the report as JSON (always, with \"status\": pass, mismatch "
+                       "or error; exit 0, 1 or 2)");
   checkCmd->add_option("--cc", check.cc, "C compiler command")->capture_default_str();
   checkCmd->add_option("--cflags", check.cflags, "C compiler flags")->capture_default_str();
   checkCmd->add_flag("--sanitize", check.sanitize,
@@ -261,7 +277,10 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return checkedStdout(app.exit(e)); // --help and --version print too
+    int rc = app.exit(e);              // --help and --version print too
+    if (rc != 0 && checkCmd->parsed()) // check's bad flags: exit 2, --json still written
+      rc = tool::checkFlagError(std::string("error: ") + e.what(), jsonFlag(argc, argv));
+    return checkedStdout(rc);
   }
   if (common.passesGiven)
     if (Status s = tool::checkPassList(common.passes); !s)

@@ -71,7 +71,9 @@ std::string describe(const OutputQuant &q);
 ///   with d_i = (ln got_i - ln ref_i) / s (= the logit difference in steps
 ///   minus a per-row constant), a row's error is (max d - min d) / 2, the
 ///   smallest max |logit error| over all shifts; an element that is 0 in one
-///   tensor only is an infinite error, 0 in both is skipped.
+///   tensor only is an infinite error, 0 in both is skipped. A failing row's
+///   firstMismatch is its element whose d is farthest from the row's median d
+///   (the element that differs when the others agree), mismatches counts rows.
 /// An element fails when its steps exceed `maxSteps` (+1e-3 for the float
 /// noise of the softmax form); maxAbsError/relError are also filled in.
 Comparison compareSteps(const ir::Tensor &got, const ir::Tensor &ref, const OutputQuant &q,

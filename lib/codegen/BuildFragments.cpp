@@ -1,0 +1,354 @@
+//===- BuildFragments.cpp - <prefix>.cmake, <prefix>.mk, README.md --------===//
+//
+// OUT/ as a component: the CMake and Make fragments list the library's
+// sources (every .c file npucc wrote except the test program), its include
+// directory (OUT/ itself) and libm when a source includes <math.h>; with
+// <PREFIX>_SIM_DIR set to an `npucc --emit-runtime DIR --with-sim` folder they
+// add the simulator's sources and NPUCC_HAL_SIM for a host run. README.md is
+// written from the same facts (the header's API, the arena and weight bytes,
+// the section macros the generated files actually use).
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/codegen/BuildFragments.h"
+
+#include "CText.h"
+
+#include <algorithm>
+
+namespace npucc::codegen {
+
+using namespace ctext;
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool contains(const std::vector<EmittedFile> &files, const std::string &path,
+              const std::string &text) {
+  for (const EmittedFile &f : files)
+    if (f.path == path)
+      return f.contents.find(text) != std::string::npos;
+  return false;
+}
+
+std::string shapeText(const lir::IOBuffer &b) {
+  std::string s;
+  for (size_t k = 0; k < b.shape.size(); ++k)
+    s += (k ? "x" : "") + std::to_string(b.shape[k]);
+  return s.empty() ? "scalar" : s;
+}
+
+/// Markdown table cell text: no '|' or newline breaks the row.
+std::string cell(const std::string &s) {
+  std::string r;
+  for (char c : s)
+    r += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return r;
+}
+
+/// What the fragments and the README are written from.
+struct Component {
+  std::string prefix, upper, version, target, regsHeader;
+  std::vector<std::string> sources, headers;
+  std::string testProgram; // "<prefix>_test.c" when OUT/ has it
+  bool libm = false, npu = false;
+  bool arenaAttr = false, npuConstAttr = false, layerHook = false;
+};
+
+std::string cmakeFragment(const Component &c) {
+  const std::string &P = c.upper;
+  std::string s = "# " + c.prefix + ".cmake - CMake fragment of the npucc output folder (npucc " +
+                  c.version + ", target " + c.target + "). Generated file: do not edit.\n";
+  s += "#\n#   include(path/to/OUT/" + c.prefix +
+       ".cmake)\n"
+       "#   target_link_libraries(app PRIVATE " +
+       c.prefix +
+       ")\n#\n"
+       "# defines the STATIC library target '" +
+       c.prefix + "' (C99) with OUT/ as its public include directory";
+  s += c.libm ? " and libm (m) as a public link library.\n" : ".\n";
+  if (c.npu)
+    s += "# For a host run on the NPU simulator, set " + P +
+         "_SIM_DIR to a folder written by\n#   npucc --target " + c.target +
+         " --emit-runtime DIR --with-sim\n# before the include: the library then also builds "
+         "DIR/npucc_sim*.c and defines NPUCC_HAL_SIM\n# (public, so that the program attaching "
+         "the simulator sees it too).\n";
+  s += "# Definitions: none are needed; the section macros (README.md) can be added with\n"
+       "#   target_compile_definitions(" +
+       c.prefix + " PRIVATE \"NPUCC_ARENA_ATTR=...\")\n";
+  s += "include_guard(GLOBAL)\n";
+  s += "set(" + P + "_NPUCC_DIR \"${CMAKE_CURRENT_LIST_DIR}\")\n";
+  s += "set(" + P + "_SRCS\n";
+  for (const std::string &f : c.sources)
+    s += "    \"${" + P + "_NPUCC_DIR}/" + f + "\"\n";
+  s += ")\n";
+  if (!c.testProgram.empty())
+    s += "# The test program (a main with embedded inputs and golden outputs; not in the "
+         "library).\nset(" +
+         P + "_TEST_SRC \"${" + P + "_NPUCC_DIR}/" + c.testProgram + "\")\n";
+  s += "add_library(" + c.prefix + " STATIC ${" + P + "_SRCS})\n";
+  s += "target_include_directories(" + c.prefix + " PUBLIC \"${" + P + "_NPUCC_DIR}\")\n";
+  s += "set_target_properties(" + c.prefix + " PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)\n";
+  if (c.libm)
+    s += "target_link_libraries(" + c.prefix + " PUBLIC m)\n";
+  if (c.npu) {
+    s += "if(" + P + "_SIM_DIR)\n";
+    s += "  file(GLOB " + P + "_SIM_SRCS \"${" + P + "_SIM_DIR}/npucc_sim*.c\")\n";
+    s += "  list(SORT " + P + "_SIM_SRCS)\n";
+    s += "  if(NOT " + P + "_SIM_SRCS)\n    message(FATAL_ERROR \"" + P + "_SIM_DIR '${" + P +
+         "_SIM_DIR}' has no npucc_sim*.c (npucc --target " + c.target +
+         " --emit-runtime DIR --with-sim writes them)\")\n  endif()\n";
+    s += "  target_sources(" + c.prefix + " PRIVATE ${" + P + "_SIM_SRCS})\n";
+    s += "  target_include_directories(" + c.prefix + " PUBLIC \"${" + P + "_SIM_DIR}\")\n";
+    s += "  target_compile_definitions(" + c.prefix + " PUBLIC NPUCC_HAL_SIM)\n";
+    s += "endif()\n";
+  }
+  return s;
+}
+
+std::string makeFragment(const Component &c) {
+  const std::string &P = c.upper;
+  std::string s = "# " + c.prefix + ".mk - Make fragment of the npucc output folder (npucc " +
+                  c.version + ", target " + c.target + "). Generated file: do not edit.\n";
+  s += "#\n#   include path/to/OUT/" + c.prefix +
+       ".mk\n"
+       "#   app: main.c $(" +
+       P +
+       "_SRCS)\n"
+       "#   \t$(CC) -std=c99 $(CFLAGS) $(" +
+       P + "_CFLAGS) -o $@ $^ $(" + P + "_LDLIBS)\n#\n";
+  s += "# " + P + "_SRCS: the C sources (C99); " + P +
+       "_CFLAGS: include flags (and\n# "
+       "definitions); " +
+       P + "_LDLIBS: libraries to link after the objects.\n";
+  if (c.npu)
+    s += "# For a host run on the NPU simulator, set " + P +
+         "_SIM_DIR to a folder written by\n#   npucc --target " + c.target +
+         " --emit-runtime DIR --with-sim\n# before the include: it adds DIR/npucc_sim*.c, "
+         "-IDIR and -DNPUCC_HAL_SIM.\n";
+  s += P + "_NPUCC_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))\n";
+  s += P + "_SRCS :=";
+  for (const std::string &f : c.sources)
+    s += " \\\n    $(" + P + "_NPUCC_DIR)/" + f;
+  s += "\n" + P + "_HDRS :=";
+  for (const std::string &f : c.headers)
+    s += " \\\n    $(" + P + "_NPUCC_DIR)/" + f;
+  s += "\n";
+  if (!c.testProgram.empty())
+    s += P + "_TEST_SRC := $(" + P + "_NPUCC_DIR)/" + c.testProgram + "\n";
+  s += P + "_CFLAGS := -I$(" + P + "_NPUCC_DIR)\n";
+  s += P + "_LDLIBS :=" + std::string(c.libm ? " -lm" : "") + "\n";
+  if (c.npu) {
+    s += "ifneq ($(" + P + "_SIM_DIR),)\n";
+    s += P + "_SIM_SRCS := $(sort $(wildcard $(" + P + "_SIM_DIR)/npucc_sim*.c))\n";
+    s += "ifeq ($(" + P + "_SIM_SRCS),)\n$(error " + P + "_SIM_DIR '$(" + P +
+         "_SIM_DIR)' has no npucc_sim*.c (npucc --target " + c.target +
+         " --emit-runtime DIR --with-sim writes them))\nendif\n";
+    s += P + "_SRCS += $(" + P + "_SIM_SRCS)\n";
+    s += P + "_CFLAGS += -DNPUCC_HAL_SIM -I$(" + P + "_SIM_DIR)\n";
+    s += "endif\n";
+  }
+  return s;
+}
+
+std::string readme(const lir::Program &p, const Component &c, const FragmentOptions &o) {
+  const std::string &P = c.upper, &pre = c.prefix;
+  int64_t weights = 0, npuWeights = 0;
+  for (const lir::ConstBuffer &k : p.constants) {
+    weights += int64_t(k.data.byteSize());
+    if (k.npu)
+      npuWeights += int64_t(k.data.byteSize());
+  }
+  std::string s = "# " + pre + ": the model " + cell(cString(p.modelName)) +
+                  ", compiled by npucc " + c.version + "\n\n";
+  s += "Generated by npucc for the target `" + c.target +
+       "`: do not edit. Every file npucc wrote is listed in `.npucc-files`; a recompile into "
+       "this folder replaces exactly those files and refuses the folder if it holds anything "
+       "else. All code is C99 for a CPU without an OS (no malloc, no printf outside the test "
+       "program)" +
+       std::string(c.npu ? "; NPU commands run through the HAL (`npucc_hal.c`)" : "") + ".\n\n";
+
+  s += "## API (`" + pre + ".h`)\n\n";
+  s += "    #include \"" + pre + ".h\"\n    int " + pre +
+       "_run(const void *const inputs[], void *const outputs[]);\n\n";
+  s += "Runs the model once: `inputs[i]` points to the input's bytes (read only), `outputs[i]` "
+       "to a buffer that receives the output; elements are densely packed in row-major order "
+       "and buffers should be aligned for their element type. Returns `NPUCC_OK` (0), or a "
+       "negative `NPUCC_ERR_*` code" +
+       std::string(c.npu ? " (`npucc_hal.h`: the NPU refused a command or timed out)" : "") +
+       ". It uses one static arena: not reentrant.\n\n";
+  s += "| | name | type | shape | bytes |\n|---|---|---|---|---|\n";
+  auto row = [&](const char *what, size_t i, const lir::IOBuffer &b) {
+    std::string macro =
+        P + "_" + (what[0] == 'i' ? "INPUT" : "OUTPUT") + std::to_string(i) + "_BYTES";
+    s += "| " + std::string(what) + " " + std::to_string(i) + " | `" + cell(b.name) + "` | " +
+         ir::dtypeName(b.dtype) + " | " + shapeText(b) + " | " +
+         std::to_string(ir::Tensor::byteSizeOf(b.dtype, b.shape)) + " (`" + macro + "`) |\n";
+  };
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    row("input", i, p.inputs[i]);
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    row("output", i, p.outputs[i]);
+  s += "\n`" + P + "_NUM_INPUTS`, `" + P + "_NUM_OUTPUTS`, and at run time `" + pre +
+       "_inputs[]` / `" + pre + "_outputs[]` (`npucc_tensor_info`: name, type, shape, bytes).\n\n";
+
+  s += "## Memory\n\n| what | bytes | where |\n|---|---|---|\n";
+  s += "| arena: activations and scratch (static, in `" + pre + ".c`) | " +
+       std::to_string(p.arenaSize) + " (`" + P + "_ARENA_BYTES`) | RAM" +
+       (c.arenaAttr ? ", section `NPUCC_ARENA_ATTR`" : "") + " |\n";
+  s += "| weights: constant tensors (`" + pre + "_weights.c`) | " + std::to_string(weights) +
+       " (`" + P + "_WEIGHT_BYTES`) | flash (const)";
+  if (npuWeights > 0)
+    s += "; the " + std::to_string(npuWeights) +
+         " bytes the NPU reads: section "
+         "`NPUCC_NPU_CONST_ATTR`";
+  s += " |\n";
+  if (c.npu)
+    s += "| NPU command stream tables (" + std::to_string(o.npuCommands) + " commands) | " +
+         std::to_string(o.npuStreamBytes) + " | flash (const) |\n";
+  s += "\nCode, small tables and stack are not counted here; `report.json` has the compile's "
+       "figures.\n\n";
+
+  s += "## Section and hook macros\n\nDefined on the compiler's command line (or in a header "
+       "forced with `-include`); each is empty unless defined.\n\n";
+  if (c.arenaAttr)
+    s += "- `NPUCC_ARENA_ATTR`: attributes of the arena, e.g. "
+         "`-DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))'` to place it where " +
+         std::string(c.npu ? "the NPU's DMA reaches it" : "you want it") + ".\n";
+  if (c.npuConstAttr)
+    s += "- `NPUCC_NPU_CONST_ATTR`: attributes of the constants the NPU reads, e.g. "
+         "`-DNPUCC_NPU_CONST_ATTR='__attribute__((section(\".npu_flash\")))'` in a window "
+         "its DMA reaches.\n";
+  if (c.layerHook)
+    s += "- `NPUCC_LAYER_HOOK(index, kernel)`: called before each CPU kernel call of `" + pre +
+         "_run` (e.g. to read a cycle counter per layer).\n";
+  if (c.npu)
+    s += "- `NPUCC_DEVICE_ADDR(p)`: the NPU's address of a CPU pointer, when the NPU does "
+         "not see the CPU's addresses (`npucc_hal.h`).\n";
+  if (!c.testProgram.empty())
+    s += "- `NPUCC_TEST_REPEAT=N`: `" + c.testProgram + "` runs the model N times.\n";
+  if (!c.arenaAttr && !c.npuConstAttr && !c.layerHook && !c.npu && c.testProgram.empty())
+    s += "- none in this program.\n";
+
+  s += "\n## Flags\n\n- C99: `-std=c99` (the files build warning-free with `-Wall -Wextra "
+       "-Werror -pedantic`).\n";
+  s += c.libm ? "- libm: link with `-lm` (a kernel uses `<math.h>`).\n"
+              : "- libm: not needed (no source includes `<math.h>`).\n";
+  s += "- Firmware: compile with `-ffunction-sections -fdata-sections` and link with "
+       "`-Wl,--gc-sections`: the kernel files hold more functions than this model calls.\n";
+  if (c.npu)
+    s += "- `-DNPUCC_HAL_SIM`: host builds only, with the simulator's sources (below).\n";
+
+  s += "\n## Build with CMake (`" + pre + ".cmake`)\n\n";
+  s += "    include(path/to/OUT/" + pre + ".cmake)   # the STATIC library target '" + pre +
+       "'\n    add_executable(app main.c)\n    target_link_libraries(app PRIVATE " + pre + ")\n";
+  if (!c.testProgram.empty())
+    s += "    add_executable(" + pre + "_test ${" + P +
+         "_TEST_SRC})   # the test program\n"
+         "    target_link_libraries(" +
+         pre + "_test PRIVATE " + pre + ")\n";
+  s += "\n## Build with Make (`" + pre + ".mk`)\n\n";
+  s += "    include path/to/OUT/" + pre + ".mk\n    app: main.c $(" + P +
+       "_SRCS)\n"
+       "    \t$(CC) -std=c99 $(CFLAGS) $(" +
+       P + "_CFLAGS) -o $@ $^ $(" + P + "_LDLIBS)\n";
+  s += "\n`" + P + "_SRCS` (sources), `" + P + "_HDRS` (headers), `" + P +
+       "_CFLAGS` (`-I` "
+       "this folder), `" +
+       P + "_LDLIBS`" +
+       (c.testProgram.empty() ? std::string() : ", `" + P + "_TEST_SRC` (the test program)") +
+       ".\n";
+
+  s += "\n## Run on the host\n\n";
+  if (c.npu) {
+    s +=
+        "The NPU commands run on the target's simulator:\n\n"
+        "    npucc --target " +
+        c.target +
+        " --emit-runtime SIM --with-sim\n\n"
+        "then set `" +
+        P +
+        "_SIM_DIR` to `SIM` (an absolute path for CMake) before including "
+        "a fragment: it adds `SIM/npucc_sim*.c`, `-ISIM` and `-DNPUCC_HAL_SIM` (only those: "
+        "the HAL and target files of `SIM` are the ones in this folder). The program creates "
+        "and attaches the simulator before `" +
+        pre +
+        "_run`:\n\n"
+        "    npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);   /* npucc_sim.h, npucc_target.h */\n"
+        "    npucc_sim_attach(sim);\n"
+        "    npucc_hal_set_wait_hook(npucc_sim_wfi_hook, sim);  /* npucc_hal.h */\n\n"
+        "and after the run, `npucc_sim_failed(sim)` / `npucc_sim_error(sim)` tell whether the "
+        "simulator found a hazard.";
+    if (!c.testProgram.empty())
+      s += " `" + c.testProgram + "` does all this when built with `-DNPUCC_HAL_SIM`.";
+    s += " `npucc check` does the same with golden data.\n";
+  } else {
+    s += "Every op runs on the CPU kernels: build the sources with any C99 compiler and run "
+         "(`npucc check` does so with golden data).\n";
+  }
+
+  s += "\n## Run on silicon\n\n";
+  if (c.npu) {
+    s += "Build without `NPUCC_HAL_SIM`: the HAL accesses the NPU's registers by volatile "
+         "MMIO at the description's base address";
+    if (!c.regsHeader.empty()) {
+      std::string id = c.regsHeader.substr(0, c.regsHeader.size() - 7);
+      s += " (`" + upper(id) + "_BASE_ADDRESS` in `" + c.regsHeader +
+           "`, the register map for reading)";
+    }
+    s += ". The NPU's DMA reads the weights and reads and writes the arena and the I/O "
+         "buffers at the CPU's addresses (or `NPUCC_DEVICE_ADDR(p)`): place them in the "
+         "windows the description allows with the section macros above. While it waits for "
+         "the NPU the HAL polls its status registers; `npucc_hal_set_wait_hook(hook, ctx)` "
+         "runs `hook` per poll (e.g. a WFI).\n";
+  } else {
+    s += "Cross-compile the sources for the microcontroller (no OS, no heap); `" + pre +
+         "_run` needs only the arena and the stack.\n";
+  }
+  if (!c.testProgram.empty())
+    s += "\n`" + c.testProgram +
+         "` embeds inputs and golden outputs, prints the comparison and "
+         "`PASS` or `FAIL` (exit status 0 or 1): build it with the library for a bring-up run.\n";
+  return s;
+}
+
+} // namespace
+
+std::vector<EmittedFile> emitBuildFragments(const lir::Program &p,
+                                            const std::vector<EmittedFile> &files,
+                                            const FragmentOptions &o) {
+  Component c;
+  c.prefix = o.prefix;
+  c.upper = upper(o.prefix);
+  c.version = o.version;
+  c.target = o.target.empty() ? "cpu" : o.target;
+  c.regsHeader = o.regsHeader;
+  c.npu = p.usesNpu();
+  for (const EmittedFile &f : files) {
+    if (f.path.find('/') != std::string::npos)
+      continue; // OUT/'s own files are flat
+    if (f.path == o.prefix + "_test.c") {
+      c.testProgram = f.path;
+      continue;
+    }
+    if (endsWith(f.path, ".c")) {
+      c.sources.push_back(f.path);
+      c.libm = c.libm || f.contents.find("#include <math.h>") != std::string::npos;
+    } else if (endsWith(f.path, ".h")) {
+      c.headers.push_back(f.path);
+      c.libm = c.libm || f.contents.find("#include <math.h>") != std::string::npos;
+    }
+  }
+  std::sort(c.sources.begin(), c.sources.end());
+  std::sort(c.headers.begin(), c.headers.end());
+  c.arenaAttr = contains(files, o.prefix + ".c", "NPUCC_ARENA_ATTR");
+  c.npuConstAttr = contains(files, o.prefix + "_weights.c", "NPUCC_NPU_CONST_ATTR");
+  c.layerHook = contains(files, o.prefix + ".c", "NPUCC_LAYER_HOOK");
+  return {{o.prefix + ".cmake", cmakeFragment(c)},
+          {o.prefix + ".mk", makeFragment(c)},
+          {"README.md", readme(p, c, o)}};
+}
+
+} // namespace npucc::codegen

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# `npucc check` as a CI gate (issue 20): exit 0 for a pass, 1 for an output mismatch, 2 for
+# an error (missing model, bad data, failed build, bad flags); --json is written in every
+# case with "status" (pass | mismatch | error), the npucc version and, on error, the message.
+# A changed golden value is reported at its own index (text and JSON), and the interpreter
+# column of the text agrees with the JSON's "exactness". Every built-in target (`npucc
+# --target list`) passes with the strict flags of issue 20 (check's own harness included).
+# Usage: check_cli_test.sh NPUCC SOURCE_DIR
+set -uo pipefail
+npucc="$1"
+src="$2"
+. "$src/test/e2e/ci_skip.sh"
+py=/usr/bin/python3
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "PASS: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+version="$("$npucc" --version | sed 's/^npucc //')"
+
+# check_case NAME RC STATUS PY_ASSERT ARGS...: `npucc check ARGS... --json FILE` exits RC,
+# FILE has "status": STATUS and the npucc version, and the Python expression PY_ASSERT holds
+# for the report `j` and the text output `text` (stdout and stderr).
+check_case() {
+  local name="$1" want_rc="$2" want_status="$3" assert="$4"
+  shift 4
+  rm -f "$tmp/r.json"
+  "$npucc" check "$@" --json "$tmp/r.json" > "$tmp/log" 2>&1
+  local rc=$?
+  if [ "$rc" != "$want_rc" ]; then
+    bad "$name: exit $rc, expected $want_rc"
+    sed 's/^/    /' "$tmp/log" | tail -8
+    return
+  fi
+  if ! "$py" - "$tmp/r.json" "$tmp/log" "$want_status" "$version" "$assert" <<'PYEOF'; then
+import json, sys
+path, log, status, version, assert_expr = sys.argv[1:]
+j = json.load(open(path))
+text = open(log).read()
+assert j["status"] == status, "status %r, expected %r" % (j["status"], status)
+assert j["npucc_version"] == version, "npucc_version %r" % j["npucc_version"]
+assert j["pass"] == (status == "pass"), "pass %r" % j["pass"]
+assert ("error" in j) == (status == "error"), "error field: %r" % j.get("error")
+assert eval(assert_expr), "does not hold: " + assert_expr
+PYEOF
+    bad "$name: the report does not match (above)"
+    sed 's/^/    /' "$tmp/log" | tail -5
+    return
+  fi
+  ok "$name (exit $rc, status $want_status)"
+}
+
+m="$src/models/tinycnn_int8"
+# The text row of output 0 of data set 0: [.., steps, interp, first bad, result...].
+row='[l.split() for l in text.splitlines() if l.startswith("test_data_set_0 ") and " vs " not in l and "simulator" not in l][0]'
+
+check_case "pass: tinycnn_int8 on npu-default" 0 pass \
+  "j['outputs'][0]['first_mismatch'] == -1 and j['outputs'][0]['interp']['exactness'] == 'exact'" \
+  "$m"
+
+# Mismatch: one golden value changed (tinycnn_int8: a DequantizeLinear output).
+cp -r "$m" "$tmp/changed"
+"$py" - "$tmp/changed/test_data_set_0/output_0.pb" 7 <<'PYEOF'
+import sys, onnx, onnx.numpy_helper as nh
+p, k = sys.argv[1], int(sys.argv[2])
+t = onnx.TensorProto()
+t.ParseFromString(open(p, "rb").read())
+a = nh.to_array(t).copy()
+a.flat[k] += 10 if a.dtype.kind == "f" else 3
+open(p, "wb").write(nh.from_array(a, t.name).SerializeToString())
+PYEOF
+check_case "mismatch: one changed golden value (dq output)" 1 mismatch \
+  "j['outputs'][0]['first_mismatch'] == 7 and $row[-2] == '7' and $row[-1] == 'FAIL' \
+   and j['outputs'][0]['mismatches'] >= 1" \
+  "$tmp/changed"
+
+# A softmax(dq) output (mlpt_kws_qdq): the changed element is named (it was "first bad 0"),
+# and the interpreter column ("int-exact": identical logits, float softmax bytes differ)
+# is the JSON's exactness.
+kws="$src/../shared/models/mlpt_kws_qdq"
+if [ -f "$kws/model.onnx" ]; then
+  cp -r "$kws" "$tmp/kws"
+  "$py" - "$tmp/kws/test_data_set_0/output_0.pb" <<'PYEOF'
+import sys, onnx, onnx.numpy_helper as nh
+p = sys.argv[1]
+t = onnx.TensorProto()
+t.ParseFromString(open(p, "rb").read())
+a = nh.to_array(t).copy()
+a.flat[5] = a.flat[5] * 0.5 + 0.01
+open(p, "wb").write(nh.from_array(a, t.name).SerializeToString())
+PYEOF
+  check_case "mismatch: softmax(dq) output, changed element 5" 1 mismatch \
+    "j['outputs'][0]['first_mismatch'] == 5 and $row[-2] == '5' \
+     and $row[-3] == j['outputs'][0]['interp']['exactness'] \
+     and all(s['exactness'] + ',' in text for s in j['outputs'][0]['stages'])" \
+    "$tmp/kws"
+else
+  ci_skip "softmax(dq) first bad index (no $kws)" || failed=$((failed + 1))
+fi
+
+# Errors: exit 2 and a report with the message.
+check_case "error: missing model" 2 error "'not found' in j['error']" "$tmp/nowhere"
+check_case "error: failing build (bad --cflags)" 2 error \
+  "'building the generated C failed' in j['error']" "$m" --cflags "-O2 -fno-such-flag-npucc"
+mkdir -p "$tmp/baddata/test_data_set_0"
+cp "$m/model.onnx" "$tmp/baddata/" && cp "$m/test_data_set_0/output_0.pb" "$tmp/baddata/test_data_set_0/input_0.pb"
+cp "$m/test_data_set_0/output_0.pb" "$tmp/baddata/test_data_set_0/"
+check_case "error: data set input of another shape" 2 error "'does not match' in j['error']" \
+  "$tmp/baddata"
+check_case "error: bad flag value" 2 error "'tolerance' in j['error']" "$m" --tolerance abc
+check_case "error: --tolerance nan" 2 error "'must be a finite number' in j['error']" \
+  "$m" --tolerance nan
+
+# Issue 20's strict flags on every built-in target (the list as npucc prints it).
+strict="-O2 -std=c99 -Wall -Wextra -Werror"
+targets=$("$npucc" --target list | awk 'NF && $1 != "or" {print $1}')
+[ -n "$targets" ] || bad "npucc --target list printed no target"
+for t in $targets; do
+  check_case "strict flags on $t: '$strict'" 0 pass "'tinycnn_int8: PASS' in text" \
+    "$m" --target "$t" --cflags "$strict"
+done
+
+echo "check_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
