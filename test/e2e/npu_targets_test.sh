@@ -20,7 +20,10 @@
 #    mlpt_kws_qdq and torch_ptq_qdq pass `npucc check` on the simulator (refused before: "register
 #    width must be 8, 16 or 32 bits, got 64");
 #  - test/target/npu-tiny.json (one 8-bit read-modify-write CTRL with GO as start bit, a clear
-#    register, an init write): tinycnn_int8, mlpt_kws_qdq and torch_ptq_qdq.
+#    register, an init write): tinycnn_int8, mlpt_kws_qdq and torch_ptq_qdq;
+#  - test/target/npu-expr.json (fields computed by expressions: minus-one sizes, a kernel-type
+#    cases table the simulator reads k_h from, derived block and pixel counts, in_zp in two
+#    fields): the same three models.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -105,6 +108,17 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
   done
 else
   echo "note: $shared not found: the shared models on npu-tiny were not run"
+fi
+
+# 2d. Fields as expressions (issue 19, phase 3): npu-expr computes fields from the parameters
+#     (the simulator recomputes each and reports a field that disagrees).
+check "tinycnn_int8 on npu-expr" "$src/models/tinycnn_int8" "$src/test/target/npu-expr.json"
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq torch_ptq_qdq; do
+    check "$m on npu-expr" "$shared/$m" "$src/test/target/npu-expr.json"
+  done
+else
+  echo "note: $shared not found: the shared models on npu-expr were not run"
 fi
 
 # 3. A compute address field narrower than the scratchpad.
