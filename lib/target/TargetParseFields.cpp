@@ -205,6 +205,18 @@ void TargetParser::checkRecoverable(const CommandDesc &c, const std::string &pat
 }
 
 void TargetParser::checkFieldBindings() const {
+  // The C table counts expression ops, cases and conditions in 16 bits.
+  size_t ops = 0, cases = 0, conds = 0;
+  for (const CommandDesc &c : T.commands)
+    for (const FieldBinding &b : c.fields) {
+      ops += b.isCases ? 0 : exprPostfix(b.expr).size();
+      cases += b.cases.size();
+      for (const FieldCase &fc : b.cases)
+        conds += fc.when.size();
+      if (ops > 65535 || cases > 65535 || conds > 65535)
+        fail(b.path, "the computed fields of this description need more than 65535 expression "
+                     "operations, cases or conditions; the runtime's table holds at most 65535");
+    }
   for (const CommandDesc &c : T.commands) {
     const OpLimits *l = T.operation(c.kind);
     for (const FieldBinding &b : c.fields) {
