@@ -303,6 +303,9 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
   st->start = start;
+  npucc_npu_decode(s->d, c, s->regs, p);
+  if (check_fields(s, idx, c, p) != 0)
+    return;
   if (e == NPUCC_ENGINE_FENCE) {
     /* A fence completes when everything issued before it has completed. */
     uint64_t end = start;
@@ -312,8 +315,7 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
         end = s->eng[k].end;
     st->end = end + s->d->command_overhead_cycles;
   } else {
-    npucc_npu_decode(s->d, c, s->regs, p);
-    if (check_fields(s, idx, c, p) != 0 || sim_exec(s, idx, c->kind, p) != 0)
+    if (sim_exec(s, idx, c->kind, p) != 0)
       return;
     st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);
     st->end = st->start + st->cycles;

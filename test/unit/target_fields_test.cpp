@@ -244,6 +244,32 @@ TEST(TargetFields, SimulatorCatchesAnInconsistentField) {
   npucc_sim_destroy(s);
 }
 
+TEST(TargetFields, SimulatorChecksAFenceCommandsConstantField) {
+  // npu-third completes through fence commands; its fence gets a constant.
+  json j = json::parse(test::readText(test::targetDir() + "npu-third.json"));
+  j["registers"].push_back({{"name", "FMODE"},
+                            {"offset", "0x7F0"},
+                            {"fields", {{{"name", "level"}, {"lsb", 0}, {"width", 2}}}}});
+  j["commands"]["fence"]["fields"] = {{"FMODE.level", 2}};
+  auto r = parseTargetJson(j.dump(2), "third.json");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  CTable t(*r);
+  const npucc_target_desc *d = t.get();
+  std::vector<int64_t> p = CTable::defaultParams();
+  Enc e;
+  ASSERT_EQ(npucc_npu_encode(d, NPUCC_KIND_FENCE, p.data(), e.w, &e.n, &e.bad), NPUCC_OK);
+  ASSERT_EQ(e.n, 2); // FMODE, then the doorbell
+  npucc_sim *s = npucc_sim_create(d);
+  ASSERT_NE(s, nullptr);
+  const npucc_reg_desc &fm = d->regs[e.w[0].reg];
+  EXPECT_STREQ(fm.name, "FMODE");
+  npucc_sim_reg_write(s, fm.offset, 1, fm.width);
+  npucc_sim_reg_write(s, d->regs[e.w[1].reg].offset, e.w[1].value, d->regs[e.w[1].reg].width);
+  EXPECT_STREQ(npucc_sim_error(s),
+               "command #0 (fence): field 'FMODE.level' holds 1, its expression gives 2");
+  npucc_sim_destroy(s);
+}
+
 TEST(TargetFields, ProofFallsBackNamingTheDerivedField) {
   auto r = edited(derivedConv);
   ASSERT_TRUE(r.ok()) << r.error().str();
