@@ -67,6 +67,28 @@ const std::vector<int> *capabilities(const OpLimits *l, int id, std::vector<int>
   }
 }
 
+/// A selector parameter's value by name in a cases condition ("pool_kind":
+/// "max"); other parameters take integers.
+int64_t namedValue(int id, const nlohmann::json &v, const std::string &path) {
+  static const struct {
+    int param;
+    const char *name;
+    int64_t value;
+  } Names[] = {{NPUCC_P_POOL_KIND, "max", NPUCC_POOL_MAX},
+               {NPUCC_P_POOL_KIND, "avg", NPUCC_POOL_AVG},
+               {NPUCC_P_ELTWISE_OP, "add", NPUCC_ELTWISE_ADD}};
+  std::string s = v.get<std::string>(), list;
+  for (const auto &n : Names)
+    if (n.param == id) {
+      if (s == n.name)
+        return n.value;
+      list += (list.empty() ? "" : ", ") + std::string(n.name);
+    }
+  fail(path, list.empty() ? "parameter '" + paramNames()[size_t(id)] + "' takes an integer"
+                          : "unknown " + paramNames()[size_t(id)] + " " + shortQuote(s) +
+                                " (expected " + list + " or an integer)");
+}
+
 } // namespace
 
 void TargetParser::parseFields(const Obj &co, CommandDesc &c, const Claim &claim) const {
@@ -126,7 +148,8 @@ void TargetParser::parseFields(const Obj &co, CommandDesc &c, const Claim &claim
                          (near.empty() ? "" : " (did you mean '" + near + "'?)"));
           }
           checkParam(id, wp);
-          fc.when.push_back({id, toI64(wi.value(), wp)});
+          fc.when.push_back({id, wi.value().is_string() ? namedValue(id, wi.value(), wp)
+                                                        : toI64(wi.value(), wp)});
         }
         int64_t val = toI64(ko.req("value"), ko.at("value"));
         if (val < 0 || uint64_t(val) > fieldMax(b.field))

@@ -104,6 +104,42 @@ TEST(TargetFields, EachFormIsAccepted) {
   EXPECT_NE(src.find(".num_field_bindings = 4,"), std::string::npos);
 }
 
+TEST(TargetFields, PoolKindsByName) {
+  auto r = edited([](json &j) {
+    json cases = json::array();
+    cases.push_back({{"when", {{"pool_kind", "max"}}}, {"value", 2}});
+    cases.push_back({{"when", {{"pool_kind", "avg"}}}, {"value", 3}});
+    j["commands"]["pool"]["params"].erase("pool_kind");
+    j["commands"]["pool"]["fields"]["COMP_CTRL.pool_kind"]["cases"] = cases;
+  });
+  EXPECT_FALSE(r.ok()) << "a 2-bit table value in a 1-bit field";
+  EXPECT_EQ(r.error().str(), "edited.json: error: /commands/pool/fields/COMP_CTRL.pool_kind/"
+                             "cases/0/value: value 2 does not fit 1-bit field "
+                             "'COMP_CTRL.pool_kind' (0..1)");
+  auto ok = edited([](json &j) {
+    json cases = json::array();
+    cases.push_back({{"when", {{"pool_kind", "avg"}}}, {"value", 1}});
+    cases.push_back({{"when", {{"pool_kind", "max"}}}, {"value", 0}});
+    j["commands"]["pool"]["params"].erase("pool_kind");
+    j["commands"]["pool"]["fields"]["COMP_CTRL.pool_kind"]["cases"] = cases;
+  });
+  ASSERT_TRUE(ok.ok()) << ok.error().str();
+  EXPECT_EQ(ok->paramRange("pool", "pool_kind").values,
+            (std::vector<int64_t>{NPUCC_POOL_MAX, NPUCC_POOL_AVG}));
+  EXPECT_EQ(errOf([](json &j) {
+              j["commands"]["pool"]["fields"]["DERIVED.mode"]["cases"] = {
+                  {{"when", {{"pool_kind", "min"}}}, {"value", 0}}};
+            }),
+            "edited.json: error: /commands/pool/fields/DERIVED.mode/cases/0/when/pool_kind: "
+            "unknown pool_kind 'min' (expected max, avg or an integer)");
+  EXPECT_EQ(errOf([](json &j) {
+              j["commands"]["pool"]["fields"]["DERIVED.mode"]["cases"] = {
+                  {{"when", {{"k_h", "three"}}}, {"value", 0}}};
+            }),
+            "edited.json: error: /commands/pool/fields/DERIVED.mode/cases/0/when/k_h: "
+            "parameter 'k_h' takes an integer");
+}
+
 TEST(TargetFields, RefusalsNameTheirPath) {
   EXPECT_EQ(errOf([](json &j) {
               j["commands"]["conv"]["fields"] = {{"DERIVED.px", "out_c - 1"}};
