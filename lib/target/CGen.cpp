@@ -217,6 +217,11 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     for (const ParamBinding *bp : sorted) {
       const ParamBinding &b = *bp;
       uint64_t mag = b.minus < 0 ? 0 - uint64_t(b.minus) : uint64_t(b.minus);
+      if (!b.fromExpr.empty()) {
+        o << " *   " << commentSafe(b.text()) << " <- " << commentSafe(b.fromExpr)
+          << (SignedParams[b.paramId] ? " (signed, two's complement)" : "") << "\n";
+        continue;
+      }
       o << " *   " << commentSafe(b.text()) << " <- " << b.param;
       if (b.minus)
         o << (b.minus > 0 ? " - " : " + ") << (mag < 4096 ? std::to_string(mag) : hex(mag));
@@ -228,6 +233,22 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       if (b.fields.size() > 1)
         o << " (" << b.totalWidth() << " bits, least significant part first)";
       o << "\n";
+    }
+    for (const FieldBinding &b : c.fields) {
+      o << " *   " << commentSafe(b.field.text) << " <- ";
+      if (!b.isCases) {
+        o << commentSafe(printExpr(b.expr)) << "\n";
+        continue;
+      }
+      o << "cases"
+        << (b.decodes ? " (the simulator reads " + b.text().substr(11) + " from it)" : "") << ":\n";
+      for (const FieldCase &fc : b.cases) {
+        o << " *       ";
+        for (size_t i = 0; i < fc.when.size(); ++i)
+          o << (i ? ", " : "") << paramNames()[size_t(fc.when[i].first)] << " = "
+            << fc.when[i].second;
+        o << ": " << fc.value << "\n";
+      }
     }
     for (const FixedParam &f : c.fixed)
       o << " *   (fixed) " << f.param << " = " << f.value << "\n";
@@ -244,6 +265,58 @@ std::string emitRegisterHeader(const TargetDesc &t) {
   o << "#endif /* NPUCC_REGS_" << P << "_H */\n";
   return o.str();
 }
+
+namespace {
+
+const char *const ExprOpNames[] = {
+    "NPUCC_EXPR_CONST", "NPUCC_EXPR_PARAM", "NPUCC_EXPR_ADD",  "NPUCC_EXPR_SUB", "NPUCC_EXPR_MUL",
+    "NPUCC_EXPR_DIV",   "NPUCC_EXPR_MOD",   "NPUCC_EXPR_CDIV", "NPUCC_EXPR_MIN", "NPUCC_EXPR_MAX",
+    "NPUCC_EXPR_SHL",   "NPUCC_EXPR_SHR",   "NPUCC_EXPR_AND",  "NPUCC_EXPR_OR"};
+
+/// The computed fields' tables ("fields"): bindings, postfix expression ops,
+/// cases and their conditions. Nothing for a description without them.
+void emitFieldTables(std::ostringstream &o, const npucc_target_desc &d, const TargetDesc &t,
+                     const std::string &id) {
+  std::vector<const FieldBinding *> all;
+  for (const CommandDesc &c : t.commands)
+    for (const FieldBinding &b : c.fields)
+      all.push_back(&b);
+  if (d.num_expr_ops) {
+    o << "static const npucc_expr_op " << id << "_expr_ops[] = {\n";
+    for (uint16_t i = 0; i < d.num_expr_ops; ++i) {
+      const npucc_expr_op &e = d.expr_ops[i];
+      o << "    {" << ExprOpNames[e.op] << ", "
+        << (e.op == NPUCC_EXPR_PARAM ? std::string(ParamEnumNames[e.arg]) : i64(e.arg)) << "},\n";
+    }
+    o << "};\n\n";
+  }
+  if (d.num_cases) {
+    o << "static const npucc_fixed " << id << "_case_conds[] = {\n";
+    for (uint16_t i = 0; i < d.num_case_conds; ++i)
+      o << "    {" << ParamEnumNames[d.case_conds[i].param] << ", " << i64(d.case_conds[i].value)
+        << "},\n";
+    o << "};\n\nstatic const npucc_expr_case " << id << "_cases[] = {\n";
+    for (uint16_t i = 0; i < d.num_cases; ++i)
+      o << "    {" << hex(d.cases[i].value) << ", " << d.cases[i].first_cond << ", "
+        << d.cases[i].num_conds << "},\n";
+    o << "};\n\n";
+  }
+  if (d.num_field_bindings) {
+    o << "static const npucc_field_binding " << id << "_field_bindings[] = {\n";
+    for (uint16_t i = 0; i < d.num_field_bindings; ++i) {
+      const npucc_field_binding &b = d.field_bindings[i];
+      o << "    {" << b.cmd << ", " << ref(b.field) << ", "
+        << (b.kind == NPUCC_FB_CASES ? "NPUCC_FB_CASES" : "NPUCC_FB_EXPR") << ", "
+        << unsigned(b.decodes) << ", "
+        << (b.param >= 0 ? std::string(ParamEnumNames[b.param]) : std::string("-1")) << ", "
+        << b.first << ", " << b.count << "}, /* " << commentSafe(all[i]->field.text) << " <- "
+        << commentSafe(all[i]->text()) << " */\n";
+    }
+    o << "};\n\n";
+  }
+}
+
+} // namespace
 
 std::string emitCTableHeader(const TargetDesc &t) {
   std::string id = cIdentifier(t.name);
@@ -354,6 +427,7 @@ std::string emitCTableSource(const TargetDesc &t) {
         << commentSafe(t.init[i].field.text) << " */\n";
     o << "};\n\n";
   }
+  emitFieldTables(o, d, t, id);
   o << "const npucc_target_desc npucc_target_" << id << " = {\n"
     << "    .name = " << cString(d.name) << ",\n"
     << "    .address_bits = " << unsigned(d.address_bits) << ",\n"
@@ -419,6 +493,15 @@ std::string emitCTableSource(const TargetDesc &t) {
     << "    .poll_cycles = " << d.poll_cycles << "u,\n";
   if (d.num_init)
     o << "    .init = " << id << "_init,\n    .num_init = " << d.num_init << ",\n";
+  if (d.num_field_bindings)
+    o << "    .field_bindings = " << id
+      << "_field_bindings,\n    .num_field_bindings = " << d.num_field_bindings << ",\n";
+  if (d.num_expr_ops)
+    o << "    .expr_ops = " << id << "_expr_ops,\n    .num_expr_ops = " << d.num_expr_ops << ",\n";
+  if (d.num_cases)
+    o << "    .cases = " << id << "_cases,\n    .num_cases = " << d.num_cases << ",\n"
+      << "    .case_conds = " << id << "_case_conds,\n    .num_case_conds = " << d.num_case_conds
+      << ",\n";
   o << "};\n";
   return o.str();
 }

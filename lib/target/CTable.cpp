@@ -21,6 +21,10 @@ struct CTable::Impl {
   std::vector<std::vector<npucc_fieldval>> Select;
   std::vector<npucc_mem_desc> Mems;
   std::vector<npucc_fieldval> Init;
+  std::vector<npucc_field_binding> FieldBindings;
+  std::vector<npucc_expr_op> ExprOps;
+  std::vector<npucc_expr_case> Cases;
+  std::vector<npucc_fixed> CaseConds;
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -192,6 +196,32 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     cd.doorbell_nop = c.doorbellNop;
     I.Cmds.push_back(cd);
   }
+  for (size_t i = 0; i < T.commands.size(); ++i)
+    for (const FieldBinding &b : T.commands[i].fields) {
+      npucc_field_binding fb{};
+      fb.cmd = uint16_t(i);
+      fb.field = toRef(b.field);
+      std::vector<int> ps = b.params();
+      fb.param = int16_t(ps.empty() ? -1 : ps.front());
+      if (b.isCases) {
+        fb.kind = NPUCC_FB_CASES;
+        fb.decodes = b.decodes ? 1 : 0;
+        fb.first = uint16_t(I.Cases.size());
+        fb.count = uint16_t(b.cases.size());
+        for (const FieldCase &c : b.cases) {
+          I.Cases.push_back({c.value, uint16_t(I.CaseConds.size()), uint16_t(c.when.size())});
+          for (const auto &w : c.when)
+            I.CaseConds.push_back({uint16_t(w.first), w.second});
+        }
+      } else {
+        fb.kind = NPUCC_FB_EXPR;
+        fb.first = uint16_t(I.ExprOps.size());
+        for (const auto &o : exprPostfix(b.expr))
+          I.ExprOps.push_back({o.first, o.second});
+        fb.count = uint16_t(I.ExprOps.size() - fb.first);
+      }
+      I.FieldBindings.push_back(fb);
+    }
   for (const Scratchpad &s : T.scratchpads)
     I.Mems.push_back(scratchpadDesc(s));
   for (const SystemRange &s : T.system)
@@ -246,6 +276,15 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     I.Init.push_back({toRef(v.field), v.value});
   D.init = I.Init.empty() ? nullptr : I.Init.data();
   D.num_init = uint16_t(I.Init.size());
+  auto data = [](auto &v) { return v.empty() ? nullptr : v.data(); };
+  D.field_bindings = data(I.FieldBindings);
+  D.num_field_bindings = uint16_t(I.FieldBindings.size());
+  D.expr_ops = data(I.ExprOps);
+  D.num_expr_ops = uint16_t(I.ExprOps.size());
+  D.cases = data(I.Cases);
+  D.num_cases = uint16_t(I.Cases.size());
+  D.case_conds = data(I.CaseConds);
+  D.num_case_conds = uint16_t(I.CaseConds.size());
 }
 
 CTable::~CTable() = default;

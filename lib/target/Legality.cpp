@@ -65,6 +65,11 @@ public:
              " = " + std::to_string(r.lo));
       return;
     }
+    if (!r.values.empty()) {
+      if (!r.holds(v))
+        fail(T.paramProblem(commandKindId(Kind), paramId(param), v));
+      return;
+    }
     if (v < r.lo || v > r.hi)
       fail(param + " " + std::to_string(v) + " outside what " + Kind + "'s field '" + r.field +
            "' holds (" + std::to_string(r.lo) + ".." + std::to_string(r.hi) + ")");

@@ -97,6 +97,15 @@ const FixedParam *CommandDesc::fixedParam(const std::string &param) const {
   return nullptr;
 }
 
+const FieldBinding *CommandDesc::decodingCases(int id) const {
+  for (const FieldBinding &b : fields)
+    if (b.isCases && b.decodes)
+      for (int p : b.params())
+        if (p == id)
+          return &b;
+  return nullptr;
+}
+
 unsigned ParamBinding::totalWidth() const {
   unsigned w = 0;
   for (const FieldRef &f : fields)
@@ -146,6 +155,24 @@ ParamRange computeParamRange(const CommandDesc *c, int id) {
     r.field = b->text();
     return r;
   }
+  if (c)
+    for (const FieldBinding &b : c->fields) {
+      if (!b.isCases || !b.decodes)
+        continue;
+      for (const FieldCase &fc : b.cases)
+        for (const auto &w : fc.when)
+          if (w.first == id &&
+              std::find(r.values.begin(), r.values.end(), w.second) == r.values.end())
+            r.values.push_back(w.second);
+      if (r.values.empty())
+        continue;
+      std::sort(r.values.begin(), r.values.end());
+      r.lo = r.values.front();
+      r.hi = r.values.back();
+      r.bound = true;
+      r.field = b.field.text;
+      return r;
+    }
   const FixedParam *f = c ? c->fixedParam(param) : nullptr;
   r.fixed = f != nullptr;
   r.lo = r.hi = f ? f->value : paramDefault(id);
@@ -200,6 +227,12 @@ std::string TargetDesc::paramProblem(int kind, int param, int64_t v) const {
     return "";
   std::string head = "command '" + commandKindNames()[size_t(kind)] + "' parameter '" +
                      paramNames()[size_t(param)] + "' = " + valueText(param, v);
+  if (r.bound && !r.values.empty()) {
+    std::string vals;
+    for (int64_t x : r.values)
+      vals += (vals.empty() ? "" : ", ") + valueText(param, x);
+    return head + " has no case in the table of its field '" + r.field + "' (" + vals + ")";
+  }
   if (!r.bound)
     return head +
            (r.fixed ? " but the command fixes it to "
@@ -230,8 +263,77 @@ bool TargetDesc::isCommandRegister(int reg) const {
       for (const FieldRef &f : b.fields)
         if (f.reg == reg)
           return true;
+    for (const FieldBinding &b : c.fields)
+      if (b.field.reg == reg)
+        return true;
   }
   return false;
+}
+
+std::string FieldBinding::text() const {
+  if (!isCases)
+    return printExpr(expr);
+  std::string s;
+  for (int p : params())
+    s += (s.empty() ? "" : ", ") + paramNames()[size_t(p)];
+  return "cases over " + (s.empty() ? std::string("nothing") : s);
+}
+
+std::vector<int> FieldBinding::params() const {
+  if (!isCases)
+    return exprParams(expr);
+  std::vector<int> out;
+  for (const FieldCase &c : cases)
+    for (const auto &w : c.when)
+      if (std::find(out.begin(), out.end(), w.first) == out.end())
+        out.push_back(w.first);
+  return out;
+}
+
+std::string TargetDesc::fieldProblem(int kind, const std::vector<int64_t> &params) const {
+  const CommandDesc *c = kind >= 0 && size_t(kind) < commandKindNames().size()
+                             ? command(commandKindNames()[size_t(kind)])
+                             : nullptr;
+  if (!c)
+    return "";
+  for (const FieldBinding &b : c->fields) {
+    std::string head = "command '" + c->kind + "' field '" + b.field.text + "'";
+    uint64_t max = b.field.width >= 64 ? UINT64_MAX : (uint64_t(1) << b.field.width) - 1;
+    std::string range =
+        " (" + std::to_string(b.field.width) + " bits, 0.." + std::to_string(max) + ")";
+    if (b.isCases) {
+      bool found = false;
+      for (const FieldCase &fc : b.cases) {
+        bool all = true;
+        for (const auto &w : fc.when)
+          all &= size_t(w.first) < params.size() && params[size_t(w.first)] == w.second;
+        found |= all;
+      }
+      if (!found) {
+        std::string vals;
+        for (int p : b.params())
+          vals += (vals.empty() ? "" : ", ") + paramNames()[size_t(p)] + " = " +
+                  std::to_string(size_t(p) < params.size() ? params[size_t(p)] : 0);
+        return head + ": no case of its table matches " + vals;
+      }
+      continue;
+    }
+    std::optional<int64_t> v = evalExpr(b.expr, params);
+    if (!v) {
+      std::string vals;
+      for (int p : b.params())
+        vals += (vals.empty() ? "" : ", ") + paramNames()[size_t(p)] + " = " +
+                std::to_string(size_t(p) < params.size() ? params[size_t(p)] : 0);
+      return head + " = " + printExpr(b.expr) +
+             " cannot be computed (overflow, division by "
+             "zero, a negative operand or shift) for " +
+             vals;
+    }
+    if (*v < 0 || uint64_t(*v) > max)
+      return head + " = " + printExpr(b.expr) + " = " + std::to_string(*v) + " does not fit" +
+             range;
+  }
+  return "";
 }
 
 const Scratchpad *TargetDesc::scratchpadAt(uint64_t addr, uint64_t size) const {

@@ -353,6 +353,7 @@ void TargetParser::parseCommands(const Obj &o) {
         c.fixed.push_back(f);
       }
     }
+    parseFields(co, c, claim);
     if (const json *sel = co.opt("select")) {
       if (!sel->is_array())
         fail(co.at("select"), "expected an array, got " + typeName(*sel));
@@ -375,6 +376,7 @@ void TargetParser::parseCommands(const Obj &o) {
     }
     c.doorbellNop = nopOf(T, c.doorbell.field);
     co.done();
+    checkRecoverable(c, p);
     std::set<int> regs;
     for (const FieldRef &f : used)
       regs.insert(f.reg);
@@ -384,7 +386,7 @@ void TargetParser::parseCommands(const Obj &o) {
                   std::to_string(MaxRegistersPerCommand) + " per command");
     for (size_t id = 0; id < paramNames().size(); ++id)
       if ((RequiredKinds[id] & (1u << c.kindId)) && !c.binding(paramNames()[id]) &&
-          !c.fixedParam(paramNames()[id]))
+          !c.fixedParam(paramNames()[id]) && !c.decodingCases(int(id)))
         fail(co.at("params"),
              "command '" + kind + "' must bind parameter '" + paramNames()[id] + "'");
     T.commands.push_back(c);
@@ -444,6 +446,7 @@ void TargetParser::crossCheck() {
   }
   checkStatusRegisters();
   checkAmbiguousCommands();
+  checkFieldBindings();
   checkCapabilitiesEncodable();
   foldAddressUnits();
   deriveDmaLimits();

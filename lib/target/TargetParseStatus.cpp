@@ -247,6 +247,8 @@ std::vector<FieldRef> TargetParser::writtenFields(const CommandDesc &c) const {
     w.insert(w.end(), pb.fields.begin(), pb.fields.end());
   for (const FieldValue &s : c.select)
     w.push_back(s.field);
+  for (const FieldBinding &b : c.fields)
+    w.push_back(b.field);
   w.push_back(c.doorbell.field);
   return w;
 }

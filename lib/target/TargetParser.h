@@ -7,6 +7,8 @@
 //                            across them (ambiguous commands)
 //   TargetParseStatus.cpp    status bits (clearing, start bits) and the
 //                            registers commands may write beside them
+//   TargetParseFields.cpp    computed fields ("fields": constants, expressions,
+//                            cases tables) and their checks
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -21,6 +23,7 @@
 
 #include "JsonReader.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +67,12 @@ private:
   ParamBinding parseBinding(const std::string &param, const json &j, const std::string &path) const;
   void parseCommands(const Obj &o);
   void parseQueue(const Obj &o);
+
+  // TargetParseFields.cpp
+  using Claim = std::function<void(const FieldRef &, const std::string &)>;
+  void parseFields(const Obj &co, CommandDesc &c, const Claim &claim) const;
+  void checkRecoverable(const CommandDesc &c, const std::string &path) const;
+  void checkFieldBindings() const;
   void checkAmbiguousCommands() const;
   void crossCheck();
 

@@ -127,6 +127,56 @@ typedef struct npucc_fieldval {
   uint64_t value;
 } npucc_fieldval;
 
+/* Field expressions (target description "fields"): a field computed from the
+ * semantic parameters by a small integer expression, kept in postfix form
+ * and evaluated by npucc_expr_eval (a stack machine over int64). / % cdiv
+ * << >> & | take non-negative operands; overflow, division by zero, a shift
+ * outside 0..62 or a negative operand fail with NPUCC_ERR_RANGE. */
+#define NPUCC_EXPR_CONST 0 /* push arg */
+#define NPUCC_EXPR_PARAM 1 /* push params[arg] */
+#define NPUCC_EXPR_ADD 2
+#define NPUCC_EXPR_SUB 3
+#define NPUCC_EXPR_MUL 4
+#define NPUCC_EXPR_DIV 5
+#define NPUCC_EXPR_MOD 6
+#define NPUCC_EXPR_CDIV 7 /* ceiling division */
+#define NPUCC_EXPR_MIN 8
+#define NPUCC_EXPR_MAX 9
+#define NPUCC_EXPR_SHL 10
+#define NPUCC_EXPR_SHR 11
+#define NPUCC_EXPR_AND 12
+#define NPUCC_EXPR_OR 13
+/* Stack slots an expression may use (the loader refuses deeper ones). */
+#define NPUCC_EXPR_STACK 16
+
+typedef struct npucc_expr_op {
+  uint8_t op; /* NPUCC_EXPR_* */
+  int64_t arg;
+} npucc_expr_op;
+
+/* One row of a "cases" table: the field holds `value` when every condition
+ * (parameter == value, conds[first_cond .. first_cond+num_conds-1]) holds. */
+typedef struct npucc_expr_case {
+  uint64_t value;
+  uint16_t first_cond; /* into npucc_target_desc.case_conds */
+  uint16_t num_conds;
+} npucc_expr_case;
+
+#define NPUCC_FB_EXPR 0  /* field = expression ops[first .. first+count-1] */
+#define NPUCC_FB_CASES 1 /* field = the first matching case of cases[first .. first+count-1] */
+
+/* A field a command computes from its parameters, after its parameter
+ * bindings. The value must fit the field unsigned (0 .. 2^width - 1). */
+typedef struct npucc_field_binding {
+  uint16_t cmd; /* index into cmds[] */
+  npucc_fieldref field;
+  uint8_t kind;    /* NPUCC_FB_* */
+  uint8_t decodes; /* cases: the simulator recovers the parameters of its conditions from it */
+  int16_t param;   /* the first parameter it reads (bad_param of NPUCC_ERR_RANGE), -1: none */
+  uint16_t first;
+  uint16_t count;
+} npucc_field_binding;
+
 typedef struct npucc_cmd_desc {
   uint8_t kind;   /* NPUCC_KIND_* */
   uint8_t engine; /* NPUCC_ENGINE_* */
@@ -262,6 +312,16 @@ typedef struct npucc_target_desc {
    * in the simulator. */
   const npucc_fieldval *init;
   uint16_t num_init;
+  /* Fields computed by expressions or cases tables ("fields"); their
+   * expression ops and cases. */
+  const npucc_field_binding *field_bindings;
+  uint16_t num_field_bindings;
+  const npucc_expr_op *expr_ops;
+  uint16_t num_expr_ops;
+  const npucc_expr_case *cases;
+  uint16_t num_cases;
+  const npucc_fixed *case_conds;
+  uint16_t num_case_conds;
 } npucc_target_desc;
 
 /* One register write of an encoded command. */
@@ -279,6 +339,12 @@ uint64_t npucc_field_get(uint64_t regval, npucc_fieldref f);
 uint64_t npucc_field_put(uint64_t regval, npucc_fieldref f, uint64_t v);
 /* The condition of a status bit in a register value (active-low applied). */
 int npucc_status_active(uint64_t regval, npucc_status_bit b);
+/* Evaluates a postfix expression (NPUCC_EXPR_*) on the parameters: NPUCC_OK
+ * and *out, or NPUCC_ERR_RANGE (overflow, division by zero, a negative
+ * operand where none is allowed, a shift outside 0..62, a malformed or too
+ * deep expression). */
+int npucc_expr_eval(const npucc_expr_op *ops, unsigned num_ops, const int64_t *params,
+                    int64_t *out);
 const char *npucc_param_name(int param);
 const char *npucc_kind_name(int kind);
 

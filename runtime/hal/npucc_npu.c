@@ -74,6 +74,137 @@ int npucc_status_active(uint64_t regval, npucc_status_bit b) {
   return (b.flags & NPUCC_SB_ACTIVE_LOW) ? v == 0 : v != 0;
 }
 
+/* Checked int64 arithmetic for npucc_expr_eval: 0, or -1 when the result
+ * is not representable or the operands are outside the operation's domain. */
+static int expr_apply(uint8_t op, int64_t a, int64_t b, int64_t *r) {
+  switch (op) {
+  case NPUCC_EXPR_ADD:
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
+      return -1;
+    *r = a + b;
+    return 0;
+  case NPUCC_EXPR_SUB:
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
+      return -1;
+    *r = a - b;
+    return 0;
+  case NPUCC_EXPR_MUL:
+    if (a != 0 && b != 0) {
+      if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN))
+        return -1;
+      if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
+        return -1;
+    }
+    *r = a * b;
+    return 0;
+  case NPUCC_EXPR_MIN:
+    *r = a < b ? a : b;
+    return 0;
+  case NPUCC_EXPR_MAX:
+    *r = a > b ? a : b;
+    return 0;
+  default:
+    break;
+  }
+  /* The rest take non-negative operands. */
+  if (a < 0 || b < 0)
+    return -1;
+  switch (op) {
+  case NPUCC_EXPR_DIV:
+  case NPUCC_EXPR_MOD:
+  case NPUCC_EXPR_CDIV:
+    if (b == 0)
+      return -1;
+    *r = op == NPUCC_EXPR_DIV ? a / b : op == NPUCC_EXPR_MOD ? a % b : a / b + (a % b != 0);
+    return 0;
+  case NPUCC_EXPR_SHL:
+    if (b > 62 || a > (INT64_MAX >> b))
+      return -1;
+    *r = a << b;
+    return 0;
+  case NPUCC_EXPR_SHR:
+    if (b > 62)
+      return -1;
+    *r = a >> b;
+    return 0;
+  case NPUCC_EXPR_AND:
+    *r = a & b;
+    return 0;
+  case NPUCC_EXPR_OR:
+    *r = a | b;
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+int npucc_expr_eval(const npucc_expr_op *ops, unsigned num_ops, const int64_t *params,
+                    int64_t *out) {
+  int64_t st[NPUCC_EXPR_STACK];
+  unsigned n = 0, i;
+  for (i = 0; i < num_ops; ++i) {
+    const npucc_expr_op *o = &ops[i];
+    if (o->op == NPUCC_EXPR_CONST || o->op == NPUCC_EXPR_PARAM) {
+      if (n == NPUCC_EXPR_STACK ||
+          (o->op == NPUCC_EXPR_PARAM && (o->arg < 0 || o->arg >= NPUCC_P_COUNT)))
+        return NPUCC_ERR_RANGE;
+      st[n++] = o->op == NPUCC_EXPR_CONST ? o->arg : params[o->arg];
+      continue;
+    }
+    if (n < 2 || expr_apply(o->op, st[n - 2], st[n - 1], &st[n - 2]) != 0)
+      return NPUCC_ERR_RANGE;
+    --n;
+  }
+  if (n != 1)
+    return NPUCC_ERR_RANGE;
+  *out = st[0];
+  return NPUCC_OK;
+}
+
+/* The value of field binding fb for these parameters: NPUCC_OK and *v, or
+ * NPUCC_ERR_RANGE (the expression fails, no case matches, or the value does
+ * not fit the field). */
+static int field_binding_value(const npucc_target_desc *d, const npucc_field_binding *fb,
+                               const int64_t *params, uint64_t *v) {
+  if (fb->kind == NPUCC_FB_CASES) {
+    uint16_t i, k;
+    for (i = 0; i < fb->count; ++i) {
+      const npucc_expr_case *c = &d->cases[fb->first + i];
+      int all = 1;
+      for (k = 0; k < c->num_conds; ++k)
+        all &= params[d->case_conds[c->first_cond + k].param] ==
+               d->case_conds[c->first_cond + k].value;
+      if (all) {
+        *v = c->value;
+        return NPUCC_OK;
+      }
+    }
+    return NPUCC_ERR_RANGE;
+  } else {
+    int64_t x;
+    if (npucc_expr_eval(d->expr_ops + fb->first, fb->count, params, &x) != NPUCC_OK || x < 0 ||
+        (fb->field.width < 64 && (uint64_t)x > npucc_width_mask(fb->field.width)))
+      return NPUCC_ERR_RANGE;
+    *v = (uint64_t)x;
+    return NPUCC_OK;
+  }
+}
+
+/* Is parameter p recovered from a cases table of command `cmd`? */
+static int decoded_by_cases(const npucc_target_desc *d, uint16_t cmd, int p) {
+  uint16_t i, k;
+  for (i = 0; i < d->num_field_bindings; ++i) {
+    const npucc_field_binding *fb = &d->field_bindings[i];
+    if (fb->cmd != cmd || fb->kind != NPUCC_FB_CASES || !fb->decodes || fb->count == 0)
+      continue;
+    for (k = 0; k < d->cases[fb->first].num_conds; ++k)
+      if (d->case_conds[d->cases[fb->first].first_cond + k].param == p)
+        return 1;
+  }
+  return 0;
+}
+
 /* The write list: each register once, in first-touch order. */
 typedef struct reg_list {
   npucc_reg_write *w;
@@ -214,7 +345,8 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
   for (p = 0; p < NPUCC_P_COUNT; ++p) {
     int64_t want = g_defaults[p];
     int fixed = 0;
-    if (bound[p] || !npucc_param_allowed(p, kind))
+    if (bound[p] || !npucc_param_allowed(p, kind) ||
+        (d->num_field_bindings && decoded_by_cases(d, (uint16_t)(c - d->cmds), p)))
       continue;
     for (k = 0; k < c->num_fixed; ++k)
       if (c->fixed[k].param == p) {
@@ -225,6 +357,21 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
       if (bad_param != NULL)
         *bad_param = p;
       return fixed ? NPUCC_ERR_PARAM : NPUCC_ERR_UNSUPPORTED;
+    }
+  }
+  /* Fields computed from the parameters, after the parameter bindings. */
+  for (k = 0; k < d->num_field_bindings; ++k) {
+    const npucc_field_binding *fb = &d->field_bindings[k];
+    uint64_t v = 0;
+    if (&d->cmds[fb->cmd] != c)
+      continue;
+    rc = field_binding_value(d, fb, params, &v);
+    if (rc == NPUCC_OK)
+      rc = set_field(d, &l, fb->field, v);
+    if (rc != NPUCC_OK) {
+      if (bad_param != NULL)
+        *bad_param = fb->param;
+      return rc;
     }
   }
   for (k = 0; k < c->num_select; ++k) {
@@ -255,6 +402,24 @@ void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const
   uint16_t i;
   for (p = 0; p < NPUCC_P_COUNT; ++p)
     out[p] = g_defaults[p];
+  /* Parameters recovered from cases tables: the conditions of the case
+   * whose value the field holds (none: they keep their defaults, and
+   * npucc_npu_check_fields reports the field). Parameter bindings, read
+   * after them, win; the check then reports a table that disagrees. */
+  for (i = 0; i < d->num_field_bindings; ++i) {
+    const npucc_field_binding *fb = &d->field_bindings[i];
+    uint16_t j, m;
+    if (&d->cmds[fb->cmd] != c || fb->kind != NPUCC_FB_CASES || !fb->decodes)
+      continue;
+    for (j = 0; j < fb->count; ++j) {
+      const npucc_expr_case *e = &d->cases[fb->first + j];
+      if (e->value != npucc_field_get(regs[fb->field.reg], fb->field))
+        continue;
+      for (m = 0; m < e->num_conds; ++m)
+        out[d->case_conds[e->first_cond + m].param] = d->case_conds[e->first_cond + m].value;
+      break;
+    }
+  }
   for (i = 0; i < c->num_fixed; ++i)
     out[c->fixed[i].param] = c->fixed[i].value;
   for (i = 0; i < c->num_bindings; ++i) {
@@ -273,4 +438,28 @@ void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const
     v = (int64_t)code;
     out[b->param] = (int64_t)((uint64_t)v * ((uint64_t)1 << b->shift) + (uint64_t)b->minus);
   }
+}
+
+int npucc_npu_check_fields(const npucc_target_desc *d, const npucc_cmd_desc *c,
+                           const uint64_t *regs, const int64_t params[NPUCC_P_COUNT],
+                           npucc_field_mismatch *m) {
+  uint16_t i;
+  for (i = 0; i < d->num_field_bindings; ++i) {
+    const npucc_field_binding *fb = &d->field_bindings[i];
+    uint64_t want = 0;
+    int rc;
+    if (&d->cmds[fb->cmd] != c)
+      continue;
+    m->binding = (int)i;
+    m->held = npucc_field_get(regs[fb->field.reg], fb->field);
+    m->expected = 0;
+    rc = field_binding_value(d, fb, params, &want);
+    if (rc != NPUCC_OK)
+      return rc;
+    m->expected = want;
+    if (want != m->held)
+      return 1;
+  }
+  m->binding = -1;
+  return NPUCC_OK;
 }

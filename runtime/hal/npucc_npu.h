@@ -56,6 +56,22 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
 void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint64_t *regs,
                       int64_t out[NPUCC_P_COUNT]);
 
+/* The first field binding of command `c` whose register bits differ from
+ * what its expression or cases table gives for the decoded parameters. */
+typedef struct npucc_field_mismatch {
+  int binding; /* index into field_bindings[], -1: none */
+  uint64_t held;
+  uint64_t expected;
+} npucc_field_mismatch;
+
+/* Recomputes every field binding of command `c` from the decoded
+ * parameters and compares it with the registers: NPUCC_OK when all agree,
+ * 1 on a mismatch, NPUCC_ERR_RANGE when a value cannot be computed (no case
+ * matches, the expression fails or does not fit); *m names the binding. */
+int npucc_npu_check_fields(const npucc_target_desc *d, const npucc_cmd_desc *c,
+                           const uint64_t *regs, const int64_t params[NPUCC_P_COUNT],
+                           npucc_field_mismatch *m);
+
 #ifdef __cplusplus
 }
 #endif

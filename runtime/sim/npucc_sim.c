@@ -245,6 +245,40 @@ static int check_done_cleared(npucc_sim *s, int idx, int e) {
   return 0;
 }
 
+/* Every computed field ("fields") must hold what its expression or cases
+ * table gives for the decoded parameters: a firmware that packs the words
+ * itself and gets one wrong is caught here. */
+static int check_fields(npucc_sim *s, int idx, const npucc_cmd_desc *c, const int64_t *p) {
+  npucc_field_mismatch m;
+  const npucc_field_binding *fb;
+  const npucc_reg_desc *r;
+  const char *fname = NULL;
+  uint16_t k;
+  int rc;
+  if (s->d->num_field_bindings == 0)
+    return 0;
+  rc = npucc_npu_check_fields(s->d, c, s->regs, p, &m);
+  if (rc == NPUCC_OK)
+    return 0;
+  fb = &s->d->field_bindings[m.binding];
+  r = &s->d->regs[fb->field.reg];
+  for (k = 0; k < r->num_fields; ++k)
+    if (s->d->fields[r->first_field + k].lsb == fb->field.lsb &&
+        s->d->fields[r->first_field + k].width == fb->field.width)
+      fname = s->d->fields[r->first_field + k].name;
+  if (rc == 1)
+    return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+                    "field '%s%s%s' holds %llu, its %s gives %llu", r->name, fname ? "." : "",
+                    fname ? fname : "", (unsigned long long)m.held,
+                    fb->kind == NPUCC_FB_CASES ? "cases table" : "expression",
+                    (unsigned long long)m.expected);
+  return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+                  "field '%s%s%s' (holding %llu): its %s has no value for the decoded "
+                  "parameters (no case matches, or the expression fails or does not fit)",
+                  r->name, fname ? "." : "", fname ? fname : "", (unsigned long long)m.held,
+                  fb->kind == NPUCC_FB_CASES ? "cases table" : "expression");
+}
+
 static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   int64_t p[NPUCC_P_COUNT];
   npucc_sim_cmd_stats *st;
@@ -269,6 +303,9 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
   st->start = start;
+  npucc_npu_decode(s->d, c, s->regs, p);
+  if (check_fields(s, idx, c, p) != 0)
+    return;
   if (e == NPUCC_ENGINE_FENCE) {
     /* A fence completes when everything issued before it has completed. */
     uint64_t end = start;
@@ -278,7 +315,6 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
         end = s->eng[k].end;
     st->end = end + s->d->command_overhead_cycles;
   } else {
-    npucc_npu_decode(s->d, c, s->regs, p);
     if (sim_exec(s, idx, c->kind, p) != 0)
       return;
     st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);

@@ -20,7 +20,10 @@
 #    mlpt_kws_qdq and torch_ptq_qdq pass `npucc check` on the simulator (refused before: "register
 #    width must be 8, 16 or 32 bits, got 64");
 #  - test/target/npu-tiny.json (one 8-bit read-modify-write CTRL with GO as start bit, a clear
-#    register, an init write): tinycnn_int8, mlpt_kws_qdq and torch_ptq_qdq.
+#    register, an init write): tinycnn_int8, mlpt_kws_qdq and torch_ptq_qdq;
+#  - test/target/npu-expr.json (fields computed by expressions: minus-one sizes, a kernel-type
+#    cases table the simulator reads k_h from, derived block and pixel counts, in_zp in two
+#    fields): the same three models.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -107,6 +110,17 @@ else
   echo "note: $shared not found: the shared models on npu-tiny were not run"
 fi
 
+# 2d. Fields as expressions (issue 19, phase 3): npu-expr computes fields from the parameters
+#     (the simulator recomputes each and reports a field that disagrees).
+check "tinycnn_int8 on npu-expr" "$src/models/tinycnn_int8" "$src/test/target/npu-expr.json"
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq torch_ptq_qdq; do
+    check "$m on npu-expr" "$shared/$m" "$src/test/target/npu-expr.json"
+  done
+else
+  echo "note: $shared not found: the shared models on npu-expr were not run"
+fi
+
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})
 j["commands"]["conv"]["params"]["in_addr"] = {"field": "IN12.a", "shift": 4}'
@@ -137,13 +151,18 @@ fi
 edit far 'j["address_bits"] = 40
 j["memories"]["system"][1]["base"] = "0x1_2000_0000"'
 edit len8 'j["commands"]["dma"]["params"]["length"] = {"field": "DMA_SIZE.length", "shift": 3}'
-for t in far len8; do
+# A parameter only an expression reads (issue 19, phase 3): the simulator could not recover it.
+edit exprk 'del j["commands"]["conv"]["params"]["k_h"]
+j["registers"].append({"name": "TAPS", "offset": "0x100"})
+j["commands"]["conv"]["fields"] = {"TAPS": "k_h * k_w"}'
+for t in far len8 exprk; do
   "$npucc" "$src/models/tinycnn_int8/model.onnx" --target "$tmp/$t.json" -o "$tmp/out-$t" \
     > "$tmp/log" 2>&1
   rc=$?
   case $t in
     far) want="error: /memories/system/1: system memory 'ram' \(0x120000000\.\.0x120ffffff\) is beyond the dma command's 'src_addr'" ;;
     len8) want="error: /commands/dma/params/length: the dma command holds 'length' in units of 8" ;;
+    exprk) want="error: /commands/conv: parameter 'k_h' appears only in expressions; bind it to a field of its own or fix it" ;;
   esac
   if [ $rc -eq 1 ] && grep -Eq "$want" "$tmp/log" && [ ! -e "$tmp/out-$t" ]; then
     ok "refused ($t): $(head -c 150 "$tmp/log")"

@@ -7,7 +7,9 @@
 // npu-wide (64-bit registers on a 32-bit bus, high half first), npu-wide64
 // (the same registers on a 64-bit bus) and npu-tiny (one 8-bit read-modify-
 // write CTRL register holding GO as start bit and busy, a compute DONE, the
-// opcode and an error flag; a clear register; an init write).
+// opcode and an error flag; a clear register; an init write) and npu-expr
+// (fields computed by expressions and a cases table: derived counts, a
+// kernel type, one parameter in two fields).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -37,7 +39,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-queue.json"),
           testTarget("npu-wide.json"),
           testTarget("npu-wide64.json"),
-          testTarget("npu-tiny.json")};
+          testTarget("npu-tiny.json"),
+          testTarget("npu-expr.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

@@ -86,7 +86,12 @@ TEST_P(CmdLayerBounds, EveryFieldAtAndPastItsBoundaries) {
   ASSERT_TRUE(r.ok()) << (r ? "" : r.error().str());
   TargetDesc T = r.take();
   CTable table(T);
-  const npucc_target_desc *d = table.get();
+  // The bindings' own ranges: without the computed fields ("fields"), which
+  // may refuse a binding's extreme value (cdiv(out_ch, 16) - 1 with out_ch
+  // 0); those are tested in cmdlayer_expr_test.cpp.
+  npucc_target_desc bare = *table.get();
+  bare.num_field_bindings = 0;
+  const npucc_target_desc *d = &bare;
   int checkedSigned = 0, checkedUnsigned = 0, checkedSplit = 0;
   for (uint16_t ci = 0; ci < d->num_cmds; ++ci) {
     const npucc_cmd_desc &c = d->cmds[ci];

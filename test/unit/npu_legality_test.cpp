@@ -108,6 +108,25 @@ TEST(NpuLegality, KernelNotInTheKernelListOfNpuSmall) {
   EXPECT_EQ(p.reasons, want);
 }
 
+TEST(NpuLegality, ValueWithoutACaseInTheTableOfItsField) {
+  // Issue 19 phase 3: in_w recovered from a cases table (16 or 32 pixels):
+  // 20 is refused naming the table's values (before: "is not a multiple of 1").
+  TargetDesc t = editedDefault([](test::json &j) {
+    test::json &c = j["commands"]["conv"];
+    c["params"].erase("in_w");
+    test::json cases = test::json::array();
+    cases.push_back({{"when", {{"in_w", 16}}}, {"value", 0}});
+    cases.push_back({{"when", {{"in_w", 32}}}, {"value", 1}});
+    c["fields"]["IN_SHAPE.w"]["cases"] = cases;
+  });
+  Placement p = place(convGraph("1,16,16,20", "16,16,3,3", "q(0.05, 0)", "16",
+                                "kernel_shape=[3, 3], pads=[1, 1, 1, 1]", "1,16,16,20"),
+                      "c", t);
+  EXPECT_FALSE(p.onNpu());
+  EXPECT_EQ(p.reasons, one("command 'conv' parameter 'in_w' = 20 has no case in the table of "
+                           "its field 'IN_SHAPE.w' (16, 32)"));
+}
+
 TEST(NpuLegality, PerChannelWeightsOnAPerTensorOnlyNpu) {
   TargetDesc t = load(test::testTarget("npu-third.json"));
   ASSERT_FALSE(t.operation("conv")->perChannelRequant);

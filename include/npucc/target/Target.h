@@ -13,7 +13,9 @@
 #pragma once
 
 #include "npucc/support/Result.h"
+#include "npucc/target/Expr.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -160,6 +162,9 @@ struct ParamBinding {
   std::vector<FieldRef> fields; // at least one
   unsigned shift = 0;
   int64_t minus = 0;
+  /// Came from "fields" ("W3.o_row_wid": "out_w - 1"): the expression as
+  /// printed, for the register header; "" for a "params" binding.
+  std::string fromExpr;
 
   const FieldRef &field() const { return fields.front(); }
   unsigned totalWidth() const;
@@ -177,6 +182,32 @@ struct FieldValue {
   uint32_t value = 0;
 };
 
+/// One row of a "cases" table: the field holds `value` when every
+/// (parameter, value) condition holds.
+struct FieldCase {
+  std::vector<std::pair<int, int64_t>> when;
+  uint64_t value = 0;
+};
+
+/// A field a command computes from its parameters ("fields"): an expression
+/// (a constant is one) or a cases table. Written after the parameter
+/// bindings; the value must fit the field unsigned.
+struct FieldBinding {
+  FieldRef field;
+  std::string path; // JSON path, for messages
+  bool isCases = false;
+  Expr expr;
+  std::vector<FieldCase> cases;
+  /// cases: the simulator recovers the parameters of its conditions from it
+  /// (no other binding of this command holds them).
+  bool decodes = false;
+
+  /// "cdiv(out_ch, 16) - 1", or "cases over k_h, k_w".
+  std::string text() const;
+  /// The parameters it reads, in order (expression or conditions).
+  std::vector<int> params() const;
+};
+
 enum class Engine { Dma = 0, Compute = 1, Fence = 2 };
 
 struct CommandDesc {
@@ -187,11 +218,14 @@ struct CommandDesc {
   std::vector<ParamBinding> params;
   std::vector<FixedParam> fixed;
   std::vector<FieldValue> select;
-  FieldValue doorbell;   // with a job queue: the queue's commit
-  uint32_t doorbellNop = 0; // the doorbell field's idle value
+  std::vector<FieldBinding> fields; // "fields" not turned into parameter bindings
+  FieldValue doorbell;              // with a job queue: the queue's commit
+  uint32_t doorbellNop = 0;         // the doorbell field's idle value
 
   const ParamBinding *binding(const std::string &param) const;
   const FixedParam *fixedParam(const std::string &param) const;
+  /// The cases table the simulator recovers parameter `id` from, or null.
+  const FieldBinding *decodingCases(int id) const;
 };
 
 /// One status bit (or field) and how it behaves.
@@ -238,7 +272,11 @@ struct ParamRange {
   bool bound = false; // false: fixed or default value only
   bool fixed = false; // not bound: the command fixes the value (else its default)
   std::string field;  // bound: the field(s) holding it, "A0.x" or "LO+HI.a"
+  /// Bound through a cases table: the only values it holds (lo..hi spans them).
+  std::vector<int64_t> values;
   bool holds(int64_t v) const {
+    if (bound && !values.empty())
+      return std::find(values.begin(), values.end(), v) != values.end();
     // step is a power of two: the unsigned difference has the right residue.
     return bound ? v >= lo && v <= hi && (uint64_t(v) - uint64_t(lo)) % uint64_t(step) == 0
                  : v == lo;
@@ -280,6 +318,10 @@ struct TargetDesc {
   /// 'in_addr' = 0x40000 does not fit its field 'CONV_IN.ADDR16' (0x0..0x1fff0
   /// in units of 16)").
   std::string paramProblem(int kind, int param, int64_t value) const;
+  /// "" if every computed field ("fields") of command `kind` fits for these
+  /// parameters (indexed by paramId), else why not, naming the command, the
+  /// field, the expression, its value and the field's range.
+  std::string fieldProblem(int kind, const std::vector<int64_t> &params) const;
   /// Fills paramTable from the commands (the loader calls it once they are read).
   void buildParamTable();
   /// paramTable[kind][param]; empty until buildParamTable().

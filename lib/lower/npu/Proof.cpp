@@ -19,7 +19,10 @@
 //   - DMA lengths, rows, planes and strides are within the effective DMA
 //     limits;
 //   - the value fits the command stream (npucc_stream.h): 32-bit signed
-//     values, addresses as 32-bit unsigned offsets from their buffer.
+//     values, addresses as 32-bit unsigned offsets from their buffer;
+//   - every computed field ("fields") of the command has a value for these
+//     parameters (its expression does not fail, a case matches) that fits
+//     the field (TargetDesc::fieldProblem).
 // A layer whose commands cannot be proven has no feasible tiling: it runs on
 // the CPU kernels, and the reason names the command, the parameter and the
 // field.
@@ -133,6 +136,18 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
                    " does not fit the command stream's 32-bit values");
     }
   }
+  // Computed fields ("fields"): each expression or cases table evaluated on
+  // the command's parameters and fitted to its field. A system-memory
+  // address is known only when the firmware places its buffer.
+  if (const target::CommandDesc *c = t.command(in.callee))
+    for (const target::FieldBinding &f : c->fields)
+      for (int id : f.params())
+        if (buf[size_t(id)] && buf[size_t(id)]->region != lir::Region::Spm)
+          return error("command '" + in.callee + "' field '" + f.field.text + "' = " + f.text() +
+                       " reads '" + names[size_t(id)] + "', an address in " +
+                       regionText(buf[size_t(id)]->region) + " known only at run time");
+  if (std::string why = t.fieldProblem(kind, p); !why.empty())
+    return error(why);
   if (kind == NPUCC_KIND_DMA) {
     const target::DmaDesc &d = t.dma;
     struct Limit {
