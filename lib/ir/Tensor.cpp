@@ -1,5 +1,7 @@
 //===- Tensor.cpp - Constant data helpers ---------------------------------===//
 #include "npucc/ir/Tensor.h"
+#include <limits>
+#include <type_traits>
 
 namespace npucc::ir {
 
@@ -71,7 +73,20 @@ double Tensor::getDouble(int64_t i) const {
   return visitElem(Type, Bytes.data(), i, [](auto v) { return static_cast<double>(v); });
 }
 int64_t Tensor::getInt(int64_t i) const {
-  return visitElem(Type, Bytes.data(), i, [](auto v) { return static_cast<int64_t>(v); });
+  return visitElem(Type, Bytes.data(), i, [](auto v) -> int64_t {
+    if constexpr (std::is_floating_point_v<decltype(v)>) {
+      // Saturating: a float outside int64's range (or NaN) has no int64 value
+      // and the plain conversion is undefined (found by fuzz_onnx_import: a
+      // float Clip bound of -1.7e38).
+      if (!(v == v))
+        return 0;
+      if (v >= 9.2233720368547758e18)
+        return std::numeric_limits<int64_t>::max();
+      if (v <= -9.2233720368547758e18)
+        return std::numeric_limits<int64_t>::min();
+    }
+    return static_cast<int64_t>(v);
+  });
 }
 void Tensor::setDouble(int64_t i, double v) {
   if (Type == DType::Bool)

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 using namespace npucc::ir;
 using npucc::Status;
 
@@ -94,6 +97,17 @@ TEST(Tensor, ElementAccessAcrossTypes) {
   Tensor b = Tensor::fromInts(DType::Bool, {2}, {0, 5});
   EXPECT_EQ(b.getInt(1), 1);
   EXPECT_EQ(Tensor::scalar(DType::F32, 0.5).getDouble(0), 0.5);
+}
+
+// A float beyond int64's range has no int64 value: getInt saturates (the
+// plain conversion is undefined; fuzz_onnx_import found a float Clip bound of
+// -1.7e38, test/fuzz/regressions/onnx_import/clip_float_bound_huge.onnx).
+TEST(Tensor, GetIntOfAFloatSaturates) {
+  EXPECT_EQ(Tensor::scalar(DType::F32, -1.7e38).getInt(0), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(Tensor::scalar(DType::F32, 1.7e38).getInt(0), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(Tensor::scalar(DType::F64, std::nan("")).getInt(0), 0);
+  EXPECT_EQ(Tensor::scalar(DType::F32, -3.75).getInt(0), -3);
+  EXPECT_EQ(Tensor::scalar(DType::F64, 9.0e15).getInt(0), int64_t(9000000000000000));
 }
 
 TEST(Printer, QuantizedTypes) {

@@ -58,7 +58,8 @@ public:
   /// Reinterpret with a new shape of the same element count.
   void reshape(Shape s) { Dims = std::move(s); }
 
-  /// Element i converted to double / int64 whatever the dtype.
+  /// Element i converted to double / int64 whatever the dtype (getInt of a
+  /// float saturates to int64's range; NaN gives 0).
   double getDouble(int64_t i) const;
   int64_t getInt(int64_t i) const;
   void setDouble(int64_t i, double v);
