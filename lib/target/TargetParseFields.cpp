@@ -26,12 +26,6 @@ using namespace json_reader;
 
 namespace {
 
-const unsigned AllowedKinds[] = {
-#define NPUCC_PARAM_ALLOWED(id, name, def, req, allowed, sgn) allowed,
-    NPUCC_PARAM_LIST(NPUCC_PARAM_ALLOWED)
-#undef NPUCC_PARAM_ALLOWED
-};
-
 uint64_t fieldMax(const FieldRef &f) {
   return f.width >= 64 ? UINT64_MAX : (uint64_t(1) << f.width) - 1;
 }
@@ -97,7 +91,7 @@ void TargetParser::parseFields(const Obj &co, CommandDesc &c, const Claim &claim
     return;
   Obj fo(*fs, co.at("fields"));
   auto checkParam = [&](int id, const std::string &path) {
-    if (!(AllowedKinds[id] & (1u << c.kindId)))
+    if (!paramAllowedFor(id, c.kindId))
       fail(path, "parameter '" + paramNames()[size_t(id)] + "' does not apply to command '" +
                      c.kind + "'");
   };

@@ -49,6 +49,11 @@ std::string suggestParam(const std::string &name, int kind) {
 
 } // namespace
 
+bool paramAllowedFor(int id, int kind) {
+  return id >= 0 && size_t(id) < sizeof AllowedKinds / sizeof AllowedKinds[0] && kind >= 0 &&
+         (AllowedKinds[id] & (1u << kind));
+}
+
 void TargetParser::parseBus(const Obj &o) {
   uint64_t bits = o.u64("access_bits", 32);
   if (bits != 8 && bits != 16 && bits != 32 && bits != 64)

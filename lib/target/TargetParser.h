@@ -102,4 +102,8 @@ private:
   std::optional<uint64_t> ExplicitDma[5];
 };
 
+/// Whether command kind `kind` may take semantic parameter `id` (the allowed
+/// kinds column of runtime/hal/npucc_params.h).
+bool paramAllowedFor(int id, int kind);
+
 } // namespace npucc::target
