@@ -55,7 +55,8 @@ uint64_t graphMacs(const ir::Node &n) {
     const ir::Value *a = n.input(0);
     if (!a || a->shape.empty())
       return 0;
-    int64_t k = n.kind == ir::OpKind::Gemm && n.attrInt("transA", 0) ? a->shape[0] : a->shape.back();
+    int64_t k =
+        n.kind == ir::OpKind::Gemm && n.attrInt("transA", 0) ? a->shape[0] : a->shape.back();
     return uint64_t(elements(n.output(0)) * k);
   }
   default:
@@ -254,12 +255,14 @@ CompileReport buildReport(const CompileResult &r) {
   return rep;
 }
 
+static std::string memoryLine(const CompileReport &rep);
+
 std::string reportTable(const CompileReport &rep) {
   std::string s;
   char line[512];
   std::snprintf(line, sizeof line, "%-28s %-12s %-13s %-14s %10s %9s %9s %9s %8s %5s %8s %9s\n",
-                "layer", "op", "placement", "output", "MACs", "cycles", "compute", "dma",
-                "exp.dma", "util", "spm KiB", "dram KiB");
+                "layer", "op", "placement", "output", "MACs", "cycles", "compute", "dma", "exp.dma",
+                "util", "spm KiB", "dram KiB");
   s += line;
   for (const LayerRow &l : rep.layers) {
     if (l.npu) {
@@ -273,8 +276,8 @@ std::string reportTable(const CompileReport &rep) {
                     fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs,
                     (unsigned long long)l.plan.cycles, (unsigned long long)l.plan.computeCycles,
                     (unsigned long long)l.plan.dmaCycles,
-                    (unsigned long long)l.plan.exposedDmaCycles, util, l.plan.scratchpadBytes / 1024.0,
-                    (l.plan.dramRead + l.plan.dramWrite) / 1024.0);
+                    (unsigned long long)l.plan.exposedDmaCycles, util,
+                    l.plan.scratchpadBytes / 1024.0, (l.plan.dramRead + l.plan.dramWrite) / 1024.0);
     } else {
       // The CPU's estimate on the Cortex-M4 reference core, "~" when a call
       // had no fitted row.
@@ -306,7 +309,7 @@ std::string reportTable(const CompileReport &rep) {
     }
   }
   if (rep.target.empty())
-    return s;
+    return s + memoryLine(rep);
   double frac = rep.macs ? 100.0 * double(rep.npuMacs) / double(rep.macs) : 0.0;
   size_t npuLayers = 0;
   for (const LayerRow &l : rep.layers)
@@ -336,14 +339,28 @@ std::string reportTable(const CompileReport &rep) {
                 (unsigned long long)rep.arenaBytes, (unsigned long long)rep.scratchpadPeakBytes,
                 (unsigned long long)rep.weightBytes, (unsigned long long)rep.codeBytesEstimate);
   s += line;
-  return s;
+  return s + memoryLine(rep);
+}
+
+/// "memory on cortex-m4: flash about F bytes, RAM about R bytes (...)".
+static std::string memoryLine(const CompileReport &rep) {
+  if (rep.memory.mcu.empty())
+    return "";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "memory on %s: flash about %llu bytes, RAM about %llu bytes (breakdown in "
+                "report.json \"memory\"; --flash/--ram refuse a program over them)\n",
+                rep.memory.mcu.c_str(), (unsigned long long)rep.memory.flashBytes(),
+                (unsigned long long)rep.memory.ramBytes());
+  return line;
 }
 
 std::string explainText(const CompileReport &rep) {
   std::string s;
   for (const LayerRow &l : rep.layers) {
-    s += l.name + " (" + l.op + "): " +
-         (l.npu ? "NPU " + l.placement.substr(4) + " command" : std::string("CPU kernel")) + "\n";
+    s += l.name + " (" + l.op +
+         "): " + (l.npu ? "NPU " + l.placement.substr(4) + " command" : std::string("CPU kernel")) +
+         "\n";
     for (const std::string &r : l.reasons)
       s += "    " + r + "\n";
   }
@@ -412,6 +429,8 @@ nlohmann::json reportJson(const CompileReport &rep) {
         {"calls", rep.cpuCalls.size()},
         {"calibrated_calls", rep.cpuCallsCalibrated}}},
       {"program_cycles_cortex_m4", rep.cycles + rep.cpuCycles[int(lower::CpuCore::CortexM4)]}};
+  if (!rep.memory.mcu.empty())
+    j["memory"] = budgetJson(rep.memory);
   return j;
 }
 

@@ -193,6 +193,28 @@ expect_error "unknown --target" "target description .nope.: not a readable file 
 expect_error "bad --target file" "bad_field_wider\.json.*/registers/3/fields/1.*wider" \
   "$npucc" "$model" -o "$tmp/out" --target "$src/test/target/bad_field_wider.json"
 
+# The compile-time memory fit (docs/output.md, "Memory fit"): over --ram or --flash the
+# compile fails with the breakdown and OUT/ stays as it was; within them it writes report.json's
+# "memory" for the --mcu asked.
+int8="$src/models/tinycnn_int8/model.onnx"
+expect_error "--ram below the arena" "tinycnn_int8/model\.onnx: error: the program does not fit: needs [0-9]+ bytes of RAM, [0-9]+ more than --ram 8192" \
+  "$npucc" "$int8" -o "$tmp/out" --ram 8K
+if grep -Eq "^ +[0-9]+  arena$" "$tmp/stderr" && grep -q "stack (deepest kernel call path" "$tmp/stderr"; then
+  ok "--ram refusal lists the arena and the stack"
+else bad "--ram refusal without the breakdown:"; sed 's/^/    /' "$tmp/stderr"; fi
+expect_error "--flash below the program" "needs [0-9]+ bytes of flash, [0-9]+ more than --flash 4096" \
+  "$npucc" "$int8" -o "$tmp/out" --flash 0x1000 --target cpu --mcu rv32-O2
+grep -q "^memory on rv32-O2:" "$tmp/stderr" && grep -Eq "runtime code \([0-9]+ functions\) \(estimate\)" "$tmp/stderr" \
+  && ok "--flash refusal names the --mcu and the runtime code" || bad "--flash refusal: $(cat "$tmp/stderr")"
+expect_error "bad --ram" "^npucc: error: --ram '8KB': expected a size in bytes" "$npucc" "$int8" -o "$tmp/out" --ram 8KB
+expect_error "unknown --mcu" "--mcu" "$npucc" "$int8" -o "$tmp/out" --mcu cortex-m7
+rm -rf "$tmp/fit"
+if "$npucc" "$int8" -o "$tmp/fit" --flash 1M --ram 64K --mcu rv32 > "$tmp/fit.log" 2>&1 \
+  && /usr/bin/python3 -c "import json,sys; m = json.load(open(sys.argv[1]))['memory']; sys.exit(not (m['mcu'] == 'rv32' and 0 < m['ram_bytes'] <= 65536 and m['ram'][0]['what'] == 'arena'))" "$tmp/fit/report.json" \
+  && grep -q "^memory on rv32: flash about" "$tmp/fit.log"; then
+  ok "--flash/--ram within the limits: report.json memory, summary line"
+else bad "--flash/--ram within the limits:"; sed 's/^/    /' "$tmp/fit.log"; fi
+
 # Issue 11 (hardened against bad input): each class gives a one-line diagnostic naming the
 # file, a non-zero exit, and OUT/ untouched.
 py=/usr/bin/python3

@@ -5,7 +5,8 @@
 # portable and dsp, the last on Cortex-M4 only; `current` alone for an npucc without
 # --cpu-kernels), arch and -O with a positive instruction count, instructions per MAC, flash and RAM columns, and per-layer-type rows whose
 # sum is the hooked total. No timing is asserted. Exit 77 (skipped) without the cross tools,
-# 1 when CI is set (test/e2e/ci_skip.sh).
+# 1 when CI is set (test/e2e/ci_skip.sh). Then the memory fit's code and stack estimates
+# against the same linked images (bench/memory_fit_compare.py --max-error 15).
 # Usage: mcu_bench_smoke.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -68,3 +69,16 @@ if not bad:
           % len(want))
 sys.exit(1 if bad else 0)
 PY
+rc=$?
+# The compile-time memory fit (docs/benchmarks.md, "Memory fit") against these linked images:
+# the rows built with the default kernels and flags (dsp on Cortex-M4, portable = default on
+# RV32), code within 15 %, stack never under the measured peak.
+if [ "$kinds" = variants ]; then
+  if /usr/bin/python3 "$src/bench/memory_fit_compare.py" --npucc "$npucc" --rows "$tmp/r/rows.json" \
+       --variant dsp:cortex-m4 --variant portable:rv32 --max-error 15 > "$tmp/fit.md" 2>&1; then
+    echo "PASS: memory fit estimates vs the linked images ($(tail -n1 "$tmp/fit.md"))"
+  else
+    echo "FAIL: memory fit estimates vs the linked images:"; sed 's/^/    /' "$tmp/fit.md"; rc=1
+  fi
+fi
+exit $rc

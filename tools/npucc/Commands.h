@@ -51,6 +51,10 @@ struct CompileFlags {
   std::string evalDir;       // --eval DIR: samples for the accuracy report
   bool reportLayers = false; // --report-layers
   bool explain = false;      // --explain: placement and reasons, no files
+  // The compile-time memory fit (docs/output.md, "Memory fit"): --flash/--ram limits
+  // ("" = none), the microcontroller configuration of the estimate.
+  std::string flash, ram;
+  std::string mcu = "cortex-m4";
 };
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags);
 /// `npucc MODEL --explain`: placement per op, reasons for CPU ops.

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <tuple>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -239,6 +240,17 @@ static Result<quant::AccuracyReport> accuracyReport(const driver::CompileResult 
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   if (common.quantize.empty() && (!flags.evalDir.empty() || flags.reportLayers))
     return reportError(error("--eval and --report-layers need --quantize int8"));
+  uint64_t flashLimit = 0, ramLimit = 0;
+  for (auto [flag, text, out] : {std::tuple{"--flash", &flags.flash, &flashLimit},
+                                 std::tuple{"--ram", &flags.ram, &ramLimit}})
+    if (!text->empty() && !driver::parseByteSize(*text, *out))
+      return reportError(error(std::string(flag) + " '" + *text +
+                               "': expected a size in bytes above 0, e.g. 65536, 64K, 1M or "
+                               "0x10000"));
+  lower::McuConfig mcu = lower::McuConfig::CortexM4Os;
+  if (!lower::parseMcuConfig(flags.mcu, mcu))
+    return reportError(
+        error("--mcu '" + flags.mcu + "': expected cortex-m4, cortex-m4-O2, rv32 or rv32-O2"));
   if (Status o = codegen::checkOutputDir(flags.outDir); !o) // before a long compile
     return reportError(o.error());
   auto opts = makeCompileOptions(flags.model, common);
@@ -248,6 +260,9 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   if (!cr)
     return reportError(cr.error());
   printNotes(*cr);
+  driver::MemoryBudget budget = driver::estimateMemory(*cr, mcu);
+  if (std::string why = driver::memoryFitProblem(budget, flashLimit, ramLimit); !why.empty())
+    return reportError(error(why).inFile(flags.model)); // before OUT/: left untouched
   std::vector<codegen::EmittedFile> files = cr->files;
   if (flags.emitTest) {
     auto tv = testVectors(*cr, flags);
@@ -268,6 +283,7 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     files.push_back({"accuracy_report.json", quant::reportJson(*rep)});
   }
   driver::CompileReport report = driver::buildReport(*cr);
+  report.memory = budget;
   files.push_back({"report.json", driver::reportJson(report).dump(2) + "\n"});
   // OUT/ as a build component: CMake and Make fragments and a README (docs/output.md).
   codegen::FragmentOptions fo;
@@ -342,7 +358,8 @@ int runExplain(const CommonCompileFlags &common, const CompileFlags &flags) {
   for (const driver::LayerRow &l : report.layers)
     npu += l.npu;
   std::cout << npu << " of " << report.layers.size() << " layers on "
-            << (cr->npu ? "the NPU '" + cr->target.name + "'" : std::string("no NPU (--target cpu)"))
+            << (cr->npu ? "the NPU '" + cr->target.name + "'"
+                        : std::string("no NPU (--target cpu)"))
             << " (" << report.npuMacs << " of " << report.macs << " MACs)\n";
   return 0;
 }

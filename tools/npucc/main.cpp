@@ -235,6 +235,17 @@ int main(int argc, char **argv) {
   app.add_flag("--explain", compile.explain,
                "Print where each op runs (NPU command or CPU kernel) and, for CPU ops, the "
                "constraints of the target description that failed; writes nothing");
+  app.add_option("--flash", compile.flash,
+                 "Refuse a program needing more flash than SIZE (bytes, or with K/M: 256K), "
+                 "with the breakdown; OUT/ is left untouched")
+      ->type_name("SIZE");
+  app.add_option("--ram", compile.ram,
+                 "Refuse a program needing more RAM (arena, runtime data, stack) than SIZE")
+      ->type_name("SIZE");
+  app.add_option("--mcu", compile.mcu,
+                 "Microcontroller of the flash/RAM estimate: cortex-m4 (-Os, default), "
+                 "cortex-m4-O2, rv32, rv32-O2")
+      ->check(CLI::IsMember({"cortex-m4", "cortex-m4-O2", "rv32", "rv32-O2"}));
   addCommonFlags(app, common);
 
   tool::CheckFlags check;

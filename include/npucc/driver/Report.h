@@ -13,6 +13,7 @@
 #pragma once
 
 #include "npucc/driver/Driver.h"
+#include "npucc/driver/MemoryFit.h"
 #include "npucc/lower/CpuCost.h"
 
 #include <nlohmann/json.hpp>
@@ -63,6 +64,9 @@ struct CompileReport {
   std::vector<CpuCallRow> cpuCalls;
   uint64_t cpuCycles[int(lower::CpuCore::Count)] = {0, 0};
   size_t cpuCallsCalibrated = 0;
+  /// Flash and RAM on one microcontroller configuration (driver::estimateMemory;
+  /// set by the tool for --mcu; empty mcu: not estimated).
+  MemoryBudget memory;
 };
 
 /// Builds the report of a finished compile (reasons are computed for CPU

@@ -49,6 +49,10 @@ private:
   std::unique_ptr<Impl> P;
 };
 
+/// Bytes of the const tables <id>_target.c holds for `d` (host struct layout:
+/// an upper bound of a 32-bit microcontroller's; lib/target/CTableSize.cpp).
+uint64_t descTableBytes(const npucc_target_desc &d);
+
 /// "npu-default" -> "npu_default" (C identifier, lower case).
 std::string cIdentifier(const std::string &name);
 /// "npu-default" -> "NPU_DEFAULT" (macro prefix).
