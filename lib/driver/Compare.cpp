@@ -26,6 +26,50 @@ Status checkDataMatches(const ir::Tensor &t, const lir::IOBuffer &io, const std:
       .inFile(file);
 }
 
+namespace {
+bool int8Io(const ir::Value &v) {
+  return v.dtype == ir::DType::I8 && v.quant && v.quant->scale.size() == 1 &&
+         v.quant->zeroPoint.size() == 1;
+}
+} // namespace
+
+ir::Tensor toIoType(const ir::Tensor &t, const ir::Value &v) {
+  if (!int8Io(v) || t.dtype() != ir::DType::F32)
+    return t;
+  ir::Tensor q(ir::DType::I8, t.shape());
+  const float s = v.quant->scale[0];
+  const double zp = v.quant->zeroPoint[0];
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    // QuantizeLinear as the interpreter computes it (lib/interp/Quant.cpp): float division,
+    // round half to even, + zp, saturated; NaN gives zp.
+    float x = float(t.getDouble(i));
+    double r = std::isnan(x) ? zp : std::rint(x / s) + zp;
+    q.setInt(i, int64_t(std::min(127.0, std::max(-128.0, r))));
+  }
+  return q;
+}
+
+ir::Tensor dequantizeIo(const ir::Tensor &t, const ir::Value &v) {
+  if (!int8Io(v) || t.dtype() != ir::DType::I8)
+    return t;
+  ir::Tensor f(ir::DType::F32, t.shape());
+  const float s = v.quant->scale[0];
+  const int32_t zp = v.quant->zeroPoint[0];
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    f.setDouble(i, double(float(int32_t(t.getInt(i)) - zp) * s));
+  return f;
+}
+
+OutputQuant ioOutputKind(const ir::Value &v) {
+  OutputQuant q;
+  if (int8Io(v)) {
+    q.kind = OutputKind::Dequantized;
+    q.scale = v.quant->scale[0];
+    q.zeroPoint = v.quant->zeroPoint[0];
+  }
+  return q;
+}
+
 Comparison compareTensors(const ir::Tensor &got, const ir::Tensor &ref, double relTol,
                           int64_t intTolerance) {
   Comparison c;

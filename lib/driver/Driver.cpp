@@ -454,6 +454,13 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       return error("--requant '" + opts.requant + "': expected auto, exact or fp32");
     quant::setRounding(*r.graph, *rd);
   }
+  if (opts.io == "int8") {
+    Status is = passes::runPipeline(*r.graph, "io-int8", ctx);
+    if (!is)
+      return std::move(is.error().inFile(opts.modelPath));
+  } else if (opts.io != "float") {
+    return error("--io '" + opts.io + "': expected float or int8");
+  }
   std::unique_ptr<ir::Graph> beforeNpu; // for the CPU fallback
   if (r.npu) {
     beforeNpu = r.graph->clone();

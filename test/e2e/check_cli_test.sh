@@ -121,5 +121,27 @@ for t in $targets; do
     "$m" --target "$t" --cflags "$strict"
 done
 
+# --io int8 (docs/quantization.md, "int8 inputs and outputs"): check quantizes the float data
+# set for the int8 input and compares the int8 output as its dequantized value, in steps; the
+# C output stays bit-exact with the interpreter. A model with a float Softmax output is refused.
+for t in npu-default cpu; do
+  check_case "--io int8 on $t" 0 pass \
+    "'tinycnn_int8: PASS' in text and j['outputs'][0]['kind'].startswith('dq(') and j['outputs'][0]['interp']['bit_exact']" \
+    "$m" --io int8 --target "$t" --cflags "$strict"
+done
+vww="$src/../shared/models/mlpt_vww_qdq"
+if [ -d "$vww" ]; then
+  check_case "--io int8 refused on a float Softmax output" 2 error \
+    "\"--io int8: output 'Identity' is produced by Softmax\" in j['error']" "$vww" --io int8
+else
+  ci_skip "--io int8 refusal: $vww not present" || failed=$((failed + 1))
+fi
+rm -rf "$tmp/io8"
+if "$npucc" "$m/model.onnx" --io int8 --target cpu -o "$tmp/io8" --emit-test --data "$m/test_data_set_0" > "$tmp/io8.log" 2>&1 \
+  && grep -q 'input 0 "input": i8\[1,3,32,32\]' "$tmp/io8/model.h" \
+  && (cd "$tmp/io8" && cc -std=c99 $strict -pedantic *.c -lm -o t > ../io8.cc 2>&1 && ./t > ../io8.run 2>&1); then
+  ok "--io int8 --emit-test: int8 input in the header, the test program passes on the quantized data set"
+else bad "--io int8 --emit-test:"; cat "$tmp/io8.log" "$tmp/io8.cc" "$tmp/io8.run" 2>/dev/null | sed 's/^/    /' | head; fi
+
 echo "check_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

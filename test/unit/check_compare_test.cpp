@@ -99,3 +99,30 @@ TEST(CheckCompare, NanAndInfinityInSteps) {
 }
 
 } // namespace
+
+// --io int8: the float data set becomes what QuantizeLinear gives (float division, round
+// half to even, saturated; NaN gives the zero point), and back.
+TEST(CheckCompare, IoInt8QuantizesLikeQuantizeLinear) {
+  ir::Value v;
+  v.dtype = DType::I8;
+  v.shape = {6};
+  v.quant = ir::QuantParams{{0.5f}, {3}, 0};
+  Tensor f(DType::F32, {6});
+  const float xs[] = {0.25f, 0.75f, -0.25f, 1000.f, -1000.f, NAN};
+  for (int i = 0; i < 6; ++i)
+    f.setDouble(i, xs[i]);
+  Tensor q = driver::toIoType(f, v);
+  ASSERT_EQ(q.dtype(), DType::I8);
+  const int64_t want[] = {3, 5, 3, 127, -128, 3}; // 0.5 -> 0, 1.5 -> 2, -0.5 -> -0 (even)
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(q.getInt(i), want[i]) << i;
+  Tensor back = driver::dequantizeIo(q, v);
+  EXPECT_EQ(back.dtype(), DType::F32);
+  EXPECT_FLOAT_EQ(float(back.getDouble(1)), 1.0f); // (5 - 3) * 0.5
+  EXPECT_EQ(driver::ioOutputKind(v).kind, driver::OutputKind::Dequantized);
+  // Not an int8 edge: unchanged.
+  ir::Value fl;
+  fl.shape = {6};
+  EXPECT_EQ(driver::toIoType(f, fl).dtype(), DType::F32);
+  EXPECT_EQ(driver::ioOutputKind(fl).kind, driver::OutputKind::Float);
+}

@@ -270,22 +270,29 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
                    std::to_string(outFiles.size()) + " outputs, the model " + std::to_string(nIn) +
                    " and " + std::to_string(nOut));
     std::vector<std::string> run = {"./model_check"};
-    std::map<std::string, ir::Tensor> interpIn;
+    std::map<std::string, ir::Tensor> interpIn, floatIn; // floatIn: --io int8's float data
     for (size_t i = 0; i < nIn; ++i) {
       auto t = onnx::readTensorProto(inFiles[i].string());
       if (!t)
         return t.error();
       const lir::IOBuffer &io = cr->program.inputs[i];
-      if (Status m = driver::checkDataMatches(*t, io, inFiles[i].string(), "input"); !m)
+      // --io int8: the program takes the int8 tensor; graphs with a float input (the
+      // imported stage) keep the data set's values.
+      ir::Tensor data = i < cr->graph->inputs.size() ? driver::toIoType(*t, *cr->graph->inputs[i])
+                                                     : *t;
+      if (Status m = driver::checkDataMatches(data, io, inFiles[i].string(), "input"); !m)
         return m.error();
       fs::path raw = build / ("in_" + std::to_string(i) + ".bin");
-      std::string bytes(reinterpret_cast<const char *>(t->raw()), t->byteSize());
+      std::string bytes(reinterpret_cast<const char *>(data.raw()), data.byteSize());
       if (Status s = writeFile(raw, bytes); !s)
         return s.error();
       run.push_back(raw.string());
-      if (interpOn)
-        interpIn.emplace(i < cr->graph->inputs.size() ? cr->graph->inputs[i]->name : io.name,
-                         std::move(*t));
+      if (interpOn) {
+        std::string name = i < cr->graph->inputs.size() ? cr->graph->inputs[i]->name : io.name;
+        if (data.dtype() != t->dtype())
+          floatIn.emplace(name, std::move(*t));
+        interpIn.emplace(name, std::move(data));
+      }
     }
     for (size_t i = 0; i < nOut; ++i)
       run.push_back((build / ("out_" + std::to_string(i) + ".bin")).string());
@@ -311,8 +318,11 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       const ir::Graph &sg = *stages[k].graph;
       std::map<std::string, ir::Tensor> in;
       for (size_t i = 0; i < nIn && i < sg.inputs.size() && i < cr->graph->inputs.size(); ++i)
-        if (auto it = interpIn.find(cr->graph->inputs[i]->name); it != interpIn.end())
-          in.emplace(sg.inputs[i]->name, it->second);
+        if (auto it = interpIn.find(cr->graph->inputs[i]->name); it != interpIn.end()) {
+          auto f = floatIn.find(it->first);
+          bool useFloat = f != floatIn.end() && sg.inputs[i]->dtype == f->second.dtype();
+          in.emplace(sg.inputs[i]->name, useFloat ? f->second : it->second);
+        }
       auto r = interp::runGraph(sg, in);
       if (!r) {
         Diagnostic d = r.error();
@@ -349,9 +359,16 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       const ir::Value *ov = i < cr->graph->outputs.size() ? cr->graph->outputs[i] : nullptr;
       if (quantized && ov)
         rep.kind = driver::classifyOutput(*cr->graph, *ov);
+      // --io int8: an int8 output against float golden data compares as its dequantized
+      // value in steps of its scale (as the DequantizeLinear it replaced).
+      ir::Tensor gotF = got;
+      if (ov && got.dtype() != ref->dtype()) {
+        rep.kind = driver::ioOutputKind(*ov);
+        gotF = driver::dequantizeIo(got, *ov);
+      }
       rep.stepMode = quantized && rep.kind.kind != driver::OutputKind::Float;
-      rep.cmp = rep.stepMode ? driver::compareSteps(got, *ref, rep.kind, flags.toleranceSteps)
-                             : driver::compareTensors(got, *ref, flags.tolerance);
+      rep.cmp = rep.stepMode ? driver::compareSteps(gotF, *ref, rep.kind, flags.toleranceSteps)
+                             : driver::compareTensors(gotF, *ref, flags.tolerance);
       rep.cmp.name = io.name;
       rep.pass = rep.cmp.pass;
       if (interpOn) {
@@ -365,7 +382,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
         if (i >= stageOut[k].size())
           return error(std::string("the reference interpreter on ") + stages[k].title +
                        " produced no output " + std::to_string(i));
-        rep.stages.push_back(compareStage(stages[k], rep, got, stageOut[k][i], quantized,
+        const ir::Tensor &g = stageOut[k][i].dtype() == got.dtype() ? got : gotF;
+        rep.stages.push_back(compareStage(stages[k], rep, g, stageOut[k][i], quantized,
                                           flags.tolerance, stageSteps));
         rep.pass = rep.pass && rep.stages.back().pass;
       }

@@ -103,6 +103,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.requant = f.requant;
   o.cpuKernels = f.cpuKernels;
+  o.io = f.io;
   o.quant.equalize = !f.noEqualize;
   o.quant.progress = &std::cerr;
   o.quant.progressTty = isatty(2) != 0;
@@ -158,6 +159,11 @@ testVectors(const driver::CompileResult &cr, const CompileFlags &flags) {
       return error("--data " + flags.dataDir + ": has " + std::to_string(ins.size()) +
                    " inputs and " + std::to_string(outs.size()) + " outputs, the model " +
                    std::to_string(p.inputs.size()) + " and " + std::to_string(p.outputs.size()));
+    // --io int8: the float data set quantized as the removed edge QuantizeLinear would.
+    for (size_t k = 0; k < ins.size() && k < cr.graph->inputs.size(); ++k)
+      ins[k] = driver::toIoType(ins[k], *cr.graph->inputs[k]);
+    for (size_t k = 0; k < outs.size() && k < cr.graph->outputs.size(); ++k)
+      outs[k] = driver::toIoType(outs[k], *cr.graph->outputs[k]);
     // Another model's data set would give a test program that can only print FAIL.
     for (size_t k = 0; k < ins.size(); ++k)
       NPUCC_TRY(driver::checkDataMatches(ins[k], p.inputs[k], inFiles[k].string(), "input"));

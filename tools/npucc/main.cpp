@@ -73,6 +73,12 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
                  "(the straightforward kernels)")
       ->check(CLI::IsMember({"fast", "reference"}))
       ->capture_default_str();
+  app.add_option("--io", f.io,
+                 "Model inputs and outputs: float (as the ONNX model) | int8 (the quantized "
+                 "tensors; the edge QuantizeLinear/DequantizeLinear removed, their scales and "
+                 "zero points as macros in the header)")
+      ->check(CLI::IsMember({"float", "int8"}))
+      ->capture_default_str();
 }
 
 void listOps(const std::string &format) {

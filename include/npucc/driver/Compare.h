@@ -97,6 +97,17 @@ InterpComparison compareWithInterpreter(const ir::Tensor &got, const ir::Tensor 
                                         const OutputQuant &kind, bool quantizedProgram, bool exact,
                                         double relTol, double steps);
 
+/// `--io int8` (passes: io-int8): a float data-set tensor for the int8 graph input or
+/// output `v` (per-tensor quantization) becomes what QuantizeLinear gives, round half to
+/// even and saturated; anything else is returned as it is.
+ir::Tensor toIoType(const ir::Tensor &t, const ir::Value &v);
+/// The float values (scale * (q - zp)) of an int8 tensor of graph output `v` with
+/// per-tensor quantization; anything else is returned as it is.
+ir::Tensor dequantizeIo(const ir::Tensor &t, const ir::Value &v);
+/// The comparison kind of an int8 graph output `v` whose golden data is float:
+/// Dequantized with v's scale and zero point (Float when `v` is not such an output).
+OutputQuant ioOutputKind(const ir::Value &v);
+
 /// True when the graph has integer values with quant params or Q/DQ nodes.
 bool isQuantizedGraph(const ir::Graph &g);
 
