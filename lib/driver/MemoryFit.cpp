@@ -68,30 +68,36 @@ MemoryBudget estimateMemory(const CompileResult &r, lower::McuConfig c) {
       std::vector<std::string>(entries.begin(), entries.end()), calls, whole, c);
   b.external = code.external;
 
-  uint64_t consts = 0;
-  for (const lir::ConstBuffer &cb : r.program.constants)
-    consts += cb.data.byteSize();
-  b.flash.push_back(
-      {"weights and tables (" + std::to_string(r.program.constants.size()) + " constant arrays)",
-       consts, false});
+  uint64_t consts = 0, npuConsts = 0;
+  size_t arrays = 0;
+  for (const lir::ConstBuffer &cb : r.program.constants) {
+    (cb.npu ? npuConsts : consts) += cb.data.byteSize();
+    arrays += !cb.npu;
+  }
+  b.flash.push_back({"weights and tables (" + std::to_string(arrays) + " constant arrays)", consts,
+                     false, "const"});
+  if (npuConsts)
+    b.flash.push_back({"NPU constants (weights, bias and requantization records)", npuConsts, false,
+                       "npu_const"});
   if (r.npu) {
-    b.flash.push_back({"NPU command stream tables", r.emitStats.npuStreamBytes, false});
+    b.flash.push_back({"NPU command stream tables", r.emitStats.npuStreamBytes, false, "const"});
     target::CTable t(r.target);
     b.flash.push_back({"NPU description tables (" + target::cIdentifier(r.target.name) +
                            "_target.c, host layout: an upper bound)",
-                       target::descTableBytes(*t.get()), true});
+                       target::descTableBytes(*t.get()), true, "const"});
   }
   b.flash.push_back({"runtime code (" + std::to_string(code.functions) + " functions" +
                          (whole.empty() ? std::string() : ", NPU runtime included") + ")",
-                     code.runtimeText, true});
+                     code.runtimeText, true, "code"});
   if (code.runtimeRodata)
-    b.flash.push_back({"runtime read-only data", code.runtimeRodata, true});
-  b.flash.push_back({"model code (" + std::to_string(calls) + " CPU calls)", code.modelText, true});
+    b.flash.push_back({"runtime read-only data", code.runtimeRodata, true, "const"});
+  b.flash.push_back(
+      {"model code (" + std::to_string(calls) + " CPU calls)", code.modelText, true, "code"});
 
-  b.ram.push_back({"arena", uint64_t(r.program.arenaSize), false});
+  b.ram.push_back({"arena", uint64_t(r.program.arenaSize), false, "arena"});
   if (code.runtimeRam)
-    b.ram.push_back({"runtime data (.data, .bss)", code.runtimeRam, true});
-  b.ram.push_back({"stack (deepest kernel call path + run function)", code.stack, true});
+    b.ram.push_back({"runtime data (.data, .bss)", code.runtimeRam, true, "data"});
+  b.ram.push_back({"stack (deepest kernel call path + run function)", code.stack, true, "stack"});
   return b;
 }
 
@@ -133,7 +139,8 @@ nlohmann::json budgetJson(const MemoryBudget &b) {
   auto items = [](const std::vector<MemoryItem> &v) {
     nlohmann::json a = nlohmann::json::array();
     for (const MemoryItem &i : v)
-      a.push_back({{"what", i.what}, {"bytes", i.bytes}, {"estimate", i.estimate}});
+      a.push_back(
+          {{"what", i.what}, {"bytes", i.bytes}, {"estimate", i.estimate}, {"class", i.cls}});
     return a;
   };
   return {{"mcu", b.mcu},

@@ -28,6 +28,9 @@ struct MemoryItem {
   std::string what;
   uint64_t bytes = 0;
   bool estimate = false; // false: counted exactly from the emitted program
+  /// What it is, for a memory map's `place` (driver/MemoryMap.h): code, const,
+  /// npu_const, arena, data or stack.
+  std::string cls;
 };
 
 struct MemoryBudget {
