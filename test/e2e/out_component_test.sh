@@ -6,6 +6,9 @@
 # (MODEL_SIM_DIR = an `npucc --emit-runtime --with-sim` folder), and each program must print
 # PASS. Also: a re-run writes byte-identical files, the manifest lists the fragments and
 # README.md, and a MODEL_SIM_DIR without the simulator's sources stops make with its message.
+# Several models in one image: three OUT/ folders (cpu float, cpu int8, npu-default int8 on the
+# simulator) link into one program through their fragments unchanged (CMake and Make), each
+# shared runtime file built once; folders of two NPU targets stop both fragments.
 # Usage: out_component_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -70,7 +73,7 @@ EOF
 
   # Make: include the fragment, build with its variables only.
   mkdir -p "$d/mk"
-  printf 'MODEL_SIM_DIR := %s\ninclude %s/OUT/model.mk\nmodel_test: $(MODEL_TEST_SRC) $(MODEL_SRCS)\n\t$(CC) -std=c99 %s -O2 $(MODEL_CFLAGS) -o $@ $(MODEL_TEST_SRC) $(MODEL_SRCS) $(MODEL_LDLIBS)\n' \
+  printf 'MODEL_SIM_DIR := %s\ninclude %s/OUT/model.mk\nmodel_test: $(MODEL_TEST_SRC) $(MODEL_SRCS) $(NPUCC_RUNTIME_SRCS)\n\t$(CC) -std=c99 %s -O2 $(MODEL_CFLAGS) -o $@ $^ $(MODEL_LDLIBS)\n' \
     "$sim" "$d" "$warn" > "$d/mk/app.mk"
   if make -C "$d/mk" -f app.mk model_test > "$d/mk.log" 2>&1 \
      && "$d/mk/model_test" > "$d/mk.run" 2>&1 && tail -n1 "$d/mk.run" | grep -qx PASS; then
@@ -87,6 +90,107 @@ EOF
     else bad "$t: make with an empty MODEL_SIM_DIR:"; tail -3 "$d/mk2.log" | sed 's/^/    /'; fi
   fi
 done
+
+# Several models in one image: tinycnn (float) on --target cpu as f32, tinycnn_int8 on
+# --target cpu as kws and on npu-default (simulator) as ad. kws and ad share int8 kernels, f32
+# uses others, ad adds the HAL and target table. One host program links all three through
+# their fragments unchanged (each test program's main renamed) and all three print PASS.
+mm="$tmp/multi"
+mkdir -p "$mm"
+if "$npucc" "$src/models/tinycnn/model.onnx" -o "$mm/f32" --prefix f32 --target cpu --emit-test \
+     --data "$src/models/tinycnn/test_data_set_0" > "$mm/log" 2>&1 \
+   && "$npucc" "$m/model.onnx" -o "$mm/kws" --prefix kws --target cpu --emit-test \
+     --data "$m/test_data_set_0" >> "$mm/log" 2>&1 \
+   && "$npucc" "$m/model.onnx" -o "$mm/ad" --prefix ad --target npu-default --emit-test \
+     --data "$m/test_data_set_0" >> "$mm/log" 2>&1 \
+   && "$npucc" "$m/model.onnx" -o "$mm/small" --prefix small --target npu-small \
+     >> "$mm/log" 2>&1 \
+   && "$npucc" --target npu-default --emit-runtime "$mm/SIM" --with-sim >> "$mm/log" 2>&1; then
+  cat > "$mm/main.c" << 'EOF'
+#include <stdio.h>
+int f32_main(void);
+int kws_main(void);
+int ad_main(void);
+int main(void) {
+  int a = f32_main(), b = kws_main(), c = ad_main();
+  printf("models: %d %d %d\n", a, b, c);
+  return a || b || c;
+}
+EOF
+  passes() { [ "$(grep -cx PASS "$1")" = 3 ] && grep -qx "models: 0 0 0" "$1"; }
+  mkdir -p "$mm/cm"
+  cat > "$mm/cm/CMakeLists.txt" << EOF
+cmake_minimum_required(VERSION 3.13)
+project(app C)
+set(AD_SIM_DIR "$mm/SIM")
+include("$mm/f32/f32.cmake")
+include("$mm/kws/kws.cmake")
+include("$mm/ad/ad.cmake")
+add_executable(app "$mm/main.c" \${F32_TEST_SRC} \${KWS_TEST_SRC} \${AD_TEST_SRC})
+set_source_files_properties(\${F32_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=f32_main)
+set_source_files_properties(\${KWS_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=kws_main)
+set_source_files_properties(\${AD_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=ad_main)
+foreach(t app f32 kws ad npucc_runtime)
+  target_compile_options(\${t} PRIVATE $warn)
+endforeach()
+target_link_libraries(app PRIVATE f32 kws ad)
+get_target_property(rt npucc_runtime SOURCES)
+file(WRITE "\${CMAKE_BINARY_DIR}/runtime_sources.txt" "\${rt}")
+EOF
+  if cmake -S "$mm/cm" -B "$mm/cm/build" > "$mm/cm.log" 2>&1 \
+     && cmake --build "$mm/cm/build" >> "$mm/cm.log" 2>&1 \
+     && "$mm/cm/build/app" > "$mm/cm.run" 2>&1 && passes "$mm/cm.run"; then
+    ok "three models (cpu float, cpu int8, npu-default) in one program through their .cmake: 3 x PASS"
+  else bad "three models through .cmake:"; cat "$mm/cm.log" "$mm/cm.run" 2>/dev/null | tail -12 | sed 's/^/    /'; fi
+  # Each shared runtime source is built once: npucc_pool_s8.c is in kws/ and ad/.
+  rts() { tr ';' '\n' < "$mm/cm/build/runtime_sources.txt"; }
+  if [ "$(rts | grep -c '/npucc_pool_s8\.c$')" = 1 ] && rts | grep -q '/kws/npucc_pool_s8\.c$' \
+     && rts | grep -q '/npucc_hal\.c$'; then
+    ok "npucc_runtime builds each shared runtime file once (the first fragment's copy)"
+  else bad "npucc_runtime sources: $(head -c 400 "$mm/cm/build/runtime_sources.txt" 2>/dev/null)"; fi
+
+  # Make: one object per source (the runtime's listed once), the test programs' mains renamed.
+  cat > "$mm/app.mk" << EOF
+AD_SIM_DIR := $mm/SIM
+include $mm/f32/f32.mk
+include $mm/kws/kws.mk
+include $mm/ad/ad.mk
+OBJS := \$(patsubst %.c,%.o,\$(NPUCC_RUNTIME_SRCS) \$(F32_SRCS) \$(KWS_SRCS) \$(AD_SRCS))
+CFLAGS := -std=c99 $warn -O2 \$(F32_CFLAGS) \$(KWS_CFLAGS) \$(AD_CFLAGS)
+f32_test.o: \$(F32_TEST_SRC)
+	\$(CC) \$(CFLAGS) -Dmain=f32_main -c -o \$@ \$<
+kws_test.o: \$(KWS_TEST_SRC)
+	\$(CC) \$(CFLAGS) -Dmain=kws_main -c -o \$@ \$<
+ad_test.o: \$(AD_TEST_SRC)
+	\$(CC) \$(CFLAGS) -Dmain=ad_main -c -o \$@ \$<
+app: $mm/main.c f32_test.o kws_test.o ad_test.o \$(OBJS)
+	\$(CC) \$(CFLAGS) -o \$@ \$^ \$(F32_LDLIBS) \$(KWS_LDLIBS) \$(AD_LDLIBS)
+EOF
+  mkdir -p "$mm/mk"
+  if make -C "$mm/mk" -f "$mm/app.mk" app > "$mm/mk.log" 2>&1 \
+     && "$mm/mk/app" > "$mm/mk.run" 2>&1 && passes "$mm/mk.run"; then
+    ok "three models in one program through their .mk (one object per runtime file): 3 x PASS"
+  else bad "three models through .mk:"; cat "$mm/mk.log" "$mm/mk.run" 2>/dev/null | tail -12 | sed 's/^/    /'; fi
+
+  # Two NPU targets have different target tables: both fragments stop, naming the file.
+  printf 'include %s/ad/ad.mk\ninclude %s/small/small.mk\nall:\n\t@echo $(NPUCC_RUNTIME_SRCS)\n' \
+    "$mm" "$mm" > "$mm/two.mk"
+  if make -f "$mm/two.mk" > "$mm/two.log" 2>&1; then
+    bad "make with OUT/ folders of two NPU targets did not stop"
+  elif grep -q "small/npucc_target.h differs from the copy" "$mm/two.log"; then
+    ok "make stops on OUT/ folders of two NPU targets (npucc_target.h differs)"
+  else bad "make with two NPU targets:"; tail -3 "$mm/two.log" | sed 's/^/    /'; fi
+  mkdir -p "$mm/two"
+  printf 'cmake_minimum_required(VERSION 3.13)\nproject(two C)\ninclude("%s/ad/ad.cmake")\ninclude("%s/small/small.cmake")\n' \
+    "$mm" "$mm" > "$mm/two/CMakeLists.txt"
+  if cmake -S "$mm/two" -B "$mm/two/build" > "$mm/two2.log" 2>&1; then
+    bad "cmake with OUT/ folders of two NPU targets did not stop"
+  elif grep -q "npucc_target.h differs from" "$mm/two2.log"; then
+    ok "cmake stops on OUT/ folders of two NPU targets"
+  else bad "cmake with two NPU targets:"; tail -5 "$mm/two2.log" | sed 's/^/    /'; fi
+else
+  bad "multi-model compiles:"; tail -5 "$mm/log" | sed 's/^/    /'
+fi
 
 echo "out_component: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

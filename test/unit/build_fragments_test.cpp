@@ -71,7 +71,10 @@ TEST(BuildFragments, CMakeLibraryNamedAfterThePrefix) {
   const std::string &c = file(fs, "kws.cmake");
   EXPECT_NE(c.find("add_library(kws STATIC ${KWS_SRCS})"), std::string::npos) << c;
   EXPECT_NE(c.find("\"${KWS_NPUCC_DIR}/kws.c\""), std::string::npos);
-  EXPECT_NE(c.find("\"${KWS_NPUCC_DIR}/npucc_act.c\""), std::string::npos);
+  // A runtime file is not a model source: npucc_runtime gets it (once for all fragments).
+  EXPECT_EQ(c.find("\"${KWS_NPUCC_DIR}/npucc_act.c\""), std::string::npos);
+  EXPECT_NE(c.find("npucc_runtime_file(\"${KWS_NPUCC_DIR}\" npucc_act.c "), std::string::npos);
+  EXPECT_NE(c.find("target_link_libraries(kws PUBLIC npucc_runtime)"), std::string::npos);
   EXPECT_EQ(c.find("/kws_test.c\"\n    "), std::string::npos); // not a library source
   EXPECT_NE(c.find("set(KWS_TEST_SRC \"${KWS_NPUCC_DIR}/kws_test.c\")"), std::string::npos);
   EXPECT_NE(c.find("target_include_directories(kws PUBLIC \"${KWS_NPUCC_DIR}\")"),
@@ -105,8 +108,9 @@ TEST(BuildFragments, MakeVariables) {
   EXPECT_NE(m.find("KWS_TEST_SRC := $(KWS_NPUCC_DIR)/kws_test.c\n"), std::string::npos);
   // NPU commands: the simulator block (host runs) in both fragments.
   EXPECT_NE(m.find("KWS_CFLAGS += -DNPUCC_HAL_SIM -I$(KWS_SIM_DIR)"), std::string::npos);
-  EXPECT_NE(file(fs, "kws.cmake").find("target_compile_definitions(kws PUBLIC NPUCC_HAL_SIM)"),
-            std::string::npos);
+  EXPECT_NE(
+      file(fs, "kws.cmake").find("target_compile_definitions(npucc_runtime PUBLIC NPUCC_HAL_SIM)"),
+      std::string::npos);
 }
 
 TEST(BuildFragments, ReadmeStatesApiMemoryAndUsedMacros) {
@@ -142,4 +146,37 @@ TEST(BuildFragments, Deterministic) {
     EXPECT_EQ(a[i].path, b[i].path);
     EXPECT_EQ(a[i].contents, b[i].contents);
   }
+}
+
+TEST(BuildFragments, SharedRuntimeListedOnceWithItsHash) {
+  // Several models in one image: the model's files (<prefix>*) are its sources; every
+  // other source or header is a shared runtime file, listed with a hash of its contents
+  // so that fragments of different npucc versions or NPU targets stop the build.
+  auto fs =
+      codegen::emitBuildFragments(program(true), outFiles(true, true), options("npu-default"));
+  const std::string &m = file(fs, "kws.mk");
+  EXPECT_NE(
+      m.find("KWS_SRCS := \\\n    $(KWS_NPUCC_DIR)/kws.c \\\n    $(KWS_NPUCC_DIR)/kws_weights.c\n"),
+      std::string::npos)
+      << m;
+  size_t at = m.find("$(call npucc_runtime_file,$(KWS_NPUCC_DIR),npucc_act.c,");
+  ASSERT_NE(at, std::string::npos) << m;
+  std::string hash = m.substr(at + 55, 16);
+  EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos) << hash;
+  EXPECT_NE(m.find("$(eval NPUCC_RUNTIME_SRCS += $(1)/$(2))"), std::string::npos);
+  EXPECT_NE(file(fs, "kws.cmake")
+                .find("npucc_runtime_file(\"${KWS_NPUCC_DIR}\" npucc_act.c " + hash + ")"),
+            std::string::npos);
+  // Other contents, another hash; a model with no runtime source does not link npucc_runtime.
+  std::vector<EmittedFile> other = outFiles(true, true);
+  for (EmittedFile &f : other)
+    if (f.path == "npucc_act.c")
+      f.contents += "/* changed */\n";
+  auto fs2 = codegen::emitBuildFragments(program(true), other, options("npu-default"));
+  EXPECT_EQ(file(fs2, "kws.mk").find("npucc_act.c," + hash), std::string::npos);
+  std::vector<EmittedFile> own = {{"kws.h", ""}, {"kws.c", ""}, {"npucc_types.h", "x"}};
+  auto fs3 = codegen::emitBuildFragments(program(false), own, options("cpu"));
+  EXPECT_EQ(file(fs3, "kws.cmake").find("PUBLIC npucc_runtime"), std::string::npos);
+  EXPECT_NE(file(fs3, "kws.cmake").find("npucc_runtime_file(\"${KWS_NPUCC_DIR}\" npucc_types.h "),
+            std::string::npos);
 }
