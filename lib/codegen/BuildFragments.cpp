@@ -264,14 +264,33 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
        std::string(c.npu ? "; NPU commands run through the HAL (`npucc_hal.c`)" : "") + ".\n\n";
 
   s += "## API (`" + pre + ".h`)\n\n";
-  s += "    #include \"" + pre + ".h\"\n    int " + pre +
-       "_run(const void *const inputs[], void *const outputs[]);\n\n";
-  s += "Runs the model once: `inputs[i]` points to the input's bytes (read only), `outputs[i]` "
-       "to a buffer that receives the output; elements are densely packed in row-major order "
-       "and buffers should be aligned for their element type. Returns `NPUCC_OK` (0), or a "
-       "negative `NPUCC_ERR_*` code" +
-       std::string(c.npu ? " (`npucc_hal.h`: the NPU refused a command or timed out)" : "") +
-       ". It uses one static arena: not reentrant.\n\n";
+  if (o.externalArena) {
+    s += "    #include \"" + pre + ".h\"\n    int " + pre + "_init(" + pre +
+         "_ctx *ctx, void *arena, size_t arena_bytes);\n    int " + pre + "_run(" + pre +
+         "_ctx *ctx, const void *const inputs[], void *const outputs[]);\n    int " + pre +
+         "_last_error(const " + pre + "_ctx *ctx, int32_t *layer, const char **layer_name);\n\n";
+    s += "Compiled with `--arena external`: the caller owns the context and the arena (at least "
+         "`" +
+         P + "_ARENA_BYTES` bytes, aligned to `" + P + "_ARENA_ALIGN`). `" + pre +
+         "_init` checks the arena" +
+         std::string(c.npu ? " and initialises the NPU's HAL once" : "") + "; `" + pre +
+         "_run` runs the model once: `inputs[i]` points to the input's bytes (read only), "
+         "`outputs[i]` to a buffer that receives the output (densely packed, row-major, aligned "
+         "for the element type). Both return `NPUCC_OK` (0) or a negative code: `" +
+         P + "_ERR_ARGUMENT` (-16, a null pointer), `" + P + "_ERR_ARENA_SIZE` (-17), `" + P +
+         "_ERR_ARENA_ALIGN` (-18), `" + P + "_ERR_NOT_READY` (-19, no successful init)" +
+         std::string(c.npu ? ", or the NPU runtime's -1 to -6 (`npucc_hal.h`)" : "") + "; `" + pre +
+         "_last_error` returns the last code and the failing layer's index and name.\n\n";
+  } else {
+    s += "    #include \"" + pre + ".h\"\n    int " + pre +
+         "_run(const void *const inputs[], void *const outputs[]);\n\n";
+    s += "Runs the model once: `inputs[i]` points to the input's bytes (read only), `outputs[i]` "
+         "to a buffer that receives the output; elements are densely packed in row-major order "
+         "and buffers should be aligned for their element type. Returns `NPUCC_OK` (0), or a "
+         "negative `NPUCC_ERR_*` code" +
+         std::string(c.npu ? " (`npucc_hal.h`: the NPU refused a command or timed out)" : "") +
+         ". It uses one static arena: not reentrant.\n\n";
+  }
   s += "| | name | type | shape | bytes |\n|---|---|---|---|---|\n";
   auto row = [&](const char *what, size_t i, const lir::IOBuffer &b) {
     std::string macro =
@@ -288,9 +307,16 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
        "_inputs[]` / `" + pre + "_outputs[]` (`npucc_tensor_info`: name, type, shape, bytes).\n\n";
 
   s += "## Memory\n\n| what | bytes | where |\n|---|---|---|\n";
-  s += "| arena: activations and scratch (static, in `" + pre + ".c`) | " +
-       std::to_string(p.arenaSize) + " (`" + P + "_ARENA_BYTES`) | RAM" +
-       (c.arenaAttr ? ", section `NPUCC_ARENA_ATTR`" : "") + " |\n";
+  if (o.externalArena)
+    s += "| arena: activations and scratch (the caller's, given to `" + pre + "_init`) | " +
+         std::to_string(p.arenaSize) + " (`" + P + "_ARENA_BYTES`), aligned to " +
+         std::to_string(p.arenaAlign) + " (`" + P +
+         "_ARENA_ALIGN`) | RAM, where the caller "
+         "puts it |\n";
+  else
+    s += "| arena: activations and scratch (static, in `" + pre + ".c`) | " +
+         std::to_string(p.arenaSize) + " (`" + P + "_ARENA_BYTES`) | RAM" +
+         (c.arenaAttr ? ", section `NPUCC_ARENA_ATTR`" : "") + " |\n";
   s += "| weights: constant tensors (`" + pre + "_weights.c`) | " + std::to_string(weights) +
        " (`" + P + "_WEIGHT_BYTES`) | flash (const)";
   if (npuWeights > 0)
@@ -310,6 +336,13 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
     s += "- `NPUCC_ARENA_ATTR`: attributes of the arena, e.g. "
          "`-DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))'` to place it where " +
          std::string(c.npu ? "the NPU's DMA reaches it" : "you want it") + ".\n";
+  if (o.externalArena)
+    s += "- `NPUCC_CONST_ATTR`: the constants the CPU reads (`" + pre +
+         "_weights.c`); `NPUCC_TABLE_ATTR`: the kernel parameter and requantization tables "
+         "and the tensor tables (`" +
+         pre + ".c`)" +
+         std::string(c.npu ? "; `NPUCC_STREAM_ATTR`: the NPU command stream tables" : "") +
+         ". E.g. `-DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc\")))'`.\n";
   if (c.npuConstAttr)
     s += "- `NPUCC_NPU_CONST_ATTR`: attributes of the constants the NPU reads, e.g. "
          "`-DNPUCC_NPU_CONST_ATTR='__attribute__((section(\".npu_flash\")))'` in a window "
@@ -322,7 +355,8 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
          "not see the CPU's addresses (`npucc_hal.h`).\n";
   if (!c.testProgram.empty())
     s += "- `NPUCC_TEST_REPEAT=N`: `" + c.testProgram + "` runs the model N times.\n";
-  if (!c.arenaAttr && !c.npuConstAttr && !c.layerHook && !c.npu && c.testProgram.empty())
+  if (!c.arenaAttr && !c.npuConstAttr && !c.layerHook && !c.npu && c.testProgram.empty() &&
+      !o.externalArena)
     s += "- none in this program.\n";
 
   s += "\n## Flags\n\n- C99: `-std=c99` (the files build warning-free with `-Wall -Wextra "

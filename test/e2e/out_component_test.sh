@@ -9,6 +9,9 @@
 # Several models in one image: three OUT/ folders (cpu float, cpu int8, npu-default int8 on the
 # simulator) link into one program through their fragments unchanged (CMake and Make), each
 # shared runtime file built once; folders of two NPU targets stop both fragments.
+# --arena external: the test programs pass through the fragments (cpu, npu-default), the HAL is
+# initialised in <prefix>_init only, a failing NPU layer is named by <prefix>_last_error, and
+# npucc check runs with the caller's arena.
 # Usage: out_component_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -190,6 +193,103 @@ EOF
   else bad "cmake with two NPU targets:"; tail -5 "$mm/two2.log" | sed 's/^/    /'; fi
 else
   bad "multi-model compiles:"; tail -5 "$mm/log" | sed 's/^/    /'
+fi
+
+# --arena external: the caller's arena and context (docs/output.md, "Caller-owned memory").
+# The --emit-test program of tinycnn_int8 through the fragments for cpu (CMake) and npu-default
+# (Make, simulator) passes; the HAL is initialised in ext_init only; a wait the program aborts
+# makes ext_run return NPUCC_ERR_TIMEOUT (-5) and ext_last_error name the NPU layer; npucc check
+# runs its harness with the caller's arena.
+xe="$tmp/ext"
+mkdir -p "$xe"
+if "$npucc" "$m/model.onnx" -o "$xe/cpu" --prefix ext --target cpu --arena external --emit-test \
+     --data "$m/test_data_set_0" > "$xe/log" 2>&1 \
+   && "$npucc" "$m/model.onnx" -o "$xe/npu" --prefix ext --target npu-default --arena external \
+     --emit-test --data "$m/test_data_set_0" >> "$xe/log" 2>&1 \
+   && "$npucc" --target npu-default --emit-runtime "$xe/SIM" --with-sim >> "$xe/log" 2>&1; then
+  mkdir -p "$xe/cm"
+  cat > "$xe/cm/CMakeLists.txt" << EOF
+cmake_minimum_required(VERSION 3.13)
+project(app C)
+include("$xe/cpu/ext.cmake")
+target_compile_options(ext PRIVATE $warn)
+add_executable(ext_test \${EXT_TEST_SRC})
+target_compile_options(ext_test PRIVATE $warn)
+target_link_libraries(ext_test PRIVATE ext)
+EOF
+  if cmake -S "$xe/cm" -B "$xe/cm/build" > "$xe/cm.log" 2>&1 \
+     && cmake --build "$xe/cm/build" >> "$xe/cm.log" 2>&1 \
+     && "$xe/cm/build/ext_test" > "$xe/cm.run" 2>&1 && tail -n1 "$xe/cm.run" | grep -qx PASS; then
+    ok "--arena external, cpu: test program (ext_init with its own arena) through ext.cmake: PASS"
+  else bad "--arena external, cpu, through ext.cmake:"; cat "$xe/cm.log" "$xe/cm.run" 2>/dev/null | tail -8 | sed 's/^/    /'; fi
+
+  cat > "$xe/abort.c" << 'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "ext.h"
+#include "npucc_hal.h"
+#include "npucc_sim.h"
+#include "npucc_target.h"
+static unsigned char pool[EXT_ARENA_BYTES + EXT_ARENA_ALIGN];
+static float x[EXT_INPUT0_BYTES / 4], y[EXT_OUTPUT0_BYTES / 4];
+static int polls;
+static int abort_hook(void *sim) { return ++polls > 2 ? 1 : npucc_sim_wfi_hook(sim); }
+int main(void) {
+  unsigned char *arena = pool + (EXT_ARENA_ALIGN - (uintptr_t)pool % EXT_ARENA_ALIGN) % EXT_ARENA_ALIGN;
+  const void *in[1];
+  void *out[1];
+  ext_ctx ctx;
+  int32_t layer = -2;
+  const char *name = "?";
+  int rc, ok;
+  npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);
+  in[0] = x;
+  out[0] = y;
+  memset(x, 0, sizeof x);
+  npucc_sim_attach(sim);
+  npucc_hal_set_wait_hook(abort_hook, sim);
+  if (ext_init(&ctx, arena, EXT_ARENA_BYTES) != NPUCC_OK)
+    return 2;
+  rc = ext_run(&ctx, in, out);
+  ok = ext_last_error(&ctx, &layer, &name) == rc;
+  printf("rc %d layer %d name %s\n", rc, (int)layer, name);
+  npucc_sim_destroy(sim);
+  return !(ok && rc == NPUCC_ERR_TIMEOUT && layer >= 0 && strstr(name, "on the NPU"));
+}
+EOF
+  cat > "$xe/app.mk" << EOF
+EXT_SIM_DIR := $xe/SIM
+include $xe/npu/ext.mk
+CFLAGS := -std=c99 $warn -O2 \$(EXT_CFLAGS)
+ext_test: \$(EXT_TEST_SRC) \$(EXT_SRCS) \$(NPUCC_RUNTIME_SRCS)
+	\$(CC) \$(CFLAGS) -o \$@ \$^ \$(EXT_LDLIBS)
+abort: $xe/abort.c \$(EXT_SRCS) \$(NPUCC_RUNTIME_SRCS)
+	\$(CC) \$(CFLAGS) -o \$@ \$^ \$(EXT_LDLIBS)
+EOF
+  mkdir -p "$xe/mk"
+  if make -C "$xe/mk" -f "$xe/app.mk" ext_test > "$xe/mk.log" 2>&1 \
+     && "$xe/mk/ext_test" > "$xe/mk.run" 2>&1 && tail -n1 "$xe/mk.run" | grep -qx PASS; then
+    ok "--arena external, npu-default: test program through ext.mk (simulator): PASS"
+  else bad "--arena external, npu-default, through ext.mk:"; cat "$xe/mk.log" "$xe/mk.run" 2>/dev/null | tail -8 | sed 's/^/    /'; fi
+  # The HAL is initialised once, in ext_init: ext_run does not call npucc_hal_init.
+  if [ "$(awk '/^int ext_init\(/,/^}/' "$xe/npu/ext.c" | grep -c 'npucc_hal_init(')" = 1 ] \
+     && [ "$(awk '/^int ext_run\(/,/^}/' "$xe/npu/ext.c" | grep -c 'npucc_hal_init(')" = 0 ]; then
+    ok "--arena external: npucc_hal_init in ext_init, not in ext_run"
+  else bad "--arena external: npucc_hal_init is not (only) in ext_init"; fi
+  if make -C "$xe/mk" -f "$xe/app.mk" abort > "$xe/ab.log" 2>&1 \
+     && "$xe/mk/abort" > "$xe/ab.run" 2>&1; then
+    ok "--arena external: an aborted NPU wait returns -5 and ext_last_error names the layer ($(cut -c1-70 "$xe/ab.run"))"
+  else bad "--arena external, failing NPU layer:"; cat "$xe/ab.log" "$xe/ab.run" 2>/dev/null | tail -6 | sed 's/^/    /'; fi
+  # npucc check's harness with the caller's arena, under strict flags.
+  if "$npucc" check "$m" --target npu-default --arena external --keep "$xe/kept" \
+       --cflags "-O2 -std=c99 -Wall -Wextra -Werror -pedantic" > "$xe/check.log" 2>&1 \
+     && grep -q "rc = model_init(&ctx, arena, MODEL_ARENA_BYTES);" "$xe/kept/npucc_check_main.c" \
+     && grep -q "^int model_init(" "$xe/kept/model.c" \
+     && "$npucc" check "$m" --target cpu --arena external > "$xe/check2.log" 2>&1; then
+    ok "npucc check --arena external passes on npu-default (strict flags) and cpu"
+  else bad "npucc check --arena external:"; tail -5 "$xe/check.log" "$xe/check2.log" | sed 's/^/    /'; fi
+else
+  bad "--arena external compiles:"; tail -5 "$xe/log" | sed 's/^/    /'
 fi
 
 echo "out_component: $passed passed, $failed failed"

@@ -180,3 +180,18 @@ TEST(BuildFragments, SharedRuntimeListedOnceWithItsHash) {
   EXPECT_NE(file(fs3, "kws.cmake").find("npucc_runtime_file(\"${KWS_NPUCC_DIR}\" npucc_types.h "),
             std::string::npos);
 }
+
+TEST(BuildFragments, ReadmeOfTheExternalArena) {
+  codegen::FragmentOptions o = options("npu-default");
+  o.externalArena = true;
+  const std::string r =
+      file(codegen::emitBuildFragments(program(true), outFiles(true, true), o), "README.md");
+  EXPECT_NE(r.find("int kws_init(kws_ctx *ctx, void *arena, size_t arena_bytes);"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("`KWS_ERR_ARENA_ALIGN` (-18)"), std::string::npos);
+  EXPECT_NE(r.find("(the caller's, given to `kws_init`) | 4096 (`KWS_ARENA_BYTES`), aligned to 16"),
+            std::string::npos);
+  EXPECT_NE(r.find("`NPUCC_STREAM_ATTR`"), std::string::npos);
+  EXPECT_EQ(r.find("It uses one static arena"), std::string::npos);
+}

@@ -26,6 +26,7 @@ struct FragmentOptions {
   std::string regsHeader; // "<id>_regs.h" when OUT/ has the register map, else ""
   uint64_t npuCommands = 0;
   uint64_t npuStreamBytes = 0;
+  bool externalArena = false; // --arena external: the init/run API with a context
 };
 
 /// OUT/<prefix>.cmake, OUT/<prefix>.mk and OUT/README.md for the program `p`

@@ -57,6 +57,8 @@ struct CompileOptions {
   std::string requant = "auto";
   // int8 CPU kernels (lower::CpuLowerOptions::fastKernels): "fast" or "reference".
   std::string cpuKernels = "fast";
+  // "static" (an arena inside <prefix>.c) or "external" (the caller's: codegen::EmitOptions).
+  std::string arena = "static";
   // Keep CompileResult::importedGraph and preTargetGraph (npucc check's interpreter
   // comparisons at earlier stages of the pipeline).
   bool keepStageGraphs = false;
