@@ -78,7 +78,7 @@ struct Component {
   std::vector<RuntimeFile> runtime;          // the shared runtime files, sorted
   std::string testProgram;                   // "<prefix>_test.c" when OUT/ has it
   bool libm = false, npu = false;
-  bool arenaAttr = false, npuConstAttr = false, layerHook = false;
+  bool arenaAttr = false, npuConstAttr = false, layerHook = false, npuLayerHook = false;
   bool runtimeSources() const {
     for (const RuntimeFile &r : runtime)
       if (endsWith(r.name, ".c"))
@@ -350,6 +350,10 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
   if (c.layerHook)
     s += "- `NPUCC_LAYER_HOOK(index, kernel)`: called before each CPU kernel call of `" + pre +
          "_run` (e.g. to read a cycle counter per layer).\n";
+  if (c.npuLayerHook)
+    s += "- `NPUCC_NPU_LAYER_HOOK(index, layer)`: called before the command stream of each NPU "
+         "layer (`layer`: its node name and op) and once at the end: with `NPUCC_LAYER_HOOK` "
+         "it splits the run into CPU and NPU intervals.\n";
   if (c.npu)
     s += "- `NPUCC_DEVICE_ADDR(p)`: the NPU's address of a CPU pointer, when the NPU does "
          "not see the CPU's addresses (`npucc_hal.h`).\n";
@@ -491,6 +495,7 @@ std::vector<EmittedFile> emitBuildFragments(const lir::Program &p,
   c.arenaAttr = contains(files, o.prefix + ".c", "NPUCC_ARENA_ATTR");
   c.npuConstAttr = contains(files, o.prefix + "_weights.c", "NPUCC_NPU_CONST_ATTR");
   c.layerHook = contains(files, o.prefix + ".c", "NPUCC_LAYER_HOOK");
+  c.npuLayerHook = contains(files, o.prefix + ".c", "NPUCC_NPU_LAYER_HOOK");
   return {{o.prefix + ".cmake", cmakeFragment(c)},
           {o.prefix + ".mk", makeFragment(c)},
           {"README.md", readme(p, c, o)}};

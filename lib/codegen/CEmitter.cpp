@@ -54,6 +54,7 @@ private:
   const EmitOptions &Opts;
   bool NeedsMath = false;
   int LayerHooks = 0; // NPUCC_LAYER_HOOK calls in the run function (CPU instructions)
+  int NpuHooks = 0;   // NPUCC_NPU_LAYER_HOOK calls (NPU layers)
   bool Ext = false;   // --arena external: the arena is the caller's (ctx->arena)
   mutable bool ArenaUsed = false;
   std::map<std::vector<int64_t>, int> IntArrays;
@@ -210,6 +211,8 @@ Result<std::string> Emitter::body() {
       if (in.opcode == "npu" && in.comment != lastNpuComment && !in.comment.empty()) {
         r += Npu.flush(onFail);
         r += "  /* " + commentText(in.comment) + " */\n";
+        r += "  NPUCC_NPU_LAYER_HOOK(" + std::to_string(NpuHooks++) + ", " + cString(in.comment) +
+             ");\n";
         lastNpuComment = in.comment;
         if (Ext)
           onFail = arena::failReturn(Prefix, layer, in.comment);
@@ -270,6 +273,8 @@ Result<std::string> Emitter::body() {
     }
   }
   r += Npu.flush(onFail);
+  if (NpuHooks > 0)
+    r += "  NPUCC_NPU_LAYER_HOOK(" + std::to_string(NpuHooks) + ", \"end\");\n";
   if (LayerHooks > 0)
     r += "  NPUCC_LAYER_HOOK(" + std::to_string(LayerHooks) + ", \"end\");\n";
   return r;
@@ -340,33 +345,6 @@ std::string Emitter::header() const {
   return h;
 }
 
-std::string infoTable(const std::string &prefix, const char *kind,
-                      const std::vector<lir::IOBuffer> &bufs, const std::string &attr) {
-  std::string r;
-  for (size_t i = 0; i < bufs.size(); ++i) {
-    if (bufs[i].shape.empty())
-      continue;
-    r += attr + "static const int32_t " + prefix + "_" + kind + std::to_string(i) + "_shape[" +
-         std::to_string(bufs[i].shape.size()) + "] = {";
-    for (size_t k = 0; k < bufs[i].shape.size(); ++k)
-      r += (k ? ", " : "") + std::to_string(bufs[i].shape[k]);
-    r += "};\n";
-  }
-  r += attr + "const npucc_tensor_info " + prefix + "_" + kind + "s[" +
-       std::to_string(bufs.empty() ? 1 : bufs.size()) + "] = {\n";
-  for (size_t i = 0; i < bufs.size(); ++i) {
-    const lir::IOBuffer &b = bufs[i];
-    std::string shape = b.shape.empty() ? std::string("(const int32_t *)0")
-                                        : prefix + "_" + kind + std::to_string(i) + "_shape";
-    r += "  {" + cString(b.name) + ", " + dtypeEnum(b.dtype) + ", " +
-         std::to_string(b.shape.size()) + ", " + shape + ", " +
-         std::to_string(ir::Tensor::byteSizeOf(b.dtype, b.shape)) + "},\n";
-  }
-  if (bufs.empty())
-    r += "  {\"\", NPUCC_F32, 0, (const int32_t *)0, 0} /* placeholder: no entries */\n";
-  return r + "};\n\n";
-}
-
 std::string Emitter::source(const std::string &runBody,
                             const std::vector<std::string> &kernelHeaders) {
   std::string s = "/* " + Prefix + ".c - the model " + commentText(cString(P.modelName)) +
@@ -432,6 +410,15 @@ std::string Emitter::source(const std::string &runBody,
          ", \"end\"): define it, e.g. to read a cycle counter per\n"
          " * layer. Empty by default. */\n#ifndef NPUCC_LAYER_HOOK\n"
          "#define NPUCC_LAYER_HOOK(index, kernel) ((void)0)\n#endif\n\n";
+  if (NpuHooks > 0)
+    s += "/* NPUCC_NPU_LAYER_HOOK(index, layer) runs before the command stream of each NPU layer "
+         "(index\n * 0, 1, ... in NPU stream order; layer: its node name and op; a layer whose "
+         "commands are\n * split by prefetch gets one per part) and once more after the last "
+         "(index " +
+         std::to_string(NpuHooks) +
+         ", \"end\"):\n * with NPUCC_LAYER_HOOK it splits the run into CPU and NPU intervals "
+         "for a profile.\n * Empty by default. */\n#ifndef NPUCC_NPU_LAYER_HOOK\n"
+         "#define NPUCC_NPU_LAYER_HOOK(index, layer) ((void)0)\n#endif\n\n";
   if (Ext) {
     s += arena::initSource(P, Prefix, Npu.used());
     s += "int " + Prefix + "_run(" + Prefix +

@@ -11,7 +11,8 @@
 # shared runtime file built once; folders of two NPU targets stop both fragments.
 # --arena external: the test programs pass through the fragments (cpu, npu-default), the HAL is
 # initialised in <prefix>_init only, a failing NPU layer is named by <prefix>_last_error, and
-# npucc check runs with the caller's arena.
+# npucc check runs with the caller's arena. NPU layer hooks (NPUCC_NPU_LAYER_HOOK) run in order
+# beside the CPU ones in the npu-default test program.
 # Usage: out_component_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -93,6 +94,31 @@ EOF
     else bad "$t: make with an empty MODEL_SIM_DIR:"; tail -3 "$d/mk2.log" | sed 's/^/    /'; fi
   fi
 done
+
+# NPU layer hooks: NPUCC_NPU_LAYER_HOOK(index, layer) before each NPU layer's command stream and
+# once at the end, beside NPUCC_LAYER_HOOK on the CPU calls. The npu-default test program built
+# with both defined (printing) on the simulator passes, and every hook of model.c ran once, in
+# order, the NPU ones ending with "end".
+d="$tmp/npu-default"
+if [ -f "$d/OUT/model.c" ] && [ -n "$(ls "$d/SIM"/npucc_sim*.c 2>/dev/null)" ]; then
+  printf '#include <stdio.h>\n#define NPUCC_LAYER_HOOK(i, k) printf("cpu %%d %%s\\n", (int)(i), k)\n#define NPUCC_NPU_LAYER_HOOK(i, l) printf("npu %%d %%s\\n", (int)(i), l)\n' > "$d/hook.h"
+  printf 'MODEL_SIM_DIR := %s\ninclude %s/OUT/model.mk\nhooked: $(MODEL_TEST_SRC) $(MODEL_SRCS) $(NPUCC_RUNTIME_SRCS)\n\t$(CC) -std=c99 %s -O2 -include %s/hook.h $(MODEL_CFLAGS) -o $@ $^ $(MODEL_LDLIBS)\n' \
+    "$d/SIM" "$d" "$warn" "$d" > "$d/hook.mk"
+  mkdir -p "$d/hk"
+  want="$(grep -c '^  NPUCC_NPU_LAYER_HOOK(' "$d/OUT/model.c")"
+  wantc="$(grep -c '^  NPUCC_LAYER_HOOK(' "$d/OUT/model.c")"
+  if make -C "$d/hk" -f "$d/hook.mk" hooked > "$d/hk.log" 2>&1 \
+     && "$d/hk/hooked" > "$d/hk.run" 2>&1 && tail -n1 "$d/hk.run" | grep -qx PASS \
+     && [ "$want" -gt 1 ] && [ "$(grep -c '^npu ' "$d/hk.run")" = "$want" ] \
+     && [ "$(grep -c '^cpu ' "$d/hk.run")" = "$wantc" ] \
+     && grep '^npu ' "$d/hk.run" | awk '$2 != NR - 1 {exit 1}' \
+     && [ "$(grep '^npu ' "$d/hk.run" | tail -n1)" = "npu $((want - 1)) end" ] \
+     && grep -q '^npu 0 .*(Conv on the NPU: conv)$' "$d/hk.run"; then
+    ok "npu-default: $want NPU layer hooks and $wantc CPU hooks ran in order on the simulator: PASS"
+  else bad "npu-default with layer hooks ($want NPU, $wantc CPU expected):"; cat "$d/hk.log" "$d/hk.run" 2>/dev/null | tail -8 | sed 's/^/    /'; fi
+else
+  bad "npu-default OUT/ or simulator folder missing for the hook test"
+fi
 
 # Several models in one image: tinycnn (float) on --target cpu as f32, tinycnn_int8 on
 # --target cpu as kws and on npu-default (simulator) as ad. kws and ad share int8 kernels, f32

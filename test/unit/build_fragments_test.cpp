@@ -35,7 +35,9 @@ lir::Program program(bool npu) {
 std::vector<EmittedFile> outFiles(bool math, bool npu) {
   std::vector<EmittedFile> f = {
       {"kws.h", "/* api */"},
-      {"kws.c", "#include <string.h>\n#ifndef NPUCC_ARENA_ATTR\nNPUCC_LAYER_HOOK(0, k)\n"},
+      {"kws.c",
+       std::string("#include <string.h>\n#ifndef NPUCC_ARENA_ATTR\nNPUCC_LAYER_HOOK(0, k)\n") +
+           (npu ? "NPUCC_NPU_LAYER_HOOK(0, \"c (Conv)\")\n" : "")},
       {"kws_weights.c", npu ? "NPUCC_NPU_CONST_ATTR" : ""},
       {"kws_weights.h", ""},
       {"npucc_act.c", math ? "#include <math.h>\n" : "\n"},
@@ -136,6 +138,8 @@ TEST(BuildFragments, ReadmeStatesApiMemoryAndUsedMacros) {
   EXPECT_NE(n.find("npucc --target npu-default --emit-runtime SIM --with-sim"), std::string::npos);
   EXPECT_NE(n.find("`NPU_DEFAULT_BASE_ADDRESS` in `npu_default_regs.h`"), std::string::npos);
   EXPECT_NE(n.find("-DNPUCC_HAL_SIM"), std::string::npos);
+  EXPECT_NE(n.find("`NPUCC_NPU_LAYER_HOOK(index, layer)`"), std::string::npos);
+  EXPECT_EQ(r.find("NPUCC_NPU_LAYER_HOOK"), std::string::npos); // no NPU layers
 }
 
 TEST(BuildFragments, Deterministic) {
