@@ -3,9 +3,12 @@
 // emitC writes <prefix>.h (API), <prefix>.c (arena, tensor-info tables, the
 // run function: one kernel call / memcpy / memset per instruction, each after
 // an NPUCC_LAYER_HOOK(index, kernel) that is empty unless the build defines
-// it), <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
-// files the program uses, flat (basename only). The output only depends on
-// the Program, so re-running gives byte-identical files.
+// it; NPU layers' command streams after an NPUCC_NPU_LAYER_HOOK(index, layer)),
+// <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
+// files the program uses, flat (basename only). With EmitOptions::externalArena
+// the arena is the caller's, behind <prefix>_init / <prefix>_run(ctx, ...)
+// (ArenaApi.h). The output only depends on the Program and the options, so
+// re-running gives byte-identical files.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/codegen/CEmitter.h"
