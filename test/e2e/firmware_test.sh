@@ -11,7 +11,8 @@
 #    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
 #  - one image with two models (cpu float, cpu int8 with --arena external and section macros)
-#    built only through their Make fragments runs under QEMU (Cortex-M4F, RV32): 2 x PASS;
+#    built only through their Make fragments runs under QEMU (Cortex-M4F, RV32), and through
+#    their CMake fragments (Cortex-M4F): 2 x PASS, the section macros checked in the map file;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
 #    clang, strict C99) and passes on every NPU (built-in and test/target/npu-*.json, npu-align
 #    with its 64-byte DMA and 256-byte table alignment among them), and its
@@ -131,6 +132,7 @@ fi
 # --arena external: the caller's arena, section macros) as kws; NPUCC_RUNTIME_SRCS builds each
 # shared runtime file once; kws's CPU weights and tables go to the sections their macros name
 # (checked in the map file). Cortex-M4F and RV32 under QEMU; both test programs print PASS.
+# The Cortex-M4F image again through the CMake fragments.
 mi="$tmp/two"
 mkdir -p "$mi"
 if "$npucc" "$src/models/tinycnn/model.onnx" -o "$mi/f32" --prefix f32 --target cpu --emit-test \
@@ -193,6 +195,42 @@ EOF
   two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
     "--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
     qemu-system-riscv32 -M virt -bios none
+  # The same image for Cortex-M4F through the CMake fragments (a Generic cross build).
+  if command -v cmake > /dev/null; then
+    mkdir -p "$mi/cm"
+    cat > "$mi/cm/CMakeLists.txt" << EOF
+cmake_minimum_required(VERSION 3.13)
+project(two C)
+include("$mi/f32/f32.cmake")
+include("$mi/kws/kws.cmake")
+add_executable(two.elf "$mi/main.c" \${F32_TEST_SRC} \${KWS_TEST_SRC} "$fw/m4_startup.c")
+set_target_properties(two.elf PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+set_source_files_properties(\${F32_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=f32_main)
+set_source_files_properties(\${KWS_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=kws_main)
+target_compile_definitions(kws PRIVATE "NPUCC_CONST_ATTR=__attribute__((section(\".rodata.npucc_w\")))"
+                                       "NPUCC_TABLE_ATTR=__attribute__((section(\".rodata.npucc_t\")))")
+target_link_libraries(two.elf PRIVATE f32 kws)
+target_link_options(two.elf PRIVATE -T "$fw/m4_mps2_an386.ld" -nostartfiles --specs=nano.specs
+                    --specs=rdimon.specs -u _printf_float -Wl,--gc-sections -Wl,-Map=two.map)
+EOF
+    if cmake -S "$mi/cm" -B "$mi/cm/build" -DCMAKE_SYSTEM_NAME=Generic \
+         -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+         "-DCMAKE_C_FLAGS=-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -pedantic" \
+         > "$tmp/log" 2>&1 && cmake --build "$mi/cm/build" >> "$tmp/log" 2>&1 \
+       && grep -A1 '^ \.rodata\.npucc_w' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws_weights\.c\.obj)' \
+       && grep -A1 '^ \.rodata\.npucc_t' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws\.c\.obj)' \
+       && timeout 300 qemu-system-arm -M mps2-an386 -nographic -monitor none \
+         -semihosting-config enable=on,target=native -icount shift=0 -kernel "$mi/cm/build/two.elf" \
+         > "$mi/run.log" 2>&1 \
+       && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
+      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (sections in the map file): 2 x PASS under QEMU"
+    else
+      bad "two-model cortex-m4 image through the CMake fragments:"
+      cat "$tmp/log" "$mi/run.log" 2>/dev/null | tail -8 | sed 's/^/    /'
+    fi
+  else
+    bad "cmake not installed (the two-model image through the CMake fragments)"
+  fi
 else
   bad "two-model compiles:"; tail -5 "$tmp/log" | sed 's/^/    /'
 fi
