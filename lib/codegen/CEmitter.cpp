@@ -3,14 +3,18 @@
 // emitC writes <prefix>.h (API), <prefix>.c (arena, tensor-info tables, the
 // run function: one kernel call / memcpy / memset per instruction, each after
 // an NPUCC_LAYER_HOOK(index, kernel) that is empty unless the build defines
-// it), <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
-// files the program uses, flat (basename only). The output only depends on
-// the Program, so re-running gives byte-identical files.
+// it; NPU layers' command streams after an NPUCC_NPU_LAYER_HOOK(index, layer)),
+// <prefix>_weights.{h,c} (constants, exact bit patterns) and the runtime
+// files the program uses, flat (basename only). With EmitOptions::externalArena
+// the arena is the caller's, behind <prefix>_init / <prefix>_run(ctx, ...)
+// (ArenaApi.h). The output only depends on the Program and the options, so
+// re-running gives byte-identical files.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/codegen/EmbeddedRuntime.h"
 
+#include "ArenaApi.h"
 #include "CText.h"
 #include "NpuStream.h"
 
@@ -32,6 +36,7 @@ public:
   Emitter(const Program &p, const EmitOptions &o)
       : P(p), Prefix(o.prefix), Opts(o), Npu(p, o.prefix) {
     Upper = upper(Prefix);
+    Ext = o.externalArena;
   }
 
   Result<std::vector<EmittedFile>> run();
@@ -52,6 +57,8 @@ private:
   const EmitOptions &Opts;
   bool NeedsMath = false;
   int LayerHooks = 0; // NPUCC_LAYER_HOOK calls in the run function (CPU instructions)
+  int NpuHooks = 0;   // NPUCC_NPU_LAYER_HOOK calls (NPU layers)
+  bool Ext = false;   // --arena external: the arena is the caller's (ctx->arena)
   mutable bool ArenaUsed = false;
   std::map<std::vector<int64_t>, int> IntArrays;
   std::map<std::vector<uint32_t>, int> FloatArrayIds;
@@ -132,6 +139,8 @@ std::string Emitter::pointer(const BufferRef &b) const {
     if (P.arenaSize == 0)
       return "(" + ct + " *)0";
     ArenaUsed = true;
+    if (Ext)
+      return "(" + ct + " *)(ctx->arena + " + off + ")";
     return "(" + ct + " *)(" + Prefix + "_arena.bytes + " + off + ")";
   case Region::Input:
     if (b.offset == 0)
@@ -192,6 +201,10 @@ Result<std::string> Emitter::argText(const lir::Arg &a, const lir::Instr &in, si
 Result<std::string> Emitter::body() {
   std::string r;
   std::string lastNpuComment;
+  // --arena external: an NPU stream's error is recorded with its layer (the
+  // index of its comment in the run function) in the context.
+  std::string onFail = Ext ? arena::failReturn(Prefix, -1, "") : "return rc;";
+  int layer = 0;
   for (size_t i = 0; i < P.body.size(); ++i) {
     const lir::Instr &in = P.body[i];
     if (in.opcode == "alloc" || in.opcode == "free")
@@ -199,17 +212,24 @@ Result<std::string> Emitter::body() {
     if (in.opcode == "npu" || in.opcode == "wait") {
       // NPU commands and waits go into the stream tables; one comment per layer.
       if (in.opcode == "npu" && in.comment != lastNpuComment && !in.comment.empty()) {
-        r += Npu.flush();
+        r += Npu.flush(onFail);
         r += "  /* " + commentText(in.comment) + " */\n";
+        r += "  NPUCC_NPU_LAYER_HOOK(" + std::to_string(NpuHooks++) + ", " + cString(in.comment) +
+             ");\n";
         lastNpuComment = in.comment;
+        if (Ext)
+          onFail = arena::failReturn(Prefix, layer, in.comment);
+        ++layer;
       }
       NPUCC_TRY(Npu.add(in, i));
       continue;
     }
-    r += Npu.flush();
+    r += Npu.flush(onFail);
     lastNpuComment.clear();
-    if (!in.comment.empty())
+    if (!in.comment.empty()) {
       r += "  /* " + commentText(in.comment) + " */\n";
+      ++layer;
+    }
     if (in.opcode == "call" || in.opcode == "memcpy" || in.opcode == "memset") {
       std::string what = in.opcode == "call" ? in.callee : in.opcode;
       r += "  NPUCC_LAYER_HOOK(" + std::to_string(LayerHooks++) + ", " +
@@ -255,7 +275,9 @@ Result<std::string> Emitter::body() {
       return instrError(i, in, "the C emitter does not know opcode '" + in.opcode + "'");
     }
   }
-  r += Npu.flush();
+  r += Npu.flush(onFail);
+  if (NpuHooks > 0)
+    r += "  NPUCC_NPU_LAYER_HOOK(" + std::to_string(NpuHooks) + ", \"end\");\n";
   if (LayerHooks > 0)
     r += "  NPUCC_LAYER_HOOK(" + std::to_string(LayerHooks) + ", \"end\");\n";
   return r;
@@ -287,6 +309,8 @@ std::string Emitter::header() const {
          std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) + "\n";
   h += "#define " + Upper + "_ARENA_BYTES " + std::to_string(P.arenaSize) + "\n";
   h += "#define " + Upper + "_WEIGHT_BYTES " + std::to_string(weightBytes) + "\n\n";
+  if (Ext)
+    h += arena::apiHeader(P, Prefix);
   h += "/* Names, element types and shapes of the model inputs and outputs. */\n";
   h += "extern const npucc_tensor_info " + Prefix + "_inputs[];\n";
   h += "extern const npucc_tensor_info " + Prefix + "_outputs[];\n\n";
@@ -298,41 +322,30 @@ std::string Emitter::header() const {
   h += " * inputs[i] points to " + Upper + "_INPUT<i>_BYTES bytes (read only), outputs[i] to\n";
   h += " * " + Upper + "_OUTPUT<i>_BYTES bytes that receive the result; element data is\n";
   h += " * densely packed in row-major order. Buffers should be aligned for their element\n";
-  h += " * type. The function uses a static arena of " + Upper + "_ARENA_BYTES bytes, so it is\n";
-  h += " * not reentrant. Returns NPUCC_OK (0) on success.\n */\n";
-  h += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]);\n\n";
+  if (Ext) {
+    h += " * type. ctx is a context " + Prefix +
+         "_init prepared; the run uses its arena. "
+         "Returns\n * NPUCC_OK (0), or a negative code (above): " +
+         Prefix + "_last_error tells which layer\n * failed.\n */\n";
+    h += "int " + Prefix + "_run(" + Prefix +
+         "_ctx *ctx, const void *const inputs[], void *const outputs[]);\n\n";
+    h += "/* The last error of " + Prefix + "_init / " + Prefix +
+         "_run on ctx (NPUCC_OK if none); *layer and\n"
+         " * *layer_name (either may be null) receive the failing layer's index in the run\n"
+         " * function and its node name and op, or -1 and \"\" when no layer failed (a bad\n"
+         " * argument, arena or context). */\n";
+    h += "int " + Prefix + "_last_error(const " + Prefix +
+         "_ctx *ctx, int32_t *layer, const char **layer_name);\n\n";
+  } else {
+    h += " * type. The function uses a static arena of " + Upper + "_ARENA_BYTES bytes, so it is\n";
+    h += " * not reentrant. Returns NPUCC_OK (0) on success.\n */\n";
+    h += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]);\n\n";
+  }
   h += "/* Firmware builds: compile the .c files of this folder with -ffunction-sections\n"
        " * -fdata-sections and link with -Wl,--gc-sections, so that the kernel functions and\n"
        " * tables this model does not call are left out of flash. */\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " + Upper + "_H */\n";
   return h;
-}
-
-std::string infoTable(const std::string &prefix, const char *kind,
-                      const std::vector<lir::IOBuffer> &bufs) {
-  std::string r;
-  for (size_t i = 0; i < bufs.size(); ++i) {
-    if (bufs[i].shape.empty())
-      continue;
-    r += "static const int32_t " + prefix + "_" + kind + std::to_string(i) + "_shape[" +
-         std::to_string(bufs[i].shape.size()) + "] = {";
-    for (size_t k = 0; k < bufs[i].shape.size(); ++k)
-      r += (k ? ", " : "") + std::to_string(bufs[i].shape[k]);
-    r += "};\n";
-  }
-  r += "const npucc_tensor_info " + prefix + "_" + kind + "s[" +
-       std::to_string(bufs.empty() ? 1 : bufs.size()) + "] = {\n";
-  for (size_t i = 0; i < bufs.size(); ++i) {
-    const lir::IOBuffer &b = bufs[i];
-    std::string shape = b.shape.empty() ? std::string("(const int32_t *)0")
-                                        : prefix + "_" + kind + std::to_string(i) + "_shape";
-    r += "  {" + cString(b.name) + ", " + dtypeEnum(b.dtype) + ", " +
-         std::to_string(b.shape.size()) + ", " + shape + ", " +
-         std::to_string(ir::Tensor::byteSizeOf(b.dtype, b.shape)) + "},\n";
-  }
-  if (bufs.empty())
-    r += "  {\"\", NPUCC_F32, 0, (const int32_t *)0, 0} /* placeholder: no entries */\n";
-  return r + "};\n\n";
 }
 
 std::string Emitter::source(const std::string &runBody,
@@ -353,9 +366,13 @@ std::string Emitter::source(const std::string &runBody,
   s += "\n";
   if (Npu.usesArena())
     ArenaUsed = true;
-  if (P.arenaSize > 0 && ArenaUsed) {
+  std::string tableAttr = Ext ? "NPUCC_TABLE_ATTR " : "";
+  if (Ext)
+    s += arena::tableSectionMacros(Npu.used());
+  if (P.arenaSize > 0 && ArenaUsed && !Ext) {
     s += "/* Place it with -DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))' where\n"
-         " * the NPU must reach it. */\n#ifndef NPUCC_ARENA_ATTR\n#define NPUCC_ARENA_ATTR\n#endif\n";
+         " * the NPU must reach it. */\n#ifndef NPUCC_ARENA_ATTR\n#define "
+         "NPUCC_ARENA_ATTR\n#endif\n";
     s += "/* Activations: " + std::to_string(P.arenaSize) + " bytes (lower bound " +
          std::to_string(P.peakLiveBytes) + ", unshared " + std::to_string(P.activationBytes) +
          "). */\n";
@@ -366,7 +383,7 @@ std::string Emitter::source(const std::string &runBody,
   }
   for (size_t i = 0; i < IntArrayOrder.size(); ++i) {
     const auto &v = *IntArrayOrder[i];
-    s += "static const int32_t " + Prefix + "_ia" + std::to_string(i) + "[" +
+    s += tableAttr + "static const int32_t " + Prefix + "_ia" + std::to_string(i) + "[" +
          std::to_string(v.size()) + "] = {";
     for (size_t k = 0; k < v.size(); ++k)
       s += (k ? ", " : "") + std::to_string(v[k]);
@@ -374,7 +391,7 @@ std::string Emitter::source(const std::string &runBody,
   }
   for (size_t i = 0; i < FloatArrays.size(); ++i) {
     const auto &v = FloatArrays[i];
-    s += "static const float " + Prefix + "_fa" + std::to_string(i) + "[" +
+    s += tableAttr + "static const float " + Prefix + "_fa" + std::to_string(i) + "[" +
          std::to_string(v.size()) + "] = {";
     for (size_t k = 0; k < v.size(); ++k)
       s += (k ? ", " : "") + floatLiteral(v[k], nullptr);
@@ -383,19 +400,38 @@ std::string Emitter::source(const std::string &runBody,
   if (!IntArrayOrder.empty() || !FloatArrays.empty())
     s += "\n";
   if (Npu.used())
-    s += Npu.tables();
-  s += infoTable(Prefix, "input", P.inputs);
-  s += infoTable(Prefix, "output", P.outputs);
+    s += Npu.tables(Ext ? "NPUCC_STREAM_ATTR " : "");
+  s += infoTable(Prefix, "input", P.inputs, tableAttr);
+  s += infoTable(Prefix, "output", P.outputs, tableAttr);
   if (LayerHooks > 0)
     s += "/* NPUCC_LAYER_HOOK(index, kernel) runs before each CPU kernel call, memcpy and memset\n"
-         " * of " + Prefix + "_run (index 0, 1, ...; kernel: its name as a string) and once more at\n"
-         " * the end (index " + std::to_string(LayerHooks) +
+         " * of " +
+         Prefix +
+         "_run (index 0, 1, ...; kernel: its name as a string) and once more at\n"
+         " * the end (index " +
+         std::to_string(LayerHooks) +
          ", \"end\"): define it, e.g. to read a cycle counter per\n"
          " * layer. Empty by default. */\n#ifndef NPUCC_LAYER_HOOK\n"
          "#define NPUCC_LAYER_HOOK(index, kernel) ((void)0)\n#endif\n\n";
-  s += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]) {\n";
+  if (NpuHooks > 0)
+    s += "/* NPUCC_NPU_LAYER_HOOK(index, layer) runs before the command stream of each NPU layer "
+         "(index\n * 0, 1, ... in NPU stream order; layer: its node name and op; a layer whose "
+         "commands are\n * split by prefetch gets one per part) and once more after the last "
+         "(index " +
+         std::to_string(NpuHooks) +
+         ", \"end\"):\n * with NPUCC_LAYER_HOOK it splits the run into CPU and NPU intervals "
+         "for a profile.\n * Empty by default. */\n#ifndef NPUCC_NPU_LAYER_HOOK\n"
+         "#define NPUCC_NPU_LAYER_HOOK(index, layer) ((void)0)\n#endif\n\n";
+  if (Ext) {
+    s += arena::initSource(P, Prefix, Npu.used());
+    s += "int " + Prefix + "_run(" + Prefix +
+         "_ctx *ctx, const void *const inputs[], void *const outputs[]) {\n";
+    s += arena::runChecks(P, Prefix);
+  } else {
+    s += "int " + Prefix + "_run(const void *const inputs[], void *const outputs[]) {\n";
+  }
   if (Npu.used())
-    s += Npu.prologue(Prefix + "_arena.bytes");
+    s += Npu.prologue(Ext ? "ctx->arena" : Prefix + "_arena.bytes", !Ext);
   s += "  (void)inputs;\n  (void)outputs;\n";
   s += runBody;
   s += "  return NPUCC_OK;\n}\n";
@@ -432,11 +468,18 @@ std::string Emitter::weightsSource() const {
   s += "/* " + Prefix + "_weights.c - constant tensors of the model " +
        commentText(cString(P.modelName)) + ". Generated file: do not edit. */\n";
   s += "#include \"" + Prefix + "_weights.h\"\n";
+  if (Ext)
+    s += "\n/* The constants the CPU reads: place them with\n"
+         " * -DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc\")))'. */\n"
+         "#ifndef NPUCC_CONST_ATTR\n#define NPUCC_CONST_ATTR\n#endif\n";
   for (size_t i = 0; i < P.constants.size(); ++i) {
     const ir::Tensor &t = P.constants[i].data;
     std::string n = constName(int(i));
+    if (Ext && !P.constants[i].npu)
+      s += "\nNPUCC_CONST_ATTR";
     if (P.constants[i].npu)
-      s += "\n/* Read by the NPU's DMA: place it with -DNPUCC_NPU_CONST_ATTR='__attribute__((section("
+      s += "\n/* Read by the NPU's DMA: place it with "
+           "-DNPUCC_NPU_CONST_ATTR='__attribute__((section("
            "\".npu_flash\")))' in a window the DMA reaches. */\n#ifndef NPUCC_NPU_CONST_ATTR\n"
            "#define NPUCC_NPU_CONST_ATTR\n#endif\nNPUCC_NPU_CONST_ATTR";
     s += "\nconst " + n + "_t " + n + " = {{\n";

@@ -139,4 +139,31 @@ std::string baseName(const std::string &path) {
   return p == std::string::npos ? path : path.substr(p + 1);
 }
 
+std::string infoTable(const std::string &prefix, const char *kind,
+                      const std::vector<lir::IOBuffer> &bufs, const std::string &attr) {
+  std::string r;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    if (bufs[i].shape.empty())
+      continue;
+    r += attr + "static const int32_t " + prefix + "_" + kind + std::to_string(i) + "_shape[" +
+         std::to_string(bufs[i].shape.size()) + "] = {";
+    for (size_t k = 0; k < bufs[i].shape.size(); ++k)
+      r += (k ? ", " : "") + std::to_string(bufs[i].shape[k]);
+    r += "};\n";
+  }
+  r += attr + "const npucc_tensor_info " + prefix + "_" + kind + "s[" +
+       std::to_string(bufs.empty() ? 1 : bufs.size()) + "] = {\n";
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    const lir::IOBuffer &b = bufs[i];
+    std::string shape = b.shape.empty() ? std::string("(const int32_t *)0")
+                                        : prefix + "_" + kind + std::to_string(i) + "_shape";
+    r += "  {" + cString(b.name) + ", " + dtypeEnum(b.dtype) + ", " +
+         std::to_string(b.shape.size()) + ", " + shape + ", " +
+         std::to_string(ir::Tensor::byteSizeOf(b.dtype, b.shape)) + "},\n";
+  }
+  if (bufs.empty())
+    r += "  {\"\", NPUCC_F32, 0, (const int32_t *)0, 0} /* placeholder: no entries */\n";
+  return r + "};\n\n";
+}
+
 } // namespace npucc::codegen::ctext

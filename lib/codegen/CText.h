@@ -9,6 +9,7 @@
 #pragma once
 
 #include "npucc/ir/Tensor.h"
+#include "npucc/lir/Program.h"
 
 #include <string>
 
@@ -48,6 +49,11 @@ bool isIdentifier(const std::string &s);
 
 /// Upper-case form of an identifier for macro names.
 std::string upper(const std::string &s);
+
+/// The npucc_tensor_info table <prefix>_<kind>s[] (and the shape arrays) of
+/// the model inputs or outputs; `attr` (e.g. a section macro) before each.
+std::string infoTable(const std::string &prefix, const char *kind,
+                      const std::vector<lir::IOBuffer> &bufs, const std::string &attr);
 
 /// Last component of a slash-separated path.
 std::string baseName(const std::string &path);

@@ -98,8 +98,9 @@ Result<std::pair<int, int64_t>> NpuStream::value(const lir::Arg &a, const lir::I
     return instrErr(index, in, "a parameter is neither an integer nor a buffer");
   int base = baseOf(*b);
   if (base < 0)
-    return instrErr(index, in, "an NPU address must be in the arena, the NPU constants, an "
-                               "input, an output or a scratchpad");
+    return instrErr(index, in,
+                    "an NPU address must be in the arena, the NPU constants, an "
+                    "input, an output or a scratchpad");
   if (b->region == lir::Region::Spm && size_t(b->index) >= P.scratchpads.size())
     return instrErr(index, in, "scratchpad index out of range");
   return std::make_pair(base, b->offset);
@@ -120,7 +121,8 @@ Status NpuStream::add(const lir::Instr &in, size_t index) {
     std::sort(engines.begin(), engines.end());
     std::string mask;
     for (int e : engines)
-      mask += std::string(mask.empty() ? "" : " | ") + (e ? "NPUCC_WAIT_COMPUTE" : "NPUCC_WAIT_DMA");
+      mask +=
+          std::string(mask.empty() ? "" : " | ") + (e ? "NPUCC_WAIT_COMPUTE" : "NPUCC_WAIT_DMA");
     if (!mask.empty())
       Ops.push_back({"NPUCC_STREAM_WAIT", mask, 0});
     return success();
@@ -163,39 +165,43 @@ Status NpuStream::add(const lir::Instr &in, size_t index) {
   return success();
 }
 
-std::string NpuStream::flush() {
+std::string NpuStream::flush(const std::string &onError) {
   size_t n = Ops.size() - SegmentStart;
   if (n == 0)
     return "";
   std::string r = "  rc = npucc_stream_run(NPUCC_TARGET, " + Prefix + "_ns + " +
                   std::to_string(SegmentStart) + ", " + std::to_string(n) + ", " + Prefix +
-                  "_np, bases);\n  if (rc != NPUCC_OK)\n    return rc;\n";
+                  "_np, bases);\n  if (rc != NPUCC_OK)\n    " + onError + "\n";
   SegmentStart = Ops.size();
   return r;
 }
 
-std::string NpuStream::tables() const {
+std::string NpuStream::tables(const std::string &attr) const {
   std::string s = "/* NPU command stream: " + std::to_string(Commands) + " commands, " +
                   std::to_string(flashBytes()) + " bytes of tables (npucc_stream.h). */\n";
-  s += "static const npucc_stream_param " + Prefix + "_np[" +
+  s += attr + "static const npucc_stream_param " + Prefix + "_np[" +
        std::to_string(std::max<size_t>(1, Params.size())) + "] = {\n";
   for (const Param &p : Params)
     s += "  {" + p.param + ", " + std::to_string(p.base) + ", " + std::to_string(p.value) + "},\n";
   if (Params.empty())
     s += "  {0, 0, 0}\n";
-  s += "};\nstatic const npucc_stream_op " + Prefix + "_ns[" + std::to_string(Ops.size()) +
-       "] = {\n";
+  s += "};\n" + attr + "static const npucc_stream_op " + Prefix + "_ns[" +
+       std::to_string(Ops.size()) + "] = {\n";
   for (const Op &o : Ops)
     s += "  {" + o.kind + ", " + o.arg + ", " + std::to_string(o.first) + "},\n";
   return s + "};\n\n";
 }
 
-std::string NpuStream::prologue(const std::string &arenaExpr) const {
+std::string NpuStream::prologue(const std::string &arenaExpr, bool halInit) const {
   std::string s = "  uint64_t bases[" + std::to_string(NumBases) + "];\n  int rc;\n";
-  s += "  npucc_hal_init(NPUCC_TARGET);\n  npucc_stream_reset();\n  bases[0] = 0;\n";
-  s += "  bases[1] = " + (UsesArena ? "npucc_hal_device_addr(" + arenaExpr + ", " +
-                                          std::to_string(P.arenaSize) + ", 1)"
-                                    : std::string("0")) + ";\n";
+  if (halInit)
+    s += "  npucc_hal_init(NPUCC_TARGET);\n";
+  s += "  npucc_stream_reset();\n  bases[0] = 0;\n";
+  s += "  bases[1] = " +
+       (UsesArena
+            ? "npucc_hal_device_addr(" + arenaExpr + ", " + std::to_string(P.arenaSize) + ", 1)"
+            : std::string("0")) +
+       ";\n";
   if (BlobIndex >= 0)
     s += "  bases[2] = npucc_hal_device_addr(&" + Prefix + "_w_" +
          P.constants[size_t(BlobIndex)].name + ", " +
@@ -204,13 +210,13 @@ std::string NpuStream::prologue(const std::string &arenaExpr) const {
     s += "  bases[2] = 0;\n";
   int b = 3;
   for (size_t i = 0; i < P.inputs.size(); ++i, ++b)
-    s += "  bases[" + std::to_string(b) + "] = npucc_hal_device_addr(inputs[" +
-         std::to_string(i) + "], " +
-         std::to_string(ir::Tensor::byteSizeOf(P.inputs[i].dtype, P.inputs[i].shape)) + ", 1);\n";
+    s += "  bases[" + std::to_string(b) + "] = npucc_hal_device_addr(inputs[" + std::to_string(i) +
+         "], " + std::to_string(ir::Tensor::byteSizeOf(P.inputs[i].dtype, P.inputs[i].shape)) +
+         ", 1);\n";
   for (size_t i = 0; i < P.outputs.size(); ++i, ++b)
-    s += "  bases[" + std::to_string(b) + "] = npucc_hal_device_addr(outputs[" +
-         std::to_string(i) + "], " +
-         std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) + ", 1);\n";
+    s += "  bases[" + std::to_string(b) + "] = npucc_hal_device_addr(outputs[" + std::to_string(i) +
+         "], " + std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) +
+         ", 1);\n";
   for (size_t i = 0; i < P.scratchpads.size(); ++i, ++b)
     s += "  bases[" + std::to_string(b) + "] = " + hexU64(P.scratchpads[i].base) + "; /* " +
          ctext::commentText(P.scratchpads[i].name) + " */\n";

@@ -28,14 +28,17 @@ public:
 
   /// Adds an `npu` or `wait` instruction (number `index`, for messages).
   Status add(const lir::Instr &in, size_t index);
-  /// The statements that run the instructions added since the last flush.
-  std::string flush();
+  /// The statements that run the instructions added since the last flush;
+  /// `onError` is the statement run when the stream returns an error (rc).
+  std::string flush(const std::string &onError = "return rc;");
 
   bool used() const { return !Ops.empty(); }
   bool usesArena() const { return UsesArena; }
-  /// The tables (file scope) and the run function's prologue.
-  std::string tables() const;
-  std::string prologue(const std::string &arenaExpr) const;
+  /// The tables (file scope; `attr` before each, e.g. a section macro) and the
+  /// run function's prologue (`halInit`: it initialises the HAL, else an init
+  /// function did).
+  std::string tables(const std::string &attr = "") const;
+  std::string prologue(const std::string &arenaExpr, bool halInit = true) const;
   /// Flash of the tables in bytes (8 per op, 8 per parameter entry).
   uint64_t flashBytes() const { return 8 * (Ops.size() + Params.size()); }
   uint64_t commands() const { return Commands; }

@@ -138,10 +138,23 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
                size_t(expected[i].numElements()));
     s += "}};\nstatic " + t + " test_got" + std::to_string(i) + ";\n\n";
   }
+  const bool ext = opts.externalArena;
+  const std::string P = upper(prefix);
+  if (ext)
+    s += "/* The caller's arena (--arena external), aligned to " + P +
+         "_ARENA_ALIGN in main (C99 has no\n * alignas). */\nstatic unsigned char "
+         "test_arena[" +
+         P + "_ARENA_BYTES + " + P + "_ARENA_ALIGN];\n\n";
   s += "int main(void) {\n";
   s += "  const void *inputs[" + std::to_string(inputs.empty() ? 1 : inputs.size()) + "];\n";
   s += "  void *outputs[" + std::to_string(expected.empty() ? 1 : expected.size()) + "];\n";
   s += "  int failed = 0, rc;\n";
+  if (ext)
+    s += "  " + prefix +
+         "_ctx ctx;\n  int32_t layer = -1;\n  const char *layer_name = \"\";\n"
+         "  unsigned char *arena = test_arena + (" +
+         P + "_ARENA_ALIGN - (uintptr_t)test_arena % " + P + "_ARENA_ALIGN) % " + P +
+         "_ARENA_ALIGN;\n";
   if (npu)
     s += "#ifdef NPUCC_HAL_SIM\n  npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);\n"
          "  if (!sim) {\n    printf(\"cannot create the NPU simulator\\nFAIL\\n\");\n"
@@ -155,20 +168,33 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
     s += "  inputs[0] = 0;\n";
   if (expected.empty())
     s += "  outputs[0] = 0;\n";
-  s += "  rc = " + prefix + "_run(inputs, outputs);\n";
+  std::string runArgs = ext ? "&ctx, inputs, outputs" : "inputs, outputs";
+  if (ext)
+    s += "  rc = " + prefix + "_init(&ctx, arena, " + P +
+         "_ARENA_BYTES);\n  if (rc == NPUCC_OK)\n  "
+         "  rc = " +
+         prefix + "_run(&ctx, inputs, outputs);\n";
+  else
+    s += "  rc = " + prefix + "_run(inputs, outputs);\n";
   // Benchmarks count the instructions of N runs against one; without the macro the
   // program is the same as before it existed.
   s += "#ifdef NPUCC_TEST_REPEAT\n  /* -DNPUCC_TEST_REPEAT=N runs the model N times in all "
        "(instruction counting) */\n  {\n    int rep;\n"
        "    for (rep = 1; rep < NPUCC_TEST_REPEAT && rc == NPUCC_OK; ++rep)\n      rc = " +
-       prefix + "_run(inputs, outputs);\n  }\n#endif\n";
+       prefix + "_run(" + runArgs + ");\n  }\n#endif\n";
   if (npu)
     s += "#ifdef NPUCC_HAL_SIM\n  if (npucc_sim_failed(sim)) {\n"
          "    printf(\"simulator: %s\\nFAIL\\n\", npucc_sim_error(sim));\n"
          "    npucc_sim_destroy(sim);\n    return 1;\n  }\n"
          "  npucc_sim_destroy(sim);\n#endif\n";
-  s += "  if (rc != NPUCC_OK) {\n    printf(\"" + prefix +
-       "_run returned %d\\nFAIL\\n\", rc);\n    return 1;\n  }\n";
+  if (ext)
+    s += "  if (rc != NPUCC_OK) {\n    " + prefix +
+         "_last_error(&ctx, &layer, &layer_name);\n    printf(\"" + prefix +
+         "_init/_run returned %d (layer %d: %s)\\nFAIL\\n\", rc, (int)layer, layer_name);\n"
+         "    return 1;\n  }\n";
+  else
+    s += "  if (rc != NPUCC_OK) {\n    printf(\"" + prefix +
+         "_run returned %d\\nFAIL\\n\", rc);\n    return 1;\n  }\n";
   for (size_t i = 0; i < expected.size(); ++i) {
     int64_t n = expected[i].numElements();
     if (ir::isFloat(expected[i].dtype()))

@@ -10,6 +10,9 @@
 #  - the C generated for models/tinycnn, float and int8 (--requant fp32), compiles with both
 #    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
+#  - one image with two models (cpu float, cpu int8 with --arena external and section macros)
+#    built only through their Make fragments runs under QEMU (Cortex-M4F, RV32), and through
+#    their CMake fragments (Cortex-M4F): 2 x PASS, the section macros checked in the map file;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
 #    clang, strict C99) and passes on every NPU (built-in and test/target/npu-*.json, npu-align
 #    with its 64-byte DMA and 256-byte table alignment among them), and its
@@ -122,6 +125,114 @@ if "$npucc" "$src/models/tinycnn/model.onnx" -o "$tmp/et" --emit-test \
   fi
 else
   bad "--emit-test for tinycnn:"; sed 's/^/    /' "$tmp/log" | head
+fi
+
+# Two models in one bare-metal image, built only through their Make fragments (issue 20):
+# tinycnn (float, --target cpu, static arena) as f32 and tinycnn_int8 (--target cpu,
+# --arena external: the caller's arena, section macros) as kws; NPUCC_RUNTIME_SRCS builds each
+# shared runtime file once; kws's CPU weights and tables go to the sections their macros name
+# (checked in the map file). Cortex-M4F and RV32 under QEMU; both test programs print PASS.
+# The Cortex-M4F image again through the CMake fragments.
+mi="$tmp/two"
+mkdir -p "$mi"
+if "$npucc" "$src/models/tinycnn/model.onnx" -o "$mi/f32" --prefix f32 --target cpu --emit-test \
+     --data "$src/models/tinycnn/test_data_set_0" > "$tmp/log" 2>&1 \
+   && "$npucc" "$src/models/tinycnn_int8/model.onnx" -o "$mi/kws" --prefix kws --target cpu \
+     --arena external --emit-test --data "$src/models/tinycnn_int8/test_data_set_0" >> "$tmp/log" 2>&1; then
+  cat > "$mi/main.c" << 'EOF'
+#include <stdio.h>
+int f32_main(void);
+int kws_main(void);
+int main(void) {
+  int a = f32_main(), b = kws_main();
+  printf("models: %d %d\n", a, b);
+  return a || b;
+}
+EOF
+  # make -f fw.mk CC=... ARCH="..." LINK="..." two.elf
+  cat > "$mi/fw.mk" << EOF
+include $mi/f32/f32.mk
+include $mi/kws/kws.mk
+SEC := -DNPUCC_CONST_ATTR='__attribute__((section(".rodata.npucc_w")))' \\
+       -DNPUCC_TABLE_ATTR='__attribute__((section(".rodata.npucc_t")))'
+CFLAGS := \$(ARCH) -std=c99 -Wall -Wextra -Werror -pedantic -O2 -ffunction-sections \\
+          -fdata-sections \$(SEC) \$(F32_CFLAGS) \$(KWS_CFLAGS)
+OBJS := \$(patsubst %.c,%.o,\$(F32_SRCS) \$(KWS_SRCS) \$(NPUCC_RUNTIME_SRCS))
+f32_test.o: \$(F32_TEST_SRC)
+	\$(CC) \$(CFLAGS) -Dmain=f32_main -c -o \$@ \$<
+kws_test.o: \$(KWS_TEST_SRC)
+	\$(CC) \$(CFLAGS) -Dmain=kws_main -c -o \$@ \$<
+two.elf: $mi/main.c f32_test.o kws_test.o \$(OBJS)
+	\$(CC) \$(CFLAGS) \$^ \$(LINK) -Wl,--gc-sections -Wl,-Map=two.map -o \$@ \$(F32_LDLIBS) \$(KWS_LDLIBS)
+EOF
+  two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS QEMU-ARGS...
+    local name="$1" cc="$2" arch="$3" link="$4"; shift 4
+    find "$mi" -name '*.o' -delete
+    rm -f "$mi/two.elf" "$mi/two.map"
+    if ! (cd "$mi" && make -f fw.mk CC="$cc" ARCH="$arch" LINK="$link" two.elf) > "$tmp/log" 2>&1; then
+      bad "two-model image for $name does not build through the fragments:"
+      tail -8 "$tmp/log" | sed 's/^/    /'
+      return
+    fi
+    if grep -A1 '^ \.rodata\.npucc_w' "$mi/two.map" | grep -q '/kws/kws_weights\.o' \
+       && grep -A1 '^ \.rodata\.npucc_t' "$mi/two.map" | grep -q '/kws/kws\.o'; then
+      ok "two models' $name image through f32.mk and kws.mk: kws's weights and tables in .rodata.npucc_w / _t (map file)"
+    else
+      bad "two-model $name image: the map file does not place kws's constants in the named sections"
+      grep -n -A1 'npucc_[wt]' "$mi/two.map" | head -6 | sed 's/^/    /'
+    fi
+    if timeout 300 "$@" -nographic -monitor none -semihosting-config enable=on,target=native \
+         -icount shift=0 -kernel "$mi/two.elf" > "$mi/run.log" 2>&1 \
+       && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
+      ok "two models (cpu float static arena, cpu int8 caller's arena) in one $name image under QEMU: 2 x PASS"
+    else
+      bad "two-model $name image under QEMU:"; tail -5 "$mi/run.log" | sed 's/^/    /'
+    fi
+  }
+  two_image cortex-m4 arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" \
+    "$fw/m4_startup.c -T $fw/m4_mps2_an386.ld -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
+    qemu-system-arm -M mps2-an386
+  two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
+    "--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
+    qemu-system-riscv32 -M virt -bios none
+  # The same image for Cortex-M4F through the CMake fragments (a Generic cross build).
+  if command -v cmake > /dev/null; then
+    mkdir -p "$mi/cm"
+    cat > "$mi/cm/CMakeLists.txt" << EOF
+cmake_minimum_required(VERSION 3.13)
+project(two C)
+include("$mi/f32/f32.cmake")
+include("$mi/kws/kws.cmake")
+add_executable(two.elf "$mi/main.c" \${F32_TEST_SRC} \${KWS_TEST_SRC} "$fw/m4_startup.c")
+set_target_properties(two.elf PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+set_source_files_properties(\${F32_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=f32_main)
+set_source_files_properties(\${KWS_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=kws_main)
+target_compile_definitions(kws PRIVATE "NPUCC_CONST_ATTR=__attribute__((section(\".rodata.npucc_w\")))"
+                                       "NPUCC_TABLE_ATTR=__attribute__((section(\".rodata.npucc_t\")))")
+target_link_libraries(two.elf PRIVATE f32 kws)
+target_link_options(two.elf PRIVATE -T "$fw/m4_mps2_an386.ld" -nostartfiles --specs=nano.specs
+                    --specs=rdimon.specs -u _printf_float -Wl,--gc-sections -Wl,-Map=two.map)
+EOF
+    if cmake -S "$mi/cm" -B "$mi/cm/build" -DCMAKE_SYSTEM_NAME=Generic \
+         -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+         "-DCMAKE_C_FLAGS=-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -pedantic" \
+         > "$tmp/log" 2>&1 && cmake --build "$mi/cm/build" >> "$tmp/log" 2>&1 \
+       && grep -A1 '^ \.rodata\.npucc_w' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws_weights\.c\.obj)' \
+       && grep -A1 '^ \.rodata\.npucc_t' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws\.c\.obj)' \
+       && timeout 300 qemu-system-arm -M mps2-an386 -nographic -monitor none \
+         -semihosting-config enable=on,target=native -icount shift=0 -kernel "$mi/cm/build/two.elf" \
+         > "$mi/run.log" 2>&1 \
+       && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
+      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (sections in the map file): 2 x PASS under QEMU"
+    else
+      bad "two-model cortex-m4 image through the CMake fragments:"
+      cat "$tmp/log" "$mi/run.log" 2>/dev/null | tail -8 | sed 's/^/    /'
+    fi
+  else
+    bad "cmake not installed (the two-model image through the CMake fragments)"
+  fi
+else
+  bad "two-model compiles:"; tail -5 "$tmp/log" | sed 's/^/    /'
 fi
 
 # The fast int8 kernels against the reference ones on the targets themselves

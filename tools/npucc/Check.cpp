@@ -218,7 +218,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     if (Status s = writeFile(build / f.path, f.contents); !s)
       return s.error();
   const bool sim = cr->program.usesNpu();
-  if (Status s = writeFile(build / "npucc_check_main.c", checkHarnessSource(common.prefix, sim));
+  if (Status s = writeFile(build / "npucc_check_main.c",
+                           checkHarnessSource(common.prefix, sim, common.arena == "external"));
       !s)
     return s.error();
   if (sim)

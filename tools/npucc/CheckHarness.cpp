@@ -4,7 +4,9 @@
 // the target's host simulator for NPU programs), writes the raw outputs and
 // the simulator's figures. It is built with the user's --cflags, so it must be
 // warning-free C99 under -Wall -Wextra -Werror -pedantic (cli_test.sh and
-// check_cli_test.sh build it so on every target).
+// check_cli_test.sh build it so on every target). With --arena external it
+// allocates the arena (aligned to <PREFIX>_ARENA_ALIGN), calls <prefix>_init
+// and, on an error, prints the failing layer from <prefix>_last_error.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -14,7 +16,7 @@
 
 namespace npucc::tool {
 
-std::string checkHarnessSource(const std::string &prefix, bool sim) {
+std::string checkHarnessSource(const std::string &prefix, bool sim, bool ext) {
   std::string p = prefix;
   std::string P;
   for (char c : prefix)
@@ -28,6 +30,12 @@ std::string checkHarnessSource(const std::string &prefix, bool sim) {
     << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
     << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
     << "  int i, rc;\n";
+  if (ext)
+    s << "  " << p << "_ctx ctx;\n  int32_t layer;\n  const char *layer_name;\n"
+      << "  unsigned char *arena_raw = (unsigned char *)malloc(" << P << "_ARENA_BYTES + " << P
+      << "_ARENA_ALIGN);\n"
+      << "  unsigned char *arena = arena_raw + ((" << P << "_ARENA_ALIGN - (uintptr_t)arena_raw % "
+      << P << "_ARENA_ALIGN) % " << P << "_ARENA_ALIGN);\n";
   if (sim)
     s << "  npucc_sim *sim = npucc_sim_create(NPUCC_TARGET);\n"
       << "  npucc_sim_totals t;\n  FILE *sf;\n"
@@ -46,8 +54,16 @@ std::string checkHarnessSource(const std::string &prefix, bool sim) {
     << "    fclose(f);\n    in[i] = b;\n  }\n"
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
     << "    size_t n = " << p << "_outputs[i].bytes;\n"
-    << "    out[i] = calloc(n ? n : 1, 1);\n  }\n"
-    << "  rc = " << p << "_run(in, out);\n";
+    << "    out[i] = calloc(n ? n : 1, 1);\n  }\n";
+  if (ext)
+    s << "  if (!arena_raw) return 2;\n"
+      << "  rc = " << p << "_init(&ctx, arena, " << P << "_ARENA_BYTES);\n"
+      << "  if (rc == 0) rc = " << p << "_run(&ctx, in, out);\n"
+      << "  if (rc != 0 && " << p << "_last_error(&ctx, &layer, &layer_name) == rc)\n"
+      << "    fprintf(stderr, \"layer %d (%s) failed\\n\", (int)layer, layer_name);\n"
+      << "  free(arena_raw);\n";
+  else
+    s << "  rc = " << p << "_run(in, out);\n";
   if (sim)
     s << "  npucc_sim_get_totals(sim, &t);\n"
       << "  sf = fopen(\"sim.txt\", \"w\");\n"

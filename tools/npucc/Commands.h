@@ -30,6 +30,7 @@ struct CommonCompileFlags {
   std::string cpuKernels = "fast"; // --cpu-kernels fast|reference
   std::string io = "float";        // --io float|int8
   bool noEqualize = false;         // --no-equalize
+  std::string arena = "static";    // --arena static|external
 };
 
 /// `--passes=LIST`: every comma-separated entry must be a name (an empty
@@ -88,7 +89,7 @@ int checkFlagError(const std::string &message, const std::string &jsonPath);
 /// polls), whose figures go to sim.txt: cycles, MAC utilisation, system-memory
 /// bytes read and written, hazards (1 when the simulator failed the run) and
 /// its error.
-std::string checkHarnessSource(const std::string &prefix, bool sim);
+std::string checkHarnessSource(const std::string &prefix, bool sim, bool externalArena = false);
 
 struct OptFlags {
   std::string input;

@@ -103,6 +103,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.requant = f.requant;
   o.cpuKernels = f.cpuKernels;
+  o.arena = f.arena;
   o.io = f.io;
   o.quant.equalize = !f.noEqualize;
   o.quant.progress = &std::cerr;
@@ -276,6 +277,7 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
       return reportError(tv.error().inFile(flags.model));
     codegen::EmitOptions eo;
     eo.prefix = common.prefix;
+    eo.externalArena = common.arena == "external";
     files.push_back(codegen::emitTestProgram(cr->program, eo, tv->first, tv->second,
                                              flags.tolerance));
   }
@@ -300,6 +302,7 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     fo.regsHeader = target::cIdentifier(cr->target.name) + "_regs.h";
   fo.npuCommands = cr->emitStats.npuCommands;
   fo.npuStreamBytes = cr->emitStats.npuStreamBytes;
+  fo.externalArena = common.arena == "external";
   for (codegen::EmittedFile &f : codegen::emitBuildFragments(cr->program, files, fo))
     files.push_back(std::move(f));
   if (!common.emitQdq.empty()) // before OUT/: a failure here leaves OUT/ untouched

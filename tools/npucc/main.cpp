@@ -73,6 +73,11 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
                  "(the straightforward kernels)")
       ->check(CLI::IsMember({"fast", "reference"}))
       ->capture_default_str();
+  app.add_option("--arena", f.arena,
+                 "static (an arena inside <prefix>.c) | external (the caller's: "
+                 "<prefix>_init(ctx, arena, bytes), <prefix>_run(ctx, ...), section macros)")
+      ->check(CLI::IsMember({"static", "external"}))
+      ->capture_default_str();
   app.add_option("--io", f.io,
                  "Model inputs and outputs: float (as the ONNX model) | int8 (the quantized "
                  "tensors; the edge QuantizeLinear/DequantizeLinear removed, their scales and "

@@ -21,6 +21,10 @@ struct EmitOptions {
   /// Extra headers #included by <prefix>.c after the kernel headers (e.g. a
   /// header declaring callees that are not runtime kernels; used by tests).
   std::vector<std::string> extraIncludes;
+  /// `--arena external`: no static arena; <prefix>_init(ctx, arena, bytes),
+  /// <prefix>_run(ctx, ...), <prefix>_last_error and a section macro on every
+  /// constant table (docs/output.md, "Caller-owned memory").
+  bool externalArena = false;
 };
 
 /// What the emission cost, for the compile summary.

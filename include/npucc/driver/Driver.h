@@ -57,6 +57,8 @@ struct CompileOptions {
   std::string requant = "auto";
   // int8 CPU kernels (lower::CpuLowerOptions::fastKernels): "fast" or "reference".
   std::string cpuKernels = "fast";
+  // "static" (an arena inside <prefix>.c) or "external" (the caller's: codegen::EmitOptions).
+  std::string arena = "static";
   // "float" (the model's inputs and outputs) or "int8" (passes: io-int8).
   std::string io = "float";
   // Keep CompileResult::importedGraph and preTargetGraph (npucc check's interpreter
