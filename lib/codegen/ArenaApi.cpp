@@ -63,14 +63,30 @@ std::string apiHeader(const lir::Program &p, const std::string &pre) {
   return h;
 }
 
-std::string tableSectionMacros(bool stream) {
-  std::string s = "/* Section macros of the constant tables (empty unless defined), e.g.\n"
-                  " * -DNPUCC_TABLE_ATTR='__attribute__((section(\".rodata.npucc\")))': kernel "
-                  "parameter and\n * requantization tables and the tensor tables" +
-                  std::string(stream ? "; NPUCC_STREAM_ATTR: the NPU command stream" : "") +
-                  ". */\n#ifndef NPUCC_TABLE_ATTR\n#define NPUCC_TABLE_ATTR\n#endif\n";
+std::string sectionMacro(const std::string &name, const std::string &sections,
+                         const std::string &cls) {
+  return "#ifndef " + name + "\n#define " + name +
+         (sections.empty() ? std::string()
+                           : " __attribute__((section(\"" + sections + "." + cls + "\")))") +
+         "\n#endif\n";
+}
+
+std::string tableSectionMacros(bool stream, const std::string &sections) {
+  std::string s =
+      sections.empty()
+          ? "/* Section macros of the constant tables (empty unless defined), e.g.\n"
+            " * -DNPUCC_TABLE_ATTR='__attribute__((section(\".rodata.npucc\")))': kernel "
+            "parameter and\n * requantization tables and the tensor tables" +
+                std::string(stream ? "; NPUCC_STREAM_ATTR: the NPU command stream" : "") +
+                ". */\n"
+          : "/* Section macros of the constant tables: the sections the memory map's linker\n"
+            " * fragment places (<prefix>_sections.ld); kernel parameter and requantization\n"
+            " * tables and the tensor tables" +
+                std::string(stream ? "; NPUCC_STREAM_ATTR: the NPU command stream" : "") +
+                ". */\n";
+  s += sectionMacro("NPUCC_TABLE_ATTR", sections, "table");
   if (stream)
-    s += "#ifndef NPUCC_STREAM_ATTR\n#define NPUCC_STREAM_ATTR\n#endif\n";
+    s += sectionMacro("NPUCC_STREAM_ATTR", sections, "stream");
   return s + "\n";
 }
 

@@ -22,7 +22,11 @@ std::string apiHeader(const lir::Program &p, const std::string &prefix);
 
 /// #ifndef defaults (empty) of the section macros of the constant tables:
 /// NPUCC_TABLE_ATTR, and NPUCC_STREAM_ATTR when `stream`.
-std::string tableSectionMacros(bool stream);
+std::string tableSectionMacros(bool stream, const std::string &sections);
+/// `#ifndef NAME / #define NAME [__attribute__((section("<sections>.<cls>")))] / #endif`:
+/// empty when `sections` is "".
+std::string sectionMacro(const std::string &name, const std::string &sections,
+                         const std::string &cls);
 
 /// The error helper <prefix>_fail, <prefix>_init (which initialises the HAL
 /// once when `npu`) and <prefix>_last_error.

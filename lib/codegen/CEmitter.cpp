@@ -37,6 +37,8 @@ public:
       : P(p), Prefix(o.prefix), Opts(o), Npu(p, o.prefix) {
     Upper = upper(Prefix);
     Ext = o.externalArena;
+    Sections = o.sections;
+    Attrs = Ext || !Sections.empty();
   }
 
   Result<std::vector<EmittedFile>> run();
@@ -59,6 +61,8 @@ private:
   int LayerHooks = 0; // NPUCC_LAYER_HOOK calls in the run function (CPU instructions)
   int NpuHooks = 0;   // NPUCC_NPU_LAYER_HOOK calls (NPU layers)
   bool Ext = false;   // --arena external: the arena is the caller's (ctx->arena)
+  std::string Sections; // --memory-map: the macros' default sections (EmitOptions::sections)
+  bool Attrs = false;   // section macros on every table (Ext or Sections)
   mutable bool ArenaUsed = false;
   std::map<std::vector<int64_t>, int> IntArrays;
   std::map<std::vector<uint32_t>, int> FloatArrayIds;
@@ -69,6 +73,15 @@ private:
 public:
   uint64_t npuStreamBytes() const { return Npu.flashBytes(); }
   uint64_t npuCommands() const { return Npu.commands(); }
+  /// The kernel parameter and requantization tables of <prefix>.c (int32 and float).
+  uint64_t tableBytes() const {
+    uint64_t n = 0;
+    for (const auto *v : IntArrayOrder)
+      n += 4 * v->size();
+    for (const auto &v : FloatArrays)
+      n += 4 * v.size();
+    return n;
+  }
 };
 
 /// The names in `#include "name"` lines of a C file.
@@ -307,6 +320,17 @@ std::string Emitter::header() const {
   for (size_t i = 0; i < P.outputs.size(); ++i)
     h += "#define " + Upper + "_OUTPUT" + std::to_string(i) + "_BYTES " +
          std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) + "\n";
+  // --io int8: real = SCALE * (q - ZERO_POINT) of each int8 input and output.
+  for (const auto &[what, bufs] : {std::pair<const char *, const std::vector<lir::IOBuffer> *>{
+                                       "_INPUT", &P.inputs},
+                                   {"_OUTPUT", &P.outputs}})
+    for (size_t i = 0; i < bufs->size(); ++i)
+      if (const auto &q = (*bufs)[i].quant) {
+        std::string m = Upper + what + std::to_string(i);
+        h += "#define " + m + "_SCALE " + floatLiteral(q->first, nullptr) +
+             " /* real = scale * (q - zero point) */\n#define " + m + "_ZERO_POINT (" +
+             std::to_string(q->second) + ")\n";
+      }
   h += "#define " + Upper + "_ARENA_BYTES " + std::to_string(P.arenaSize) + "\n";
   h += "#define " + Upper + "_WEIGHT_BYTES " + std::to_string(weightBytes) + "\n\n";
   if (Ext)
@@ -366,13 +390,15 @@ std::string Emitter::source(const std::string &runBody,
   s += "\n";
   if (Npu.usesArena())
     ArenaUsed = true;
-  std::string tableAttr = Ext ? "NPUCC_TABLE_ATTR " : "";
-  if (Ext)
-    s += arena::tableSectionMacros(Npu.used());
+  std::string tableAttr = Attrs ? "NPUCC_TABLE_ATTR " : "";
+  if (Attrs)
+    s += arena::tableSectionMacros(Npu.used(), Sections);
   if (P.arenaSize > 0 && ArenaUsed && !Ext) {
-    s += "/* Place it with -DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))' where\n"
-         " * the NPU must reach it. */\n#ifndef NPUCC_ARENA_ATTR\n#define "
-         "NPUCC_ARENA_ATTR\n#endif\n";
+    s += Sections.empty() ? "/* Place it with "
+                            "-DNPUCC_ARENA_ATTR='__attribute__((section(\".npu_ram\")))' where\n"
+                            " * the NPU must reach it. */\n"
+                          : "/* In the section the memory map's linker fragment places. */\n";
+    s += arena::sectionMacro("NPUCC_ARENA_ATTR", Sections, "arena");
     s += "/* Activations: " + std::to_string(P.arenaSize) + " bytes (lower bound " +
          std::to_string(P.peakLiveBytes) + ", unshared " + std::to_string(P.activationBytes) +
          "). */\n";
@@ -400,7 +426,7 @@ std::string Emitter::source(const std::string &runBody,
   if (!IntArrayOrder.empty() || !FloatArrays.empty())
     s += "\n";
   if (Npu.used())
-    s += Npu.tables(Ext ? "NPUCC_STREAM_ATTR " : "");
+    s += Npu.tables(Attrs ? "NPUCC_STREAM_ATTR " : "");
   s += infoTable(Prefix, "input", P.inputs, tableAttr);
   s += infoTable(Prefix, "output", P.outputs, tableAttr);
   if (LayerHooks > 0)
@@ -468,20 +494,26 @@ std::string Emitter::weightsSource() const {
   s += "/* " + Prefix + "_weights.c - constant tensors of the model " +
        commentText(cString(P.modelName)) + ". Generated file: do not edit. */\n";
   s += "#include \"" + Prefix + "_weights.h\"\n";
-  if (Ext)
-    s += "\n/* The constants the CPU reads: place them with\n"
-         " * -DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc\")))'. */\n"
-         "#ifndef NPUCC_CONST_ATTR\n#define NPUCC_CONST_ATTR\n#endif\n";
+  if (Attrs)
+    s += (Sections.empty()
+              ? "\n/* The constants the CPU reads: place them with\n"
+                " * -DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc\")))'. */\n"
+              : "\n/* The constants the CPU reads, in the section the memory map's linker "
+                "fragment places. */\n") +
+         arena::sectionMacro("NPUCC_CONST_ATTR", Sections, "const");
   for (size_t i = 0; i < P.constants.size(); ++i) {
     const ir::Tensor &t = P.constants[i].data;
     std::string n = constName(int(i));
-    if (Ext && !P.constants[i].npu)
+    if (Attrs && !P.constants[i].npu)
       s += "\nNPUCC_CONST_ATTR";
     if (P.constants[i].npu)
-      s += "\n/* Read by the NPU's DMA: place it with "
-           "-DNPUCC_NPU_CONST_ATTR='__attribute__((section("
-           "\".npu_flash\")))' in a window the DMA reaches. */\n#ifndef NPUCC_NPU_CONST_ATTR\n"
-           "#define NPUCC_NPU_CONST_ATTR\n#endif\nNPUCC_NPU_CONST_ATTR";
+      s += (Sections.empty() ? "\n/* Read by the NPU's DMA: place it with "
+                               "-DNPUCC_NPU_CONST_ATTR='__attribute__((section("
+                               "\".npu_flash\")))' in a window the DMA reaches. */\n"
+                             : "\n/* Read by the NPU's DMA, in the section the memory map's "
+                               "linker fragment places. */\n") +
+           arena::sectionMacro("NPUCC_NPU_CONST_ATTR", Sections, "npu_const") +
+           "NPUCC_NPU_CONST_ATTR";
     s += "\nconst " + n + "_t " + n + " = {{\n";
     appendBits(s, t.raw(), ir::dtypeSize(t.dtype()), size_t(t.numElements()));
     s += "}};\n";
@@ -590,6 +622,7 @@ Result<std::vector<EmittedFile>> emitC(const Program &p, const EmitOptions &opts
   if (r && stats) {
     stats->npuCommands = e.npuCommands();
     stats->npuStreamBytes = e.npuStreamBytes();
+    stats->tableBytes = e.tableBytes();
   }
   return r;
 }

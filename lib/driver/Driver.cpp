@@ -556,6 +556,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   codegen::EmitOptions eo;
   eo.prefix = opts.prefix;
   eo.externalArena = opts.arena == "external";
+  eo.sections = opts.sections;
   auto files = codegen::emitC(r.program, eo, &r.emitStats);
   if (!files)
     return std::move(files.error().inFile(opts.modelPath));

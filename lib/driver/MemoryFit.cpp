@@ -74,8 +74,10 @@ MemoryBudget estimateMemory(const CompileResult &r, lower::McuConfig c) {
     (cb.npu ? npuConsts : consts) += cb.data.byteSize();
     arrays += !cb.npu;
   }
-  b.flash.push_back({"weights and tables (" + std::to_string(arrays) + " constant arrays)", consts,
-                     false, "const"});
+  b.flash.push_back(
+      {"weights (" + std::to_string(arrays) + " constant arrays)", consts, false, "const"});
+  b.flash.push_back(
+      {"kernel parameter and requantization tables", r.emitStats.tableBytes, false, "const"});
   if (npuConsts)
     b.flash.push_back({"NPU constants (weights, bias and requantization records)", npuConsts, false,
                        "npu_const"});

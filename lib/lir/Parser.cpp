@@ -468,6 +468,21 @@ struct ProgramParser {
     if (!s)
       return s.error();
     b.shape = *s;
+    if (lp.acceptWord("q")) { // q(scale, zp): an int8 input or output's quantization
+      NPUCC_TRY(lp.expect('('));
+      bool isF = false;
+      auto sc = lp.number(isF);
+      if (!sc)
+        return sc.error();
+      NPUCC_TRY(lp.expect(','));
+      auto zp = lp.integer();
+      if (!zp)
+        return zp.error();
+      NPUCC_TRY(lp.expect(')'));
+      if (*zp < INT32_MIN || *zp > INT32_MAX)
+        return lp.err("zero point out of range");
+      b.quant = std::make_pair(isF ? sc->second : float(sc->first), int32_t(*zp));
+    }
     (isInput ? P.inputs : P.outputs).push_back(std::move(b));
     return success();
   }

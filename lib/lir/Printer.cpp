@@ -143,12 +143,19 @@ void printProgram(std::ostream &os, const Program &p) {
   for (const ConstBuffer &c : p.constants)
     os << "const @" << c.name << ": " << ir::dtypeName(c.data.dtype()) << shapeText(c.data.shape())
        << " " << c.data.byteSize() << " bytes\n";
+  auto quantText = [](const IOBuffer &b) {
+    return b.quant ? " q(" + floatText(b.quant->first) + ", " + std::to_string(b.quant->second) +
+                         ")"
+                   : std::string();
+  };
   for (size_t i = 0; i < p.inputs.size(); ++i)
     os << "input %in" << i << " " << quote(p.inputs[i].name) << ": "
-       << ir::dtypeName(p.inputs[i].dtype) << shapeText(p.inputs[i].shape) << "\n";
+       << ir::dtypeName(p.inputs[i].dtype) << shapeText(p.inputs[i].shape)
+       << quantText(p.inputs[i]) << "\n";
   for (size_t i = 0; i < p.outputs.size(); ++i)
     os << "output %out" << i << " " << quote(p.outputs[i].name) << ": "
-       << ir::dtypeName(p.outputs[i].dtype) << shapeText(p.outputs[i].shape) << "\n";
+       << ir::dtypeName(p.outputs[i].dtype) << shapeText(p.outputs[i].shape)
+       << quantText(p.outputs[i]) << "\n";
   for (const std::string &k : p.kernelFiles)
     os << "kernel " << quote(k) << "\n";
   if (!p.target.empty())

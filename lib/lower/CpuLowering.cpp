@@ -551,14 +551,22 @@ Status Lowering::lowerSteps(bool planning, std::vector<lir::Instr> *body) {
   return success();
 }
 
+/// The per-tensor quantization of an int8 graph input or output (--io int8).
+static std::optional<std::pair<float, int32_t>> ioQuant(const Value *v) {
+  if (v->dtype == ir::DType::I8 && v->quant && v->quant->scale.size() == 1 &&
+      v->quant->zeroPoint.size() == 1)
+    return std::make_pair(v->quant->scale[0], v->quant->zeroPoint[0]);
+  return std::nullopt;
+}
+
 Result<lir::Program> Lowering::run() {
   P.modelName = G.name;
   P.arenaAlign = Opts.arenaAlign;
   for (const Value *v : G.inputs)
-    P.inputs.push_back({v->name, v->dtype, v->shape});
+    P.inputs.push_back({v->name, v->dtype, v->shape, ioQuant(v)});
   for (const Value *v : G.outputs)
     if (v)
-      P.outputs.push_back({v->name, v->dtype, v->shape});
+      P.outputs.push_back({v->name, v->dtype, v->shape, ioQuant(v)});
   for (const auto &v : G.values())
     for (int64_t d : v->shape)
       if (d < 0)

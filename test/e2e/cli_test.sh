@@ -215,6 +215,32 @@ if "$npucc" "$int8" -o "$tmp/fit" --flash 1M --ram 64K --mcu rv32 > "$tmp/fit.lo
   ok "--flash/--ram within the limits: report.json memory, summary line"
 else bad "--flash/--ram within the limits:"; sed 's/^/    /' "$tmp/fit.log"; fi
 
+# --memory-map: a region that overflows, or (NPU program) an arena/NPU-constants region outside
+# the description's system-memory windows, is refused with the breakdown per region and OUT/
+# untouched; a bad map names its JSON path; a fitting map writes OUT/<prefix>_sections.ld and
+# the section macros default to its sections.
+mm() { printf '{"regions": [{"name": "FLASH", "origin": "%s", "length": "%s"}, {"name": "SRAM", "origin": "0x20000000", "length": "%s"}], "place": {"code": "FLASH", "const": "FLASH", "arena": "SRAM", "data": "SRAM", "stack": "SRAM"}}' "$1" "$2" "$3" > "$tmp/$4.json"; }
+mm 0x08000000 1M 8K small
+expect_error "--memory-map: SRAM overflows" "does not fit the memory map .*small\.json: region 'SRAM' \(8192 bytes\) would hold [0-9]+, [0-9]+ more" \
+  "$npucc" "$int8" -o "$tmp/out" --memory-map "$tmp/small.json"
+grep -Eq "^  SRAM \(0x20000000, 8192 bytes\): [0-9]+ bytes$" "$tmp/stderr" && grep -Eq "^ +16384  arena$" "$tmp/stderr" \
+  && ok "--memory-map refusal: breakdown per region" || bad "--memory-map refusal: $(cat "$tmp/stderr")"
+mm 0x00000000 1M 1M lowflash
+expect_error "--memory-map: NPU constants out of the NPU's reach" "region 'FLASH' \(0x0\.\.0xfffff\) holding the NPU constants is outside every system-memory window of 'npu-default'" \
+  "$npucc" "$int8" -o "$tmp/out" --memory-map "$tmp/lowflash.json"
+echo '{"regions": [{"name": "A", "origin": 0, "length": 100}], "place": {"code": "B"}}' > "$tmp/badmap.json"
+expect_error "--memory-map: bad map" "badmap\.json: error: /place/code: 'B' is not a region of /regions" \
+  "$npucc" "$int8" -o "$tmp/out" --memory-map "$tmp/badmap.json"
+mm 0x08000000 1M 1M fits
+rm -rf "$tmp/mmout"
+if "$npucc" "$int8" -o "$tmp/mmout" --memory-map "$tmp/fits.json" > "$tmp/mm.log" 2>&1 \
+  && grep -q "^  KEEP(\*(.npucc.model.npu_const))$" "$tmp/mmout/model_sections.ld" \
+  && grep -q '^#define NPUCC_NPU_CONST_ATTR __attribute__((section(".npucc.model.npu_const")))$' "$tmp/mmout/model_weights.c" \
+  && grep -q '^#define NPUCC_ARENA_ATTR __attribute__((section(".npucc.model.arena")))$' "$tmp/mmout/model.c" \
+  && grep -q "model_sections.ld" "$tmp/mmout/.npucc-files"; then
+  ok "--memory-map that fits: OUT/model_sections.ld, section macros default to its sections"
+else bad "--memory-map that fits:"; cat "$tmp/mm.log" | sed 's/^/    /' | tail -5; fi
+
 # Issue 11 (hardened against bad input): each class gives a one-line diagnostic naming the
 # file, a non-zero exit, and OUT/ untouched.
 py=/usr/bin/python3

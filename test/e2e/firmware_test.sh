@@ -10,7 +10,8 @@
 #  - the C generated for models/tinycnn, float and int8 (--requant fp32), compiles with both
 #    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
-#  - one image with two models (cpu float, cpu int8 with --arena external and section macros)
+#  - one image with two models (cpu float; cpu int8 with --arena external, --io int8 and
+#    --memory-map: sections placed by the emitted linker fragment)
 #    built only through their Make fragments runs under QEMU (Cortex-M4F, RV32), and through
 #    their CMake fragments (Cortex-M4F): 2 x PASS, the section macros checked in the map file;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
@@ -129,16 +130,28 @@ fi
 
 # Two models in one bare-metal image, built only through their Make fragments (issue 20):
 # tinycnn (float, --target cpu, static arena) as f32 and tinycnn_int8 (--target cpu,
-# --arena external: the caller's arena, section macros) as kws; NPUCC_RUNTIME_SRCS builds each
-# shared runtime file once; kws's CPU weights and tables go to the sections their macros name
-# (checked in the map file). Cortex-M4F and RV32 under QEMU; both test programs print PASS.
-# The Cortex-M4F image again through the CMake fragments.
+# --arena external: the caller's arena; --io int8: int8 input and output; --memory-map: its
+# section macros default to the sections of OUT/kws_sections.ld) as kws; NPUCC_RUNTIME_SRCS
+# builds each shared runtime file once. Cortex-M4F: the firmware's linker script INCLUDEs
+# kws_sections.ld and the map file shows kws's weights and tables in the fragment's output
+# sections inside the CODE region; RV32 (picolibc's own script): the macros redefined with -D,
+# checked in the map file too. Both under QEMU; both test programs print PASS. The Cortex-M4F
+# image again through the CMake fragments.
 mi="$tmp/two"
 mkdir -p "$mi"
+cat > "$mi/mm.json" << 'EOF'
+{"regions": [{"name": "CODE", "origin": "0x00000000", "length": "4M"},
+             {"name": "RAM", "origin": "0x20000000", "length": "4M"}],
+ "place": {"code": "CODE", "const": "CODE", "arena": "RAM", "data": "RAM", "stack": "RAM"}}
+EOF
+# test/firmware/m4_mps2_an386.ld with the fragment INCLUDEd after .bss (before the heap's `end`).
+sed 's|^  end = \.;|  INCLUDE kws_sections.ld\n  end = .;|' "$fw/m4_mps2_an386.ld" > "$mi/m4_with_kws.ld"
 if "$npucc" "$src/models/tinycnn/model.onnx" -o "$mi/f32" --prefix f32 --target cpu --emit-test \
      --data "$src/models/tinycnn/test_data_set_0" > "$tmp/log" 2>&1 \
    && "$npucc" "$src/models/tinycnn_int8/model.onnx" -o "$mi/kws" --prefix kws --target cpu \
-     --arena external --emit-test --data "$src/models/tinycnn_int8/test_data_set_0" >> "$tmp/log" 2>&1; then
+     --arena external --io int8 --memory-map "$mi/mm.json" --emit-test \
+     --data "$src/models/tinycnn_int8/test_data_set_0" >> "$tmp/log" 2>&1 \
+   && grep -q "define KWS_INPUT0_SCALE" "$mi/kws/kws.h" && [ -f "$mi/kws/kws_sections.ld" ]; then
   cat > "$mi/main.c" << 'EOF'
 #include <stdio.h>
 int f32_main(void);
@@ -153,8 +166,7 @@ EOF
   cat > "$mi/fw.mk" << EOF
 include $mi/f32/f32.mk
 include $mi/kws/kws.mk
-SEC := -DNPUCC_CONST_ATTR='__attribute__((section(".rodata.npucc_w")))' \\
-       -DNPUCC_TABLE_ATTR='__attribute__((section(".rodata.npucc_t")))'
+SEC ?=
 CFLAGS := \$(ARCH) -std=c99 -Wall -Wextra -Werror -pedantic -O2 -ffunction-sections \\
           -fdata-sections \$(SEC) \$(F32_CFLAGS) \$(KWS_CFLAGS)
 OBJS := \$(patsubst %.c,%.o,\$(F32_SRCS) \$(KWS_SRCS) \$(NPUCC_RUNTIME_SRCS))
@@ -165,16 +177,33 @@ kws_test.o: \$(KWS_TEST_SRC)
 two.elf: $mi/main.c f32_test.o kws_test.o \$(OBJS)
 	\$(CC) \$(CFLAGS) \$^ \$(LINK) -Wl,--gc-sections -Wl,-Map=two.map -o \$@ \$(F32_LDLIBS) \$(KWS_LDLIBS)
 EOF
-  two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS QEMU-ARGS...
-    local name="$1" cc="$2" arch="$3" link="$4"; shift 4
+  # placed_by_fragment MAP ELF: the map file shows kws's weights and tables as input sections
+  # of the fragment's output section, which the ELF has at a non-empty range in the CODE
+  # region (below 4 MiB).
+  placed_by_fragment() {
+    grep -A2 '^ \.npucc\.kws\.const' "$1" | grep -q 'kws_weights\.' \
+      && grep -A2 '^ \.npucc\.kws\.table' "$1" | grep -q 'kws\.' \
+      && local an && an="$(arm-none-eabi-readelf -SW "$2" \
+           | awk '{ for (i = 1; i < NF; i++) if ($i == ".npucc_kws_const") print $(i + 2), $(i + 4) }')" \
+      && [ -n "$an" ] && (( 16#${an% *} + 16#${an#* } <= 4194304 && 16#${an#* } > 0 ))
+  }
+  two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS SEC QEMU-ARGS...
+    local name="$1" cc="$2" arch="$3" link="$4" sec="$5"; shift 5
     find "$mi" -name '*.o' -delete
     rm -f "$mi/two.elf" "$mi/two.map"
-    if ! (cd "$mi" && make -f fw.mk CC="$cc" ARCH="$arch" LINK="$link" two.elf) > "$tmp/log" 2>&1; then
+    if ! (cd "$mi" && make -f fw.mk CC="$cc" ARCH="$arch" LINK="$link" SEC="$sec" two.elf) > "$tmp/log" 2>&1; then
       bad "two-model image for $name does not build through the fragments:"
       tail -8 "$tmp/log" | sed 's/^/    /'
       return
     fi
-    if grep -A1 '^ \.rodata\.npucc_w' "$mi/two.map" | grep -q '/kws/kws_weights\.o' \
+    if [ -z "$sec" ]; then
+      if placed_by_fragment "$mi/two.map" "$mi/two.elf"; then
+        ok "two models' $name image through f32.mk and kws.mk: kws's weights and tables placed by kws_sections.ld in CODE (map file)"
+      else
+        bad "two-model $name image: the map file does not show kws_sections.ld placing kws's constants"
+        grep -n -A2 'npucc.kws' "$mi/two.map" | head -12 | sed 's/^/    /'
+      fi
+    elif grep -A1 '^ \.rodata\.npucc_w' "$mi/two.map" | grep -q '/kws/kws_weights\.o' \
        && grep -A1 '^ \.rodata\.npucc_t' "$mi/two.map" | grep -q '/kws/kws\.o'; then
       ok "two models' $name image through f32.mk and kws.mk: kws's weights and tables in .rodata.npucc_w / _t (map file)"
     else
@@ -190,10 +219,11 @@ EOF
     fi
   }
   two_image cortex-m4 arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" \
-    "$fw/m4_startup.c -T $fw/m4_mps2_an386.ld -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
-    qemu-system-arm -M mps2-an386
+    "$fw/m4_startup.c -T $mi/m4_with_kws.ld -L $mi/kws -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
+    "" qemu-system-arm -M mps2-an386
   two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
     "--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
+    "-DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc_w\")))' -DNPUCC_TABLE_ATTR='__attribute__((section(\".rodata.npucc_t\")))'" \
     qemu-system-riscv32 -M virt -bios none
   # The same image for Cortex-M4F through the CMake fragments (a Generic cross build).
   if command -v cmake > /dev/null; then
@@ -207,23 +237,20 @@ add_executable(two.elf "$mi/main.c" \${F32_TEST_SRC} \${KWS_TEST_SRC} "$fw/m4_st
 set_target_properties(two.elf PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
 set_source_files_properties(\${F32_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=f32_main)
 set_source_files_properties(\${KWS_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=kws_main)
-target_compile_definitions(kws PRIVATE "NPUCC_CONST_ATTR=__attribute__((section(\".rodata.npucc_w\")))"
-                                       "NPUCC_TABLE_ATTR=__attribute__((section(\".rodata.npucc_t\")))")
 target_link_libraries(two.elf PRIVATE f32 kws)
-target_link_options(two.elf PRIVATE -T "$fw/m4_mps2_an386.ld" -nostartfiles --specs=nano.specs
+target_link_options(two.elf PRIVATE -T "$mi/m4_with_kws.ld" -L "$mi/kws" -nostartfiles --specs=nano.specs
                     --specs=rdimon.specs -u _printf_float -Wl,--gc-sections -Wl,-Map=two.map)
 EOF
     if cmake -S "$mi/cm" -B "$mi/cm/build" -DCMAKE_SYSTEM_NAME=Generic \
          -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
          "-DCMAKE_C_FLAGS=-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -pedantic" \
          > "$tmp/log" 2>&1 && cmake --build "$mi/cm/build" >> "$tmp/log" 2>&1 \
-       && grep -A1 '^ \.rodata\.npucc_w' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws_weights\.c\.obj)' \
-       && grep -A1 '^ \.rodata\.npucc_t' "$mi/cm/build/two.map" | grep -q 'libkws\.a(kws\.c\.obj)' \
+       && placed_by_fragment "$mi/cm/build/two.map" "$mi/cm/build/two.elf" \
        && timeout 300 qemu-system-arm -M mps2-an386 -nographic -monitor none \
          -semihosting-config enable=on,target=native -icount shift=0 -kernel "$mi/cm/build/two.elf" \
          > "$mi/run.log" 2>&1 \
        && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
-      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (sections in the map file): 2 x PASS under QEMU"
+      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (kws_sections.ld placing kws's sections, map file): 2 x PASS under QEMU"
     else
       bad "two-model cortex-m4 image through the CMake fragments:"
       cat "$tmp/log" "$mi/run.log" 2>/dev/null | tail -8 | sed 's/^/    /'

@@ -57,6 +57,7 @@ struct CompileFlags {
   // ("" = none), the microcontroller configuration of the estimate.
   std::string flash, ram;
   std::string mcu = "cortex-m4";
+  std::string memoryMap; // --memory-map FILE.json (driver/MemoryMap.h)
 };
 int runCompile(const CommonCompileFlags &common, const CompileFlags &flags);
 /// `npucc MODEL --explain`: placement per op, reasons for CPU ops.

@@ -4,6 +4,7 @@
 #include "npucc/codegen/BuildFragments.h"
 #include "npucc/codegen/CEmitter.h"
 #include "npucc/driver/Compare.h"
+#include "npucc/driver/MemoryMap.h"
 #include "npucc/driver/Report.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/onnx/Exporter.h"
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <optional>
 #include <tuple>
 #include <unistd.h>
 
@@ -258,11 +260,20 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   if (!lower::parseMcuConfig(flags.mcu, mcu))
     return reportError(
         error("--mcu '" + flags.mcu + "': expected cortex-m4, cortex-m4-O2, rv32 or rv32-O2"));
+  std::optional<driver::MemoryMap> memMap;
+  if (!flags.memoryMap.empty()) {
+    auto m = driver::parseMemoryMap(flags.memoryMap);
+    if (!m)
+      return reportError(m.error());
+    memMap = m.take();
+  }
   if (Status o = codegen::checkOutputDir(flags.outDir); !o) // before a long compile
     return reportError(o.error());
   auto opts = makeCompileOptions(flags.model, common);
   if (!opts)
     return reportError(opts.error());
+  if (memMap)
+    opts->sections = ".npucc." + common.prefix;
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return reportError(cr.error());
@@ -270,7 +281,13 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   driver::MemoryBudget budget = driver::estimateMemory(*cr, mcu);
   if (std::string why = driver::memoryFitProblem(budget, flashLimit, ramLimit); !why.empty())
     return reportError(error(why).inFile(flags.model)); // before OUT/: left untouched
+  if (memMap)
+    if (std::string why = driver::memoryMapProblem(*memMap, budget, cr->npu ? &cr->target : nullptr);
+        !why.empty())
+      return reportError(error(why).inFile(flags.model));
   std::vector<codegen::EmittedFile> files = cr->files;
+  if (memMap)
+    files.push_back({common.prefix + "_sections.ld", driver::linkerFragment(*memMap, common.prefix)});
   if (flags.emitTest) {
     auto tv = testVectors(*cr, flags);
     if (!tv)

@@ -253,6 +253,10 @@ int main(int argc, char **argv) {
   app.add_option("--ram", compile.ram,
                  "Refuse a program needing more RAM (arena, runtime data, stack) than SIZE")
       ->type_name("SIZE");
+  app.add_option("--memory-map", compile.memoryMap,
+                 "JSON regions of the microcontroller and what each holds: refuse a program "
+                 "that overflows one, write OUT/<prefix>_sections.ld placing npucc's sections")
+      ->type_name("FILE");
   app.add_option("--mcu", compile.mcu,
                  "Microcontroller of the flash/RAM estimate: cortex-m4 (-Os, default), "
                  "cortex-m4-O2, rv32, rv32-O2")

@@ -25,12 +25,18 @@ struct EmitOptions {
   /// <prefix>_run(ctx, ...), <prefix>_last_error and a section macro on every
   /// constant table (docs/output.md, "Caller-owned memory").
   bool externalArena = false;
+  /// `--memory-map`: every constant table, stream table and the static arena
+  /// get their section macro, defaulting to the section `<sections>.<class>`
+  /// (e.g. ".npucc.kws.const") that OUT/<prefix>_sections.ld places
+  /// (driver/MemoryMap.h). Empty: the macros default to nothing.
+  std::string sections;
 };
 
 /// What the emission cost, for the compile summary.
 struct EmitStats {
   uint64_t npuCommands = 0;
   uint64_t npuStreamBytes = 0; // flash of the NPU command stream tables
+  uint64_t tableBytes = 0;     // kernel parameter and requantization tables (<prefix>_ia*, _fa*)
 };
 
 /// Header (API), source (run function), weights, and the used runtime files.

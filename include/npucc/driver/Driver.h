@@ -59,6 +59,9 @@ struct CompileOptions {
   std::string cpuKernels = "fast";
   // "static" (an arena inside <prefix>.c) or "external" (the caller's: codegen::EmitOptions).
   std::string arena = "static";
+  // --memory-map: the section name prefix of the emitted section macros (".npucc.<prefix>";
+  // codegen::EmitOptions::sections), "" without a map.
+  std::string sections;
   // "float" (the model's inputs and outputs) or "int8" (passes: io-int8).
   std::string io = "float";
   // Keep CompileResult::importedGraph and preTargetGraph (npucc check's interpreter

@@ -27,8 +27,10 @@
 #include "npucc/support/Result.h"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -96,6 +98,14 @@ struct IOBuffer {
   std::string name; // original model name
   ir::DType dtype = ir::DType::F32;
   ir::Shape shape;
+  /// An int8 input or output of a quantized graph (--io int8): its per-tensor
+  /// scale and zero point (printed `q(scale, zp)`; the header's macros).
+  std::optional<std::pair<float, int32_t>> quant;
+
+  IOBuffer() = default;
+  IOBuffer(std::string n, ir::DType t, ir::Shape s,
+           std::optional<std::pair<float, int32_t>> q = std::nullopt)
+      : name(std::move(n)), dtype(t), shape(std::move(s)), quant(q) {}
 };
 
 struct Program {
