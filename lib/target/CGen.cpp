@@ -290,6 +290,15 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     for (const FieldValue &s : c.select)
       o << " *   select " << s.field.text << " = " << s.value << "\n";
     std::string C = P + "_CMD_" + upper(c.kind);
+    if (c.delivery.mode == DeliveryMode::Insn) {
+      const Frame &f = t.frames[size_t(c.frame)];
+      o << " *   delivered as frame '" << commentSafe(f.name) << "': its " << f.numWords
+        << " words in order, two per custom instruction (rs1, rs2; an odd last word with 0): "
+        << "opcode " << hex(c.delivery.opcode, 2) << ", funct3 " << c.delivery.funct3 << ", funct7 "
+        << c.delivery.funct7 << "; the last one starts the command */\n";
+      o << "#define " << C << "_INSN_FUNCT7 " << c.delivery.funct7 << "u\n\n";
+      continue;
+    }
     if (c.frame >= 0) {
       const Frame &f = t.frames[size_t(c.frame)];
       const Register &fifo = t.registers[size_t(c.delivery.reg)];
@@ -487,9 +496,29 @@ std::string emitCTableSource(const TargetDesc &t) {
     for (uint16_t i = 0; i < d.num_deliveries; ++i) {
       const npucc_delivery_desc &x = d.deliveries[i];
       o << "    {" << x.cmd << ", " << DeliveryEnumNames[x.mode] << ", " << x.frame << ", " << x.reg
-        << ", " << x.depth_words << "u}, /* " << t.commands[x.cmd].kind << " */\n";
+        << ", " << x.depth_words << "u, " << hex(x.opcode, 2) << ", " << unsigned(x.funct3) << ", "
+        << unsigned(x.funct7) << "}, /* " << t.commands[x.cmd].kind << " */\n";
     }
     o << "};\n\n";
+  }
+  bool insn = false;
+  for (uint16_t i = 0; i < d.num_deliveries; ++i)
+    insn |= d.deliveries[i].mode == NPUCC_DELIVERY_INSN;
+  if (insn) {
+    // .insn takes immediates: one case per instruction, with constants.
+    o << "#ifndef NPUCC_HAL_SIM\n#include \"npucc_hal.h\"\n\n#ifndef NPUCC_HAL_INSN\n"
+      << "#error \"define NPUCC_HAL_INSN for your CPU\"\n#endif\n\n"
+      << "/* The custom instruction of each insn delivery (npucc_hal.h NPUCC_HAL_INSN). */\n"
+      << "static void " << id << "_insn(uint16_t delivery, uint64_t rs1, uint64_t rs2) {\n"
+      << "  switch (delivery) {\n";
+    for (uint16_t i = 0; i < d.num_deliveries; ++i) {
+      const npucc_delivery_desc &x = d.deliveries[i];
+      if (x.mode == NPUCC_DELIVERY_INSN)
+        o << "  case " << i << ": /* " << t.commands[x.cmd].kind << " */\n    NPUCC_HAL_INSN("
+          << unsigned(x.opcode) << ", " << unsigned(x.funct3) << ", " << unsigned(x.funct7)
+          << ", rs1, rs2);\n    break;\n";
+    }
+    o << "  default:\n    break;\n  }\n}\n#endif\n\n";
   }
   o << "const npucc_target_desc npucc_target_" << id << " = {\n"
     << "    .name = " << cString(d.name) << ",\n"
@@ -570,6 +599,8 @@ std::string emitCTableSource(const TargetDesc &t) {
   if (d.num_deliveries)
     o << "    .deliveries = " << id << "_deliveries,\n    .num_deliveries = " << d.num_deliveries
       << ",\n";
+  if (insn)
+    o << "#ifndef NPUCC_HAL_SIM\n    .insn = " << id << "_insn,\n#endif\n";
   o << "};\n";
   return o.str();
 }

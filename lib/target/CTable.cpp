@@ -10,7 +10,8 @@
 namespace npucc::target {
 
 static_assert(int(DeliveryMode::Mmio) == NPUCC_DELIVERY_MMIO &&
-                  int(DeliveryMode::Fifo) == NPUCC_DELIVERY_FIFO,
+                  int(DeliveryMode::Fifo) == NPUCC_DELIVERY_FIFO &&
+                  int(DeliveryMode::Insn) == NPUCC_DELIVERY_INSN,
               "DeliveryMode follows NPUCC_DELIVERY_LIST");
 
 struct CTable::Impl {
@@ -241,6 +242,9 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     dl.frame = uint16_t(c.frame);
     dl.reg = int16_t(c.delivery.reg);
     dl.depth_words = c.delivery.depthWords;
+    dl.opcode = uint8_t(c.delivery.opcode);
+    dl.funct3 = uint8_t(c.delivery.funct3);
+    dl.funct7 = uint8_t(c.delivery.funct7);
     I.Deliveries.push_back(dl);
   }
   for (const Scratchpad &s : T.scratchpads)

@@ -3,8 +3,9 @@
 // "frames": ordered command words laid out like registers but without an
 // address (appended to TargetDesc::registers after the memory-mapped ones,
 // Register::frame set), and a command's "frame" + "delivery": how its words
-// reach the NPU (today "fifo": every word, in frame order, written into one
-// register; the last word starts the command). The checks across them:
+// reach the NPU ("fifo": every word, in frame order, written into one
+// register; "insn": pairs of words as custom CPU instructions; the last
+// word starts the command). The checks across them:
 // a frame command writes only its frame's words, nothing else writes them,
 // no status bit, clear field or init write lives in a word or a FIFO
 // register, commands sharing a FIFO share its frame and are told apart by
@@ -149,6 +150,24 @@ void TargetParser::parseDelivery(const Obj &co, CommandDesc &c) const {
                            " sends the words of a frame; "
                            "name one with \"frame\"");
   const Frame &fr = T.frames[size_t(c.frame)];
+  if (c.delivery.mode == DeliveryMode::Insn) {
+    static const char *const Opcodes[] = {"custom0", "custom1", "custom2", "custom3"};
+    static const unsigned Values[] = {0x0B, 0x2B, 0x5B, 0x7B};
+    std::string op = d.str("opcode");
+    bool found = false;
+    for (int i = 0; i < 4; ++i)
+      if (op == Opcodes[i]) {
+        c.delivery.opcode = Values[i];
+        found = true;
+      }
+    if (!found)
+      fail(d.at("opcode"),
+           "unknown opcode " + shortQuote(op) + " (expected custom0, custom1, custom2 or custom3)");
+    c.delivery.funct3 = unsigned(d.range("funct3", 0, 7));
+    c.delivery.funct7 = unsigned(d.range("funct7", 0, 127));
+    d.done();
+    return;
+  }
   // fifo
   FieldRef f = fieldRef(d.req("register"), d.at("register"));
   const Register &r = T.registers[size_t(f.reg)];
@@ -236,6 +255,17 @@ void TargetParser::checkFrames() const {
                                         shortQuote(T.frames[size_t(x.frame)].name) + " into " +
                                         reg +
                                         " and no select field holds a different value for the two");
+    }
+  // The NPU (and the simulator) tells insn commands apart by funct3/funct7.
+  for (size_t a = 0; a < T.commands.size(); ++a)
+    for (size_t b = 0; b < a; ++b) {
+      const CommandDesc &x = T.commands[a], &y = T.commands[b];
+      if (x.delivery.mode == DeliveryMode::Insn && y.delivery.mode == DeliveryMode::Insn &&
+          x.delivery.funct3 == y.delivery.funct3 && x.delivery.funct7 == y.delivery.funct7)
+        fail("/commands/" + x.kind + "/delivery/funct7",
+             "command '" + x.kind + "' uses funct3 " + std::to_string(x.delivery.funct3) +
+                 " and funct7 " + std::to_string(x.delivery.funct7) + " like command '" + y.kind +
+                 "'; instructions tell the commands apart by them");
     }
   // Words and FIFO registers hold no status bits, clear fields or init writes.
   static const char *const Engines[] = {"dma", "compute", "fence"};

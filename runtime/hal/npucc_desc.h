@@ -211,12 +211,17 @@ typedef struct npucc_frame_desc {
  *         delivery row);
  *   fifo: every word of its frame, in order, written into register `reg`;
  *         the last word starts the command. The FIFO holds depth_words
- *         words; those of a command stay in it until the command completes. */
+ *         words; those of a command stay in it until the command completes.
+ *   insn: each pair of words (an odd last word with 0) is one R-type custom
+ *         instruction NPUCC_HAL_INSN(opcode, funct3, funct7, rs1, rs2)
+ *         (npucc_hal.h); the last one starts the command. */
 #define NPUCC_DELIVERY_LIST(X)                                                                     \
   X(MMIO, "mmio")                                                                                  \
-  X(FIFO, "fifo")
+  X(FIFO, "fifo")                                                                                  \
+  X(INSN, "insn")
 #define NPUCC_DELIVERY_MMIO 0
 #define NPUCC_DELIVERY_FIFO 1
+#define NPUCC_DELIVERY_INSN 2
 
 typedef struct npucc_delivery_desc {
   uint16_t cmd;   /* index into cmds[] */
@@ -224,6 +229,9 @@ typedef struct npucc_delivery_desc {
   uint16_t frame; /* index into frames[] */
   int16_t reg;    /* fifo: the register the words are written into */
   uint32_t depth_words;
+  uint8_t opcode; /* insn: major opcode (custom0..3), funct3, funct7 */
+  uint8_t funct3;
+  uint8_t funct7;
 } npucc_delivery_desc;
 
 /* Status bit flags. */
@@ -362,6 +370,10 @@ typedef struct npucc_target_desc {
   uint16_t num_frames;
   const npucc_delivery_desc *deliveries;
   uint16_t num_deliveries;
+  /* insn delivery on the CPU (not NPUCC_HAL_SIM): issues the instruction of
+   * deliveries[delivery] with these operands. Generated in <id>_target.c as
+   * a switch expanding NPUCC_HAL_INSN with constant opcode and functs. */
+  void (*insn)(uint16_t delivery, uint64_t rs1, uint64_t rs2);
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

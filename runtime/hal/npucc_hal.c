@@ -361,6 +361,20 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   if (d == g_desc)
     g_pending_done[engine] = 0;
   dl = d->num_deliveries ? npucc_desc_delivery(d, npucc_desc_find_cmd(d, kind)) : NULL;
+  if (dl != NULL && dl->mode == NPUCC_DELIVERY_INSN) {
+    /* Two words per instruction, an odd last word with 0. */
+    for (i = 0; i < n; i += 2) {
+      uint64_t b = i + 1 < n ? w[i + 1].value : 0;
+#ifdef NPUCC_HAL_SIM
+      NPUCC_HAL_INSN(dl->opcode, dl->funct3, dl->funct7, w[i].value, b);
+#else
+      if (d->insn == NULL)
+        return NPUCC_ERR_UNSUPPORTED;
+      d->insn((uint16_t)(dl - d->deliveries), w[i].value, b);
+#endif
+    }
+    return NPUCC_OK;
+  }
   if (dl != NULL && dl->mode == NPUCC_DELIVERY_FIFO) {
     /* Every word of the frame, in order, into the FIFO register. */
     const npucc_reg_desc *r = &d->regs[dl->reg];

@@ -47,6 +47,7 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
     return NULL;
   s->d = d;
   s->err_cmd = -1;
+  s->insn_dl = -1;
   s->regs = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->is_status = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
   s->arrived = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
@@ -418,6 +419,51 @@ static void fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64
            "frame '%s' pushed into %s (first word 0x%llx) matches no command: no command's "
            "select fields hold these values",
            fr->name, s->d->regs[r].name, (unsigned long long)s->regs[fr->first_reg]);
+}
+
+void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1, uint64_t rs2) {
+  const npucc_delivery_desc *dl = NULL;
+  const npucc_frame_desc *fr;
+  unsigned k;
+  uint16_t i;
+  if (s->insn_dl >= 0) {
+    dl = &s->d->deliveries[s->insn_dl];
+  } else {
+    for (i = 0; i < s->d->num_deliveries && dl == NULL; ++i)
+      if (s->d->deliveries[i].mode == NPUCC_DELIVERY_INSN && s->d->deliveries[i].funct3 == funct3 &&
+          s->d->deliveries[i].funct7 == funct7)
+        dl = &s->d->deliveries[i];
+    if (dl == NULL) {
+      s->cpu += s->d->reg_access_cycles;
+      sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+               "custom instruction funct3 %u funct7 %u starts no command", funct3, funct7);
+      return;
+    }
+    s->insn_dl = (int)(dl - s->d->deliveries);
+    s->insn_fill = 0;
+  }
+  fr = &s->d->frames[dl->frame];
+  if (dl->funct3 != funct3 || dl->funct7 != funct7) {
+    s->cpu += s->d->reg_access_cycles;
+    s->insn_dl = -1;
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "custom instruction funct3 %u funct7 %u arrived after %u of the %u words of "
+             "command '%s' (funct7 %u)",
+             funct3, funct7, (unsigned)s->insn_fill, (unsigned)fr->num_words,
+             npucc_kind_name(s->d->cmds[dl->cmd].kind), (unsigned)dl->funct7);
+    return;
+  }
+  /* Each word costs as a register write of its width (the compiler's
+   * estimate charges the encoded words so). */
+  for (k = 0; k < 2 && s->insn_fill < fr->num_words; ++k) {
+    unsigned w = fr->word_bits, a = bus_bits(s);
+    s->cpu += (uint64_t)(w > a ? w / a : 1u) * s->d->reg_access_cycles;
+    s->regs[fr->first_reg + s->insn_fill++] = k == 0 ? rs1 : rs2;
+  }
+  if (s->insn_fill < fr->num_words)
+    return;
+  s->insn_dl = -1;
+  launch(s, &s->d->cmds[dl->cmd]);
 }
 
 /* Applies a whole register write: status bits, doorbells, opcodes, FIFO

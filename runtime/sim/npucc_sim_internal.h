@@ -61,6 +61,10 @@ struct npucc_sim {
   uint64_t *auto_next; /* per memory: next free address of automatic mappings */
   /* FIFO registers (delivery "fifo"): words of the frame pushed so far. */
   uint16_t *fifo_fill;
+  /* insn delivery: the delivery row whose frame is being collected (-1:
+   * none) and its words so far. */
+  int insn_dl;
+  uint16_t insn_fill;
   sim_spm *spm;
   int num_spm;
   sim_map maps[NPUCC_SIM_MAX_MAPS];

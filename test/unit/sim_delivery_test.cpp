@@ -170,3 +170,77 @@ TEST(SimDelivery, AHandWrittenWordIsCheckedLikeAnyField) {
 }
 
 } // namespace
+
+namespace {
+
+/// npu-insn: the same frame as two-word custom instructions.
+struct InsnNpu {
+  TargetDesc T;
+  std::unique_ptr<CTable> Table;
+  const npucc_target_desc *D = nullptr;
+  npucc_sim *Sim = nullptr;
+
+  InsnNpu() {
+    auto r = loadTarget(npucc::test::testTarget("npu-insn.json"));
+    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
+    if (!r)
+      return;
+    T = r.take();
+    Table = std::make_unique<CTable>(T);
+    D = Table->get();
+    Sim = npucc_sim_create(D);
+    npucc_sim_attach(Sim);
+    npucc_hal_set_wait_hook(nullptr, nullptr);
+    std::vector<uint8_t> z(512, 1);
+    EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
+  }
+  ~InsnNpu() { npucc_sim_destroy(Sim); }
+  std::string err() const { return npucc_sim_error(Sim); }
+};
+
+TEST(SimDelivery, InsnWordsStartTheCommandAfterTheLastInstruction) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  ASSERT_EQ(count, 9);
+  // funct7 2 is matmul; four instructions carry words 0..7, the fifth word 8 and 0.
+  uint64_t before = npucc_sim_cpu_cycles(n.Sim);
+  for (int k = 0; k < 8; k += 2)
+    npucc_sim_insn(n.Sim, 0, 2, w[k].value, w[k + 1].value);
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u) << "started before the last word";
+  npucc_sim_insn(n.Sim, 0, 2, w[8].value, 0);
+  ASSERT_EQ(npucc_sim_num_commands(n.Sim), 1u) << n.err();
+  EXPECT_EQ(npucc_sim_command(n.Sim, 0)->kind, NPUCC_KIND_MATMUL);
+  // Each 64-bit word costs as a 64-bit register write on the 32-bit bus.
+  EXPECT_EQ(npucc_sim_cpu_cycles(n.Sim) - before, 18u * n.D->reg_access_cycles);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  // The same through the HAL (NPUCC_HAL_INSN is the simulator call here).
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 2u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimDelivery, AnUnknownFunct7IsAProtocolError) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  npucc_sim_insn(n.Sim, 0, 9, 1, 2);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "custom instruction funct3 0 funct7 9 starts no command");
+}
+
+TEST(SimDelivery, AnotherCommandsInstructionInsideAFrameIsAProtocolError) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  npucc_sim_insn(n.Sim, 0, 2, 1u | (2u << 4), 0); // matmul's first two words
+  npucc_sim_insn(n.Sim, 0, 3, 1u | (3u << 4), 0); // then a pool instruction
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "custom instruction funct3 0 funct7 3 arrived after 2 of the 9 words of "
+                     "command 'matmul' (funct7 2)");
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u);
+}
+
+} // namespace

@@ -308,9 +308,13 @@ int main(void) {
 )";
   writeFile(d + "/main.c", main);
   std::string src = std::string(NPUCC_SOURCE_DIR) + "/runtime";
-  ASSERT_EQ(run("cc -std=c99 -Wall -Wextra -Werror -pedantic -I'" + d + "' -I'" + src +
-                "/hal' -I'" + src + "/include' '" + d + "/main.c' '" + d + "/target.c' '" + src +
-                "/hal/npucc_hal.c' '" + src + "/hal/npucc_npu.c' -o '" + d + "/fw'"),
+  // A port's custom-instruction hook (descriptions with insn delivery need
+  // one on a CPU other than RISC-V; this test issues only a DMA).
+  ASSERT_EQ(run("cc -std=c99 -Wall -Wextra -Werror -pedantic "
+                "'-DNPUCC_HAL_INSN(o,f3,f7,a,b)=((void)(a),(void)(b))' -I'" +
+                d + "' -I'" + src + "/hal' -I'" + src + "/include' '" + d + "/main.c' '" + d +
+                "/target.c' '" + src + "/hal/npucc_hal.c' '" + src + "/hal/npucc_npu.c' -o '" + d +
+                "/fw'"),
             0);
   int rc = 0;
   std::string out = capture("'" + d + "/fw'", &rc);

@@ -153,7 +153,7 @@ TEST(TargetDelivery, DeliveryRulesRefuseWithTheirPath) {
             "\"register\": ..., \"depth_words\": ...})");
   EXPECT_EQ(errOf([](json &j) { j["commands"]["conv"]["delivery"]["mode"] = "dma"; }),
             "fifo.json: error: /commands/conv/delivery/mode: unknown delivery mode 'dma' "
-            "(expected mmio, fifo)");
+            "(expected mmio, fifo, insn)");
   EXPECT_EQ(errOf([](json &j) {
               j["commands"]["conv"]["delivery"] = {{"mode", "mmio"}};
             }),
@@ -222,6 +222,60 @@ TEST(TargetDelivery, CrossRulesRefuseWithTheirPath) {
       }),
       "fifo.json: error: /commands/conv/frame: frames cannot be combined with a job queue "
       "(/job_queue)");
+}
+
+} // namespace
+
+namespace {
+
+Result<TargetDesc> insnEdited(const std::function<void(json &)> &edit) {
+  json j = json::parse(test::readText(test::targetDir() + "npu-insn.json"), nullptr, true, true);
+  edit(j);
+  return parseTargetJson(j.dump(2), "insn.json");
+}
+std::string insnErr(const std::function<void(json &)> &edit) {
+  auto r = insnEdited(edit);
+  return r ? std::string() : r.error().str();
+}
+
+TEST(TargetDelivery, InsnDeliveryIsAcceptedAndRefusedWithItsPath) {
+  auto r = insnEdited([](json &) {});
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  const CommandDesc *c = r->command("pool");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->delivery.mode, DeliveryMode::Insn);
+  EXPECT_EQ(c->delivery.opcode, 0x0Bu) << "custom0";
+  EXPECT_EQ(c->delivery.funct3, 0u);
+  EXPECT_EQ(c->delivery.funct7, 3u);
+  CTable t(*r);
+  const npucc_delivery_desc *dl =
+      npucc_desc_delivery(t.get(), npucc_desc_find_cmd(t.get(), NPUCC_KIND_POOL));
+  ASSERT_NE(dl, nullptr);
+  EXPECT_EQ(dl->mode, NPUCC_DELIVERY_INSN);
+  EXPECT_EQ(dl->funct7, 3u);
+  auto r3 = insnEdited([](json &j) { j["commands"]["conv"]["delivery"]["opcode"] = "custom3"; });
+  ASSERT_TRUE(r3.ok()) << r3.error().str();
+  EXPECT_EQ(r3->command("conv")->delivery.opcode, 0x7Bu);
+
+  EXPECT_EQ(insnErr([](json &j) { j["commands"]["conv"]["delivery"]["opcode"] = "custom4"; }),
+            "insn.json: error: /commands/conv/delivery/opcode: unknown opcode 'custom4' "
+            "(expected custom0, custom1, custom2 or custom3)");
+  std::string e = insnErr([](json &j) { j["commands"]["conv"]["delivery"]["funct3"] = 8; });
+  EXPECT_NE(e.find("insn.json: error: /commands/conv/delivery/funct3: "), std::string::npos) << e;
+  e = insnErr([](json &j) { j["commands"]["conv"]["delivery"]["funct7"] = 128; });
+  EXPECT_NE(e.find("insn.json: error: /commands/conv/delivery/funct7: "), std::string::npos) << e;
+  EXPECT_EQ(insnErr([](json &j) { j["commands"]["pool"]["delivery"]["funct7"] = 0; }),
+            "insn.json: error: /commands/pool/delivery/funct7: command 'pool' uses funct3 0 and "
+            "funct7 0 like command 'conv'; instructions tell the commands apart by them");
+  EXPECT_EQ(insnErr([](json &j) {
+              j["commands"]["dma"]["delivery"] = {
+                  {"mode", "insn"}, {"opcode", "custom0"}, {"funct3", 1}, {"funct7", 0}};
+            }),
+            "insn.json: error: /commands/dma/delivery/mode: delivery mode 'insn' sends the words "
+            "of a frame; name one with \"frame\"");
+  e = insnErr([](json &j) { j["commands"]["conv"]["delivery"]["register"] = "DMA_SRC"; });
+  EXPECT_NE(e.find("insn.json: error: /commands/conv/delivery"), std::string::npos) << e;
+  EXPECT_NE(e.find("register"), std::string::npos) << "no FIFO register for insn: " << e;
 }
 
 } // namespace

@@ -165,12 +165,16 @@ struct Frame {
 /// How a command reaches the NPU ("delivery"). Mmio: its registers, the
 /// doorbell last (today). Fifo: every word of its frame, in order, written
 /// into one register; the last word starts the command.
-enum class DeliveryMode { Mmio = 0, Fifo = 1 };
+/// Insn: each pair of words is one R-type custom CPU instruction (rs1, rs2;
+/// an odd last word goes with 0), identified by its funct3/funct7.
+enum class DeliveryMode { Mmio = 0, Fifo = 1, Insn = 2 };
 
 struct Delivery {
   DeliveryMode mode = DeliveryMode::Mmio;
   int reg = -1;            // fifo: the register the words are pushed into
   unsigned depthWords = 0; // fifo: words the FIFO holds
+  unsigned opcode = 0;     // insn: the major opcode (custom0..3: 0x0B, 0x2B, 0x5B, 0x7B)
+  unsigned funct3 = 0, funct7 = 0;
 };
 
 /// A run of bits: a named field of a register, or the whole register (field < 0).
