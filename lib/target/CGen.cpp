@@ -28,6 +28,11 @@ const bool SignedParams[] = {
     NPUCC_PARAM_LIST(NPUCC_PARAM_SIGNED)
 #undef NPUCC_PARAM_SIGNED
 };
+const char *const DeliveryEnumNames[] = {
+#define NPUCC_DELIVERY_ENUM_NAME(id, name) "NPUCC_DELIVERY_" #id,
+    NPUCC_DELIVERY_LIST(NPUCC_DELIVERY_ENUM_NAME)
+#undef NPUCC_DELIVERY_ENUM_NAME
+};
 const char *const KindEnumNames[] = {"NPUCC_KIND_DMA",    "NPUCC_KIND_CONV", "NPUCC_KIND_DEPTHWISE",
                                      "NPUCC_KIND_MATMUL", "NPUCC_KIND_POOL", "NPUCC_KIND_ELTWISE",
                                      "NPUCC_KIND_FENCE"};
@@ -102,6 +107,33 @@ std::string bit(const npucc_status_bit &b) {
          hex(b.clear.value) + "}}";
 }
 
+/// Each word of each frame: its index and fields (no offsets: words are
+/// written into a FIFO in order). Nothing for a description without frames.
+void emitFrames(std::ostringstream &o, const TargetDesc &t, const std::string &P) {
+  for (const Frame &f : t.frames) {
+    o << "/* Frame '" << commentSafe(f.name) << "': " << f.numWords << " " << f.wordBits
+      << "-bit words, written in this order (no addresses) */\n";
+    for (unsigned k = 0; k < f.numWords; ++k) {
+      const Register &r = t.registers[size_t(f.firstReg) + k];
+      std::string R = upper(r.name);
+      o << "/* " << commentSafe(r.name) << ": word " << k << " of frame '" << commentSafe(f.name)
+        << "'";
+      if (!r.doc.empty())
+        o << ": " << commentSafe(r.doc);
+      o << " */\n#define " << P << "_WORD_" << R << "_POSITION " << k << "u\n";
+      for (const Field &fd : r.fields) {
+        std::string F = P + "_" + R + "_" + upper(fd.name);
+        uint64_t mask = fd.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << fd.width) - 1;
+        o << "#define " << F << "_SHIFT " << fd.lsb << "u\n";
+        o << "#define " << F << "_WIDTH " << fd.width << "u\n";
+        o << "#define " << F << "_MASK " << hex(mask) << " /* bits " << fd.lsb + fd.width - 1
+          << ".." << fd.lsb << (fd.doc.empty() ? "" : ": " + commentSafe(fd.doc)) << " */\n";
+      }
+    }
+    o << "\n";
+  }
+}
+
 } // namespace
 
 std::string emitRegisterHeader(const TargetDesc &t) {
@@ -126,6 +158,8 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       << (s.writable ? "DMA read/write" : "DMA read only") << " */\n";
   o << "\n";
   for (const Register &r : t.registers) {
+    if (r.isWord())
+      continue; // emitFrames
     std::string R = upper(r.name);
     o << "/* " << commentSafe(r.name) << ": " << r.width << "-bit register at offset "
       << hex(r.offset, 2);
@@ -158,6 +192,7 @@ std::string emitRegisterHeader(const TargetDesc &t) {
     }
     o << "\n";
   }
+  emitFrames(o, t, P);
   // Register indices into the C description table (also makes the header a
   // non-empty translation unit for -pedantic).
   o << "/* Register indices in the description table (npucc_target_desc.regs[]) */\n"
@@ -254,10 +289,28 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << " *   (fixed) " << f.param << " = " << f.value << "\n";
     for (const FieldValue &s : c.select)
       o << " *   select " << s.field.text << " = " << s.value << "\n";
-    o << " *   " << (t.queue.depth ? "commit: " : "doorbell: ") << c.doorbell.field.text
-      << " = " << c.doorbell.value << " (written last; " << c.doorbellNop
-      << " starts nothing) */\n";
     std::string C = P + "_CMD_" + upper(c.kind);
+    if (c.delivery.mode == DeliveryMode::Insn) {
+      const Frame &f = t.frames[size_t(c.frame)];
+      o << " *   delivered as frame '" << commentSafe(f.name) << "': its " << f.numWords
+        << " words in order, two per custom instruction (rs1, rs2; an odd last word with 0): "
+        << "opcode " << hex(c.delivery.opcode, 2) << ", funct3 " << c.delivery.funct3 << ", funct7 "
+        << c.delivery.funct7 << "; the last one starts the command */\n";
+      o << "#define " << C << "_INSN_FUNCT7 " << c.delivery.funct7 << "u\n\n";
+      continue;
+    }
+    if (c.frame >= 0) {
+      const Frame &f = t.frames[size_t(c.frame)];
+      const Register &fifo = t.registers[size_t(c.delivery.reg)];
+      o << " *   delivered as frame '" << commentSafe(f.name) << "': its " << f.numWords
+        << " words in order (" << commentSafe(t.registers[size_t(f.firstReg)].name)
+        << " first) written into FIFO register " << commentSafe(fifo.name) << " (holds "
+        << c.delivery.depthWords << " words); the last word starts the command */\n";
+      o << "#define " << C << "_FIFO_OFFSET " << hex(fifo.offset, 2) << "\n\n";
+      continue;
+    }
+    o << " *   " << (t.queue.depth ? "commit: " : "doorbell: ") << c.doorbell.field.text << " = "
+      << c.doorbell.value << " (written last; " << c.doorbellNop << " starts nothing) */\n";
     o << "#define " << C << "_DOORBELL_OFFSET "
       << hex(t.registers[size_t(c.doorbell.field.reg)].offset, 2) << "\n#define " << C
       << "_DOORBELL_VALUE " << hex(c.doorbell.value) << "\n\n";
@@ -350,8 +403,11 @@ std::string emitCTableSource(const TargetDesc &t) {
   for (uint16_t i = 0; i < d.num_regs; ++i)
     o << "    {" << cString(d.regs[i].name) << ", " << hex(d.regs[i].offset, 2) << ", "
       << unsigned(d.regs[i].width) << ", " << d.regs[i].first_field << ", " << d.regs[i].num_fields
-      << ", " << (d.regs[i].flags & NPUCC_REG_RMW ? "NPUCC_REG_RMW" : "0") << "}, /* " << i
-      << " */\n";
+      << ", "
+      << (d.regs[i].flags & NPUCC_REG_RMW    ? "NPUCC_REG_RMW"
+          : d.regs[i].flags & NPUCC_REG_WORD ? "NPUCC_REG_WORD"
+                                             : "0")
+      << "}, /* " << i << " */\n";
   o << "};\n\n";
   for (uint16_t c = 0; c < d.num_cmds; ++c) {
     const npucc_cmd_desc &cd = d.cmds[c];
@@ -428,6 +484,42 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "};\n\n";
   }
   emitFieldTables(o, d, t, id);
+  if (d.num_frames) {
+    o << "static const npucc_frame_desc " << id << "_frames[] = {\n";
+    for (uint16_t i = 0; i < d.num_frames; ++i)
+      o << "    {" << cString(d.frames[i].name) << ", " << unsigned(d.frames[i].word_bits) << ", "
+        << d.frames[i].first_reg << ", " << d.frames[i].num_words << "},\n";
+    o << "};\n\n";
+  }
+  if (d.num_deliveries) {
+    o << "static const npucc_delivery_desc " << id << "_deliveries[] = {\n";
+    for (uint16_t i = 0; i < d.num_deliveries; ++i) {
+      const npucc_delivery_desc &x = d.deliveries[i];
+      o << "    {" << x.cmd << ", " << DeliveryEnumNames[x.mode] << ", " << x.frame << ", " << x.reg
+        << ", " << x.depth_words << "u, " << hex(x.opcode, 2) << ", " << unsigned(x.funct3) << ", "
+        << unsigned(x.funct7) << "}, /* " << t.commands[x.cmd].kind << " */\n";
+    }
+    o << "};\n\n";
+  }
+  bool insn = false;
+  for (uint16_t i = 0; i < d.num_deliveries; ++i)
+    insn |= d.deliveries[i].mode == NPUCC_DELIVERY_INSN;
+  if (insn) {
+    // .insn takes immediates: one case per instruction, with constants.
+    o << "#ifndef NPUCC_HAL_SIM\n#include \"npucc_hal.h\"\n\n#ifndef NPUCC_HAL_INSN\n"
+      << "#error \"define NPUCC_HAL_INSN for your CPU\"\n#endif\n\n"
+      << "/* The custom instruction of each insn delivery (npucc_hal.h NPUCC_HAL_INSN). */\n"
+      << "static void " << id << "_insn(uint16_t delivery, uint64_t rs1, uint64_t rs2) {\n"
+      << "  switch (delivery) {\n";
+    for (uint16_t i = 0; i < d.num_deliveries; ++i) {
+      const npucc_delivery_desc &x = d.deliveries[i];
+      if (x.mode == NPUCC_DELIVERY_INSN)
+        o << "  case " << i << ": /* " << t.commands[x.cmd].kind << " */\n    NPUCC_HAL_INSN("
+          << unsigned(x.opcode) << ", " << unsigned(x.funct3) << ", " << unsigned(x.funct7)
+          << ", rs1, rs2);\n    break;\n";
+    }
+    o << "  default:\n    break;\n  }\n}\n#endif\n\n";
+  }
   o << "const npucc_target_desc npucc_target_" << id << " = {\n"
     << "    .name = " << cString(d.name) << ",\n"
     << "    .address_bits = " << unsigned(d.address_bits) << ",\n"
@@ -502,6 +594,13 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "    .cases = " << id << "_cases,\n    .num_cases = " << d.num_cases << ",\n"
       << "    .case_conds = " << id << "_case_conds,\n    .num_case_conds = " << d.num_case_conds
       << ",\n";
+  if (d.num_frames)
+    o << "    .frames = " << id << "_frames,\n    .num_frames = " << d.num_frames << ",\n";
+  if (d.num_deliveries)
+    o << "    .deliveries = " << id << "_deliveries,\n    .num_deliveries = " << d.num_deliveries
+      << ",\n";
+  if (insn)
+    o << "#ifndef NPUCC_HAL_SIM\n    .insn = " << id << "_insn,\n#endif\n";
   o << "};\n";
   return o.str();
 }

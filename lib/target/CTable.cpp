@@ -9,6 +9,11 @@
 
 namespace npucc::target {
 
+static_assert(int(DeliveryMode::Mmio) == NPUCC_DELIVERY_MMIO &&
+                  int(DeliveryMode::Fifo) == NPUCC_DELIVERY_FIFO &&
+                  int(DeliveryMode::Insn) == NPUCC_DELIVERY_INSN,
+              "DeliveryMode follows NPUCC_DELIVERY_LIST");
+
 struct CTable::Impl {
   TargetDesc T;
   npucc_target_desc D{};
@@ -25,6 +30,8 @@ struct CTable::Impl {
   std::vector<npucc_expr_op> ExprOps;
   std::vector<npucc_expr_case> Cases;
   std::vector<npucc_fixed> CaseConds;
+  std::vector<npucc_frame_desc> Frames;
+  std::vector<npucc_delivery_desc> Deliveries;
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -148,7 +155,7 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     rd.width = uint8_t(r.width);
     rd.first_field = uint16_t(I.Fields.size());
     rd.num_fields = uint16_t(r.fields.size());
-    rd.flags = uint8_t(r.rmw ? NPUCC_REG_RMW : 0);
+    rd.flags = uint8_t((r.rmw ? NPUCC_REG_RMW : 0) | (r.isWord() ? NPUCC_REG_WORD : 0));
     for (const Field &f : r.fields)
       I.Fields.push_back(
           {f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width),
@@ -222,6 +229,24 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
       }
       I.FieldBindings.push_back(fb);
     }
+  for (const Frame &f : T.frames)
+    I.Frames.push_back(
+        {f.name.c_str(), uint8_t(f.wordBits), uint16_t(f.firstReg), uint16_t(f.numWords)});
+  for (size_t i = 0; i < T.commands.size(); ++i) {
+    const CommandDesc &c = T.commands[i];
+    if (c.delivery.mode == DeliveryMode::Mmio)
+      continue;
+    npucc_delivery_desc dl{};
+    dl.cmd = uint16_t(i);
+    dl.mode = uint8_t(c.delivery.mode);
+    dl.frame = uint16_t(c.frame);
+    dl.reg = int16_t(c.delivery.reg);
+    dl.depth_words = c.delivery.depthWords;
+    dl.opcode = uint8_t(c.delivery.opcode);
+    dl.funct3 = uint8_t(c.delivery.funct3);
+    dl.funct7 = uint8_t(c.delivery.funct7);
+    I.Deliveries.push_back(dl);
+  }
   for (const Scratchpad &s : T.scratchpads)
     I.Mems.push_back(scratchpadDesc(s));
   for (const SystemRange &s : T.system)
@@ -285,6 +310,10 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.num_cases = uint16_t(I.Cases.size());
   D.case_conds = data(I.CaseConds);
   D.num_case_conds = uint16_t(I.CaseConds.size());
+  D.frames = data(I.Frames);
+  D.num_frames = uint16_t(I.Frames.size());
+  D.deliveries = data(I.Deliveries);
+  D.num_deliveries = uint16_t(I.Deliveries.size());
 }
 
 CTable::~CTable() = default;

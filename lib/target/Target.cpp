@@ -254,7 +254,7 @@ bool TargetDesc::isStatusRegister(int reg) const {
 
 bool TargetDesc::isCommandRegister(int reg) const {
   for (const CommandDesc &c : commands) {
-    if (c.doorbell.field.reg == reg)
+    if (c.doorbell.field.reg == reg || c.delivery.reg == reg)
       return true;
     for (const FieldValue &s : c.select)
       if (s.field.reg == reg)

@@ -60,6 +60,8 @@ void TargetParser::parse(const json &root) {
   if (const json *b = o.opt("bus"))
     parseBus(Obj(*b, "/bus"));
   parseRegisters(o.array("registers"), "/registers");
+  if (const json *f = o.opt("frames"))
+    parseFrames(*f, "/frames");
   if (const json *q = o.opt("job_queue"))
     parseQueue(Obj(*q, "/job_queue"));
   parseCommands(Obj(o.req("commands"), "/commands"));

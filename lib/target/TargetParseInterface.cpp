@@ -86,6 +86,49 @@ void TargetParser::resolveWriteEnables(Register &r, const std::string &path) con
   }
 }
 
+/// A register's (or frame word's) "fields": bounds within its width, no
+/// overlaps, C macro names unique across the description (`fieldNames`).
+void TargetParser::parseFieldList(const Obj &o, Register &r,
+                                  std::set<std::string> &fieldNames) const {
+  std::string what = r.isWord() ? "word" : "register";
+  const json *fs = o.opt("fields");
+  if (!fs)
+    return;
+  if (!fs->is_array())
+    fail(o.at("fields"), "expected an array, got " + typeName(*fs));
+  for (size_t k = 0; k < fs->size(); ++k) {
+    Obj fo((*fs)[k], o.at("fields") + "/" + std::to_string(k));
+    Field f;
+    f.name = fo.str("name");
+    f.lsb = unsigned(fo.range("lsb", 0, 63));
+    f.width = unsigned(fo.range("width", 1, 64));
+    f.doc = fo.str("doc", "");
+    if (f.lsb + f.width > r.width)
+      fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
+                          ") is wider than its " + std::to_string(r.width) + "-bit " + what + " " +
+                          shortQuote(r.name));
+    if (!r.isWord() && fo.has("nop"))
+      f.nop = uint32_t(fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
+    if (!r.isWord())
+      f.writeEnable = fo.str("write_enable", "");
+    fo.done();
+    if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
+      fail(fo.at("name"), "field " + shortQuote(f.name) + " of " + what + " " + shortQuote(r.name) +
+                              " gives the same C macro name as another field");
+    for (const Field &g : r.fields) {
+      if (g.name == f.name)
+        fail(fo.at("name"), "duplicate field name " + shortQuote(f.name) + " in " + what + " " +
+                                shortQuote(r.name));
+      if (f.lsb < g.lsb + g.width && g.lsb < f.lsb + f.width)
+        fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
+                            ") overlaps field " + shortQuote(g.name) + " (bits " +
+                            bitsText(g.lsb, g.width) + ") of " + what + " " + shortQuote(r.name));
+    }
+    r.fields.push_back(f);
+  }
+  resolveWriteEnables(r, o.at("fields"));
+}
+
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
     fail(path, std::to_string(regs.size()) + " registers; at most " +
@@ -125,44 +168,10 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
     if (write != "whole" && write != "rmw")
       fail(o.at("write"), "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
     r.rmw = write == "rmw";
-    if (const json *fs = o.opt("fields")) {
-      if (!fs->is_array())
-        fail(o.at("fields"), "expected an array, got " + typeName(*fs));
-      for (size_t k = 0; k < fs->size(); ++k) {
-        Obj fo((*fs)[k], o.at("fields") + "/" + std::to_string(k));
-        Field f;
-        f.name = fo.str("name");
-        f.lsb = unsigned(fo.range("lsb", 0, 63));
-        f.width = unsigned(fo.range("width", 1, 64));
-        f.doc = fo.str("doc", "");
-        if (f.lsb + f.width > r.width)
-          fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
-                              ") is wider than its " + std::to_string(r.width) +
-                              "-bit register " + shortQuote(r.name));
-        if (fo.has("nop"))
-          f.nop = uint32_t(
-              fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
-        f.writeEnable = fo.str("write_enable", "");
-        fo.done();
-        if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
-          fail(fo.at("name"), "field " + shortQuote(f.name) + " of register " + shortQuote(r.name) +
-                                  " gives the same C macro name as another field");
-        for (const Field &g : r.fields) {
-          if (g.name == f.name)
-            fail(fo.at("name"),
-                 "duplicate field name " + shortQuote(f.name) + " in register " + shortQuote(r.name));
-          if (f.lsb < g.lsb + g.width && g.lsb < f.lsb + f.width)
-            fail(fo.path(), "field " + shortQuote(f.name) + " (bits " + bitsText(f.lsb, f.width) +
-                                ") overlaps field " + shortQuote(g.name) + " (bits " +
-                                bitsText(g.lsb, g.width) + ") of register " + shortQuote(r.name));
-        }
-        r.fields.push_back(f);
-      }
-      resolveWriteEnables(r, o.at("fields"));
-      totalFields += r.fields.size();
-      if (totalFields > MaxRegisters)
-        fail(o.at("fields"), "more than 65535 fields in all");
-    }
+    parseFieldList(o, r, fieldNames);
+    totalFields += r.fields.size();
+    if (totalFields > MaxRegisters)
+      fail(o.at("fields"), "more than 65535 fields in all");
     o.done();
     T.registers.push_back(r);
   }
@@ -314,6 +323,7 @@ void TargetParser::parseCommands(const Obj &o) {
                : engine == "fence" ? Engine::Fence
                                    : Engine::Compute;
     c.doc = co.str("doc", "");
+    parseDelivery(co, c);
     std::vector<FieldRef> used;
     auto claim = [&](const FieldRef &f, const std::string &path) {
       for (const FieldRef &u : used)
@@ -369,7 +379,14 @@ void TargetParser::parseCommands(const Obj &o) {
         c.select.push_back(v);
       }
     }
-    if (T.queue.depth) {
+    if (c.frame >= 0) {
+      // Started by the frame's last word: no doorbell (the frame's checks
+      // are in TargetParseFrames.cpp).
+      if (co.has("doorbell"))
+        fail(co.at("doorbell"), "command '" + kind +
+                                    "' is delivered as frame words and started by the last one; "
+                                    "remove 'doorbell'");
+    } else if (T.queue.depth) {
       if (co.has("doorbell"))
         fail(co.at("doorbell"), "with a job queue, commands are started by the queue's commit "
                                 "(/job_queue/commit); remove 'doorbell'");
@@ -379,7 +396,7 @@ void TargetParser::parseCommands(const Obj &o) {
       c.doorbell = fieldValue(Obj(co.req("doorbell"), co.at("doorbell")), true);
       claim(c.doorbell.field, co.at("doorbell"));
     }
-    c.doorbellNop = nopOf(T, c.doorbell.field);
+    c.doorbellNop = c.doorbell.field.valid() ? nopOf(T, c.doorbell.field) : 0;
     co.done();
     checkRecoverable(c, p);
     std::set<int> regs;
@@ -404,6 +421,8 @@ void TargetParser::checkAmbiguousCommands() const {
   for (size_t a = 0; a < T.commands.size(); ++a)
     for (size_t b = 0; b < a; ++b) {
       const CommandDesc &x = T.commands[a], &y = T.commands[b];
+      if (x.frame >= 0 || y.frame >= 0)
+        continue; // checkFrames
       if (!overlaps(x.doorbell.field, y.doorbell.field) || x.doorbell.value != y.doorbell.value)
         continue;
       bool distinct = false;
@@ -449,6 +468,7 @@ void TargetParser::crossCheck() {
         !c.binding("depth_mult"))
       fail(p + "/params", "channel multipliers other than 1 need parameter 'depth_mult' bound");
   }
+  checkFrames();
   checkStatusRegisters();
   checkAmbiguousCommands();
   checkFieldBindings();

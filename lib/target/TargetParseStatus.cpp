@@ -219,8 +219,9 @@ void TargetParser::checkStatusRegisters() const {
     std::vector<std::pair<FieldRef, std::string>> control;
     for (const FieldValue &s : c.select)
       control.push_back({s.field, "/commands/" + c.kind + "/select"});
-    control.push_back({c.doorbell.field, T.queue.depth ? std::string("/job_queue/commit")
-                                                       : "/commands/" + c.kind + "/doorbell"});
+    if (c.doorbell.field.valid())
+      control.push_back({c.doorbell.field, T.queue.depth ? std::string("/job_queue/commit")
+                                                         : "/commands/" + c.kind + "/doorbell"});
     for (const auto &f : control)
       if (const Bit *b = conflict(c, f.first.reg))
         fail(b->path, "status bit " + shortQuote(b->b->field.text) + " is in register " +
@@ -249,7 +250,15 @@ std::vector<FieldRef> TargetParser::writtenFields(const CommandDesc &c) const {
     w.push_back(s.field);
   for (const FieldBinding &b : c.fields)
     w.push_back(b.field);
-  w.push_back(c.doorbell.field);
+  if (c.doorbell.field.valid())
+    w.push_back(c.doorbell.field);
+  if (c.delivery.reg >= 0) { // a FIFO register: every write pushes a word
+    FieldRef f;
+    f.reg = c.delivery.reg;
+    f.width = T.registers[size_t(f.reg)].width;
+    f.text = T.registers[size_t(f.reg)].name;
+    w.push_back(f);
+  }
   return w;
 }
 
@@ -281,7 +290,11 @@ void TargetParser::checkStartBits() const {
                                  " must idle at 0 (its nop is " +
                                  std::to_string(nopOf(T, b.field)) + ")");
     for (const CommandDesc &c : T.commands)
-      if (int(c.engine) == e && !sameBits(c.doorbell.field, b.field))
+      if (int(c.engine) == e && c.frame >= 0)
+        fail(p + "/start_bit", "command '" + c.kind +
+                                   "' is delivered as frame words, without a doorbell; "
+                                   "a start bit is the doorbell of every command of its engine");
+      else if (int(c.engine) == e && !sameBits(c.doorbell.field, b.field))
         fail(p + "/start_bit", "start bit " + shortQuote(b.field.text) +
                                    " is not the doorbell of command '" + c.kind + "' (" +
                                    shortQuote(c.doorbell.field.text) + ", /commands/" + c.kind +

@@ -9,6 +9,8 @@
 //                            registers commands may write beside them
 //   TargetParseFields.cpp    computed fields ("fields": constants, expressions,
 //                            cases tables) and their checks
+//   TargetParseFrames.cpp    frames (ordered command words) and how commands
+//                            are delivered (FIFO register), with their checks
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -25,6 +27,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,11 +65,17 @@ private:
   void parseBus(const Obj &o);
   void parseRegisters(const json &regs, const std::string &path);
   void resolveWriteEnables(Register &r, const std::string &path) const;
+  void parseFieldList(const Obj &o, Register &r, std::set<std::string> &fieldNames) const;
   FieldRef fieldRef(const json &j, const std::string &path) const;
   FieldValue fieldValue(const Obj &o, bool isDoorbell) const;
   ParamBinding parseBinding(const std::string &param, const json &j, const std::string &path) const;
   void parseCommands(const Obj &o);
   void parseQueue(const Obj &o);
+
+  // TargetParseFrames.cpp
+  void parseFrames(const json &frames, const std::string &path);
+  void parseDelivery(const Obj &co, CommandDesc &c) const;
+  void checkFrames() const;
 
   // TargetParseFields.cpp
   using Claim = std::function<void(const FieldRef &, const std::string &)>;

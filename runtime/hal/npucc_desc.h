@@ -83,6 +83,9 @@ typedef struct npucc_field_desc {
  * bus_access_bits accesses at offset, offset + bus_access_bits / 8, ...,
  * in bus_order. */
 #define NPUCC_REG_RMW 1u /* commands read it, replace the bits they own, write it back */
+/* Not a register: a word of a frame (frames[]); offset is its index in the
+ * frame, width the frame's word_bits. Words follow every register in regs[]. */
+#define NPUCC_REG_WORD 2u
 
 typedef struct npucc_reg_desc {
   const char *name;
@@ -191,6 +194,45 @@ typedef struct npucc_cmd_desc {
   npucc_fieldval doorbell;
   uint32_t doorbell_nop; /* the doorbell field's idle value: writing it starts nothing */
 } npucc_cmd_desc;
+
+/* Frames: a command as an ordered list of words laid out like registers
+ * (fields with lsb/width) but without an address. npucc_npu_encode returns
+ * one write per word, in frame order (npucc_reg_write.reg is the word's
+ * index in regs[]). */
+typedef struct npucc_frame_desc {
+  const char *name;
+  uint8_t word_bits;  /* 32 or 64 */
+  uint16_t first_reg; /* its words: regs[first_reg .. first_reg + num_words - 1] */
+  uint16_t num_words;
+} npucc_frame_desc;
+
+/* How a command's words reach the NPU: one row per mode, (id, JSON name).
+ *   mmio: its registers, the doorbell register last (a command without a
+ *         delivery row);
+ *   fifo: every word of its frame, in order, written into register `reg`;
+ *         the last word starts the command. The FIFO holds depth_words
+ *         words; those of a command stay in it until the command completes.
+ *   insn: each pair of words (an odd last word with 0) is one R-type custom
+ *         instruction NPUCC_HAL_INSN(opcode, funct3, funct7, rs1, rs2)
+ *         (npucc_hal.h); the last one starts the command. */
+#define NPUCC_DELIVERY_LIST(X)                                                                     \
+  X(MMIO, "mmio")                                                                                  \
+  X(FIFO, "fifo")                                                                                  \
+  X(INSN, "insn")
+#define NPUCC_DELIVERY_MMIO 0
+#define NPUCC_DELIVERY_FIFO 1
+#define NPUCC_DELIVERY_INSN 2
+
+typedef struct npucc_delivery_desc {
+  uint16_t cmd;   /* index into cmds[] */
+  uint8_t mode;   /* NPUCC_DELIVERY_* */
+  uint16_t frame; /* index into frames[] */
+  int16_t reg;    /* fifo: the register the words are written into */
+  uint32_t depth_words;
+  uint8_t opcode; /* insn: major opcode (custom0..3), funct3, funct7 */
+  uint8_t funct3;
+  uint8_t funct7;
+} npucc_delivery_desc;
 
 /* Status bit flags. */
 #define NPUCC_SB_ACTIVE_LOW 1u    /* the condition holds when the field reads 0 */
@@ -322,17 +364,29 @@ typedef struct npucc_target_desc {
   uint16_t num_cases;
   const npucc_fixed *case_conds;
   uint16_t num_case_conds;
+  /* Frames and the commands delivered as frame words (a command without a
+   * delivery row is written to its registers, the doorbell last). */
+  const npucc_frame_desc *frames;
+  uint16_t num_frames;
+  const npucc_delivery_desc *deliveries;
+  uint16_t num_deliveries;
+  /* insn delivery on the CPU (not NPUCC_HAL_SIM): issues the instruction of
+   * deliveries[delivery] with these operands. Generated in <id>_target.c as
+   * a switch expanding NPUCC_HAL_INSN with constant opcode and functs. */
+  void (*insn)(uint16_t delivery, uint64_t rs1, uint64_t rs2);
 } npucc_target_desc;
 
-/* One register write of an encoded command. */
+/* One register write (or frame word) of an encoded command. */
 typedef struct npucc_reg_write {
-  uint16_t reg; /* index into regs[] */
+  uint16_t reg; /* index into regs[] (a frame command: its words, in frame order) */
   uint64_t value;
   uint64_t mask; /* the bits the command writes (its fields and their write enables) */
 } npucc_reg_write;
 
 /* Helpers shared by the command layer and the simulator (defined in npucc_npu.c). */
 const npucc_cmd_desc *npucc_desc_find_cmd(const npucc_target_desc *d, int kind);
+/* How command `c` is delivered: its row, or NULL (mmio). */
+const npucc_delivery_desc *npucc_desc_delivery(const npucc_target_desc *d, const npucc_cmd_desc *c);
 /* All ones in the low `width` bits (width 1..64). */
 uint64_t npucc_width_mask(unsigned width);
 uint64_t npucc_field_get(uint64_t regval, npucc_fieldref f);

@@ -338,6 +338,7 @@ static int acquire_slot(const npucc_target_desc *d, int engine) {
 int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                     int *bad_param) {
   npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  const npucc_delivery_desc *dl;
   npucc_status_bit done;
   int n = 0, i, engine;
   int rc = npucc_npu_encode(d, kind, params, w, &n, bad_param);
@@ -359,6 +360,28 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   }
   if (d == g_desc)
     g_pending_done[engine] = 0;
+  dl = d->num_deliveries ? npucc_desc_delivery(d, npucc_desc_find_cmd(d, kind)) : NULL;
+  if (dl != NULL && dl->mode == NPUCC_DELIVERY_INSN) {
+    /* Two words per instruction, an odd last word with 0. */
+    for (i = 0; i < n; i += 2) {
+      uint64_t b = i + 1 < n ? w[i + 1].value : 0;
+#ifdef NPUCC_HAL_SIM
+      NPUCC_HAL_INSN(dl->opcode, dl->funct3, dl->funct7, w[i].value, b);
+#else
+      if (d->insn == NULL)
+        return NPUCC_ERR_UNSUPPORTED;
+      d->insn((uint16_t)(dl - d->deliveries), w[i].value, b);
+#endif
+    }
+    return NPUCC_OK;
+  }
+  if (dl != NULL && dl->mode == NPUCC_DELIVERY_FIFO) {
+    /* Every word of the frame, in order, into the FIFO register. */
+    const npucc_reg_desc *r = &d->regs[dl->reg];
+    for (i = 0; i < n; ++i)
+      reg_write(d, r->offset, w[i].value, r->width);
+    return NPUCC_OK;
+  }
   for (i = 0; i < n; ++i) {
     const npucc_reg_desc *r = &d->regs[w[i].reg];
     uint64_t v = w[i].value;

@@ -45,6 +45,34 @@ uint64_t npucc_hal_read(uint32_t offset, uint8_t width_bits);
 
 void npucc_hal_set_wait_hook(npucc_hal_wait_hook hook, void *ctx);
 
+/* A custom CPU instruction carrying two command words (delivery "insn"):
+ * R-type, major opcode `opcode` (custom0..3), funct3, funct7, rs1 = a,
+ * rs2 = b, no result. opcode, funct3 and funct7 are integer constants
+ * (<id>_target.c expands the macro once per command). A port may define it
+ * before including this header; by default it is the simulator's
+ * npucc_sim_insn with NPUCC_HAL_SIM, an inline `.insn r` on RISC-V, and
+ * otherwise undefined (<id>_target.c of a description with insn delivery
+ * then stops with "define NPUCC_HAL_INSN for your CPU"). */
+#ifndef NPUCC_HAL_INSN
+#if defined(NPUCC_HAL_SIM)
+struct npucc_sim;
+struct npucc_sim *npucc_sim_attached(void);
+void npucc_sim_insn(struct npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1,
+                    uint64_t rs2);
+#define NPUCC_HAL_INSN(opcode, funct3, funct7, a, b)                                               \
+  npucc_sim_insn(npucc_sim_attached(), (funct3), (funct7), (a), (b))
+#elif defined(__riscv)
+#define NPUCC_HAL_INSN_STR2(x) #x
+#define NPUCC_HAL_INSN_STR(x) NPUCC_HAL_INSN_STR2(x)
+#define NPUCC_HAL_INSN(opcode, funct3, funct7, a, b)                                               \
+  __asm__ volatile(".insn r " NPUCC_HAL_INSN_STR(opcode) ", " NPUCC_HAL_INSN_STR(                  \
+                       funct3) ", " NPUCC_HAL_INSN_STR(funct7) ", x0, %0, %1"                      \
+                   :                                                                               \
+                   : "r"(a), "r"(b)                                                                \
+                   : "memory")
+#endif
+#endif
+
 /* The NPU (device) address of a host buffer. On silicon the NPU sees the
  * CPU's addresses: the pointer itself (define NPUCC_DEVICE_ADDR(p) to
  * translate otherwise). With the simulator, the buffer is mapped into the

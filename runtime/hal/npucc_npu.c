@@ -53,6 +53,15 @@ const npucc_cmd_desc *npucc_desc_find_cmd(const npucc_target_desc *d, int kind) 
   return NULL;
 }
 
+const npucc_delivery_desc *npucc_desc_delivery(const npucc_target_desc *d,
+                                               const npucc_cmd_desc *c) {
+  uint16_t i;
+  for (i = 0; i < d->num_deliveries; ++i)
+    if (&d->cmds[d->deliveries[i].cmd] == c)
+      return &d->deliveries[i];
+  return NULL;
+}
+
 uint64_t npucc_width_mask(unsigned width) {
   return width >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1u);
 }
@@ -310,6 +319,30 @@ static int put_binding(const npucc_target_desc *d, reg_list *l, const npucc_bind
   return NPUCC_OK;
 }
 
+/* A frame command: every word of its frame, in frame order, each written
+ * whole (the words no field of the command touches hold 0). */
+static int frame_words(const npucc_target_desc *d, const npucc_delivery_desc *dl, reg_list *l,
+                       int *num_writes) {
+  npucc_reg_write held[NPUCC_MAX_CMD_REGS];
+  const npucc_frame_desc *fr = &d->frames[dl->frame];
+  int i, k;
+  if (fr->num_words > NPUCC_MAX_CMD_REGS)
+    return NPUCC_ERR_UNSUPPORTED;
+  for (i = 0; i < l->n; ++i)
+    held[i] = l->w[i];
+  for (k = 0; k < (int)fr->num_words; ++k) {
+    uint16_t reg = (uint16_t)(fr->first_reg + k);
+    l->w[k].reg = reg;
+    l->w[k].value = 0;
+    l->w[k].mask = npucc_width_mask(fr->word_bits);
+    for (i = 0; i < l->n; ++i)
+      if (held[i].reg == reg)
+        l->w[k].value = held[i].value;
+  }
+  *num_writes = (int)fr->num_words;
+  return NPUCC_OK;
+}
+
 int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                      npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
                      int *bad_param) {
@@ -379,6 +412,8 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
     if (rc != NPUCC_OK)
       return rc;
   }
+  if (d->num_deliveries && npucc_desc_delivery(d, c) != NULL)
+    return frame_words(d, npucc_desc_delivery(d, c), &l, num_writes);
   rc = set_field(d, &l, c->doorbell.field, c->doorbell.value);
   if (rc != NPUCC_OK)
     return rc;

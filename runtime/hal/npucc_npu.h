@@ -38,15 +38,16 @@ int npucc_param_allowed(int param, int kind);
 
 /* Computes the register writes of one command without performing them:
  * writes[0 .. *num_writes-1], each register once, the register holding the
- * doorbell (or the job queue's commit) last. Returns NPUCC_OK or an error; on
- * error *bad_param (if non-null) names the offending parameter (or -1). */
+ * doorbell (or the job queue's commit) last; for a command delivered as a
+ * frame (npucc_desc_delivery), every word of the frame in frame order. Returns NPUCC_OK or an
+ * error; on error *bad_param (if non-null) names the offending parameter (or -1). */
 int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                      npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
                      int *bad_param);
 
 /* (npucc_hal.c) Encodes and writes the command's registers through the HAL, the doorbell
- * register last. On a job-queue NPU it first waits for a free slot in the
- * engine's queue (NPUCC_ERR_TIMEOUT if none frees up). */
+ * register last; a frame command's words, in order, into its FIFO register. On a job-queue NPU it
+ * first waits for a free slot in the engine's queue (NPUCC_ERR_TIMEOUT if none frees up). */
 int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                     int *bad_param);
 

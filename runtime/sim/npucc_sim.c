@@ -47,13 +47,15 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
     return NULL;
   s->d = d;
   s->err_cmd = -1;
+  s->insn_dl = -1;
   s->regs = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->is_status = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
   s->arrived = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
   s->staged = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->auto_next = (uint64_t *)calloc(d->num_mems ? d->num_mems : 1, sizeof(uint64_t));
+  s->fifo_fill = (uint16_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint16_t));
   if (s->regs == NULL || s->is_status == NULL || s->arrived == NULL || s->staged == NULL ||
-      s->auto_next == NULL || sim_alloc_memories(s) != 0) {
+      s->auto_next == NULL || s->fifo_fill == NULL || sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
@@ -70,6 +72,7 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
         s->is_status[bits[k]->f.reg] = SIM_REG_STATUS;
     s->eng[e].cmd = -1;
     s->eng[e].cleared = -1;
+    s->eng[e].fifo_reg = -1;
   }
   mark_shared(s);
   return s;
@@ -86,6 +89,7 @@ void npucc_sim_destroy(npucc_sim *s) {
   free(s->arrived);
   free(s->staged);
   free(s->auto_next);
+  free(s->fifo_fill);
   free(s->cmds);
   free(s->observed);
   free(s);
@@ -133,6 +137,8 @@ static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *
   for (i = 0; i < s->d->num_regs; ++i) {
     const npucc_reg_desc *r = &s->d->regs[i];
     unsigned a = r->width < bus_bits(s) ? r->width : bus_bits(s);
+    if (r->flags & NPUCC_REG_WORD)
+      break; /* frame words follow the registers and have no address */
     if (offset < r->offset || offset - r->offset >= r->width / 8u)
       continue;
     if (bits != a || (offset - r->offset) % (a / 8u))
@@ -327,6 +333,12 @@ static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
   st->cycles = st->end - st->start;
   s->eng[e].cmd = idx;
   s->eng[e].end = st->end;
+  {
+    const npucc_delivery_desc *dl = s->d->num_deliveries ? npucc_desc_delivery(s->d, c) : NULL;
+    int fifo = dl != NULL && dl->mode == NPUCC_DELIVERY_FIFO;
+    s->eng[e].fifo_reg = fifo ? dl->reg : -1;
+    s->eng[e].fifo_words = fifo ? s->d->frames[dl->frame].num_words : 0;
+  }
   if (s->d->queue_depth && e != NPUCC_ENGINE_FENCE) {
     sim_engine *g = &s->eng[e];
     g->qend[(g->qhead + g->qcount) % NPUCC_SIM_QUEUE_MAX] = st->end;
@@ -355,13 +367,118 @@ static uint64_t keep_guarded(const npucc_sim *s, int r, uint64_t value) {
   return value;
 }
 
-/* Applies a whole register write: status bits, doorbells, opcodes. */
+/* The delivery row of the first command pushing its frame into register r
+ * (all of them share the frame), or NULL: r is not a FIFO. */
+static const npucc_delivery_desc *fifo_of(const npucc_sim *s, int r) {
+  uint16_t i;
+  for (i = 0; i < s->d->num_deliveries; ++i)
+    if (s->d->deliveries[i].mode == NPUCC_DELIVERY_FIFO && s->d->deliveries[i].reg == r)
+      return &s->d->deliveries[i];
+  return NULL;
+}
+
+/* A word pushed into FIFO register r: collected into the frame's words;
+ * after the last one the command is identified by its select fields and
+ * started. Words of a running command stay in the FIFO until it completes:
+ * a push beyond depth_words is an overrun. */
+static void fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t value) {
+  const npucc_frame_desc *fr = &s->d->frames[dl->frame];
+  unsigned held = s->fifo_fill[r];
+  uint16_t i, k;
+  int e, running = -1;
+  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
+    if (s->eng[e].fifo_reg == r && sim_engine_busy(s, e)) {
+      held += s->eng[e].fifo_words;
+      running = s->eng[e].cmd;
+    }
+  if (held + 1u > dl->depth_words) {
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "FIFO register %s overrun: word %u of frame '%s' pushed while it holds %u of its "
+             "%u words (command #%d still running)",
+             s->d->regs[r].name, (unsigned)s->fifo_fill[r], fr->name, held,
+             (unsigned)dl->depth_words, running);
+    return;
+  }
+  s->regs[fr->first_reg + s->fifo_fill[r]] = value;
+  if (++s->fifo_fill[r] < fr->num_words)
+    return;
+  s->fifo_fill[r] = 0;
+  for (i = 0; i < s->d->num_deliveries; ++i) {
+    const npucc_delivery_desc *x = &s->d->deliveries[i];
+    const npucc_cmd_desc *c = &s->d->cmds[x->cmd];
+    int match = x->mode == NPUCC_DELIVERY_FIFO && x->reg == r;
+    for (k = 0; match && k < c->num_select; ++k)
+      match = npucc_field_get(s->regs[c->select[k].field.reg], c->select[k].field) ==
+              c->select[k].value;
+    if (match) {
+      launch(s, c);
+      return;
+    }
+  }
+  sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+           "frame '%s' pushed into %s (first word 0x%llx) matches no command: no command's "
+           "select fields hold these values",
+           fr->name, s->d->regs[r].name, (unsigned long long)s->regs[fr->first_reg]);
+}
+
+void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1, uint64_t rs2) {
+  const npucc_delivery_desc *dl = NULL;
+  const npucc_frame_desc *fr;
+  unsigned k;
+  uint16_t i;
+  if (s->insn_dl >= 0) {
+    dl = &s->d->deliveries[s->insn_dl];
+  } else {
+    for (i = 0; i < s->d->num_deliveries && dl == NULL; ++i)
+      if (s->d->deliveries[i].mode == NPUCC_DELIVERY_INSN && s->d->deliveries[i].funct3 == funct3 &&
+          s->d->deliveries[i].funct7 == funct7)
+        dl = &s->d->deliveries[i];
+    if (dl == NULL) {
+      s->cpu += s->d->reg_access_cycles;
+      sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+               "custom instruction funct3 %u funct7 %u starts no command", funct3, funct7);
+      return;
+    }
+    s->insn_dl = (int)(dl - s->d->deliveries);
+    s->insn_fill = 0;
+  }
+  fr = &s->d->frames[dl->frame];
+  if (dl->funct3 != funct3 || dl->funct7 != funct7) {
+    s->cpu += s->d->reg_access_cycles;
+    s->insn_dl = -1;
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "custom instruction funct3 %u funct7 %u arrived after %u of the %u words of "
+             "command '%s' (funct7 %u)",
+             funct3, funct7, (unsigned)s->insn_fill, (unsigned)fr->num_words,
+             npucc_kind_name(s->d->cmds[dl->cmd].kind), (unsigned)dl->funct7);
+    return;
+  }
+  /* Each word costs as a register write of its width (the compiler's
+   * estimate charges the encoded words so). */
+  for (k = 0; k < 2 && s->insn_fill < fr->num_words; ++k) {
+    unsigned w = fr->word_bits, a = bus_bits(s);
+    s->cpu += (uint64_t)(w > a ? w / a : 1u) * s->d->reg_access_cycles;
+    s->regs[fr->first_reg + s->insn_fill++] = k == 0 ? rs1 : rs2;
+  }
+  if (s->insn_fill < fr->num_words)
+    return;
+  s->insn_dl = -1;
+  launch(s, &s->d->cmds[dl->cmd]);
+}
+
+/* Applies a whole register write: status bits, doorbells, opcodes, FIFO
+ * words. */
 static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   uint16_t i;
   const npucc_cmd_desc *rung = NULL;
+  const npucc_delivery_desc *dl;
   sim_write_status(s, r, value);
   if (s->is_status[r] == SIM_REG_STATUS)
     return;
+  if (s->d->num_deliveries && (dl = fifo_of(s, r)) != NULL) {
+    fifo_push(s, r, dl, value);
+    return;
+  }
   value = keep_guarded(s, r, value);
   s->regs[r] = value;
   while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&

@@ -94,6 +94,12 @@ uint64_t npucc_sim_reg_read(npucc_sim *sim, uint32_t offset, uint8_t width_bits)
 
 /* Advances the CPU clock, e.g. by the cost of CPU work (kernels run on the
  * host) between NPU commands. */
+/* A custom CPU instruction carrying two command words (delivery "insn",
+ * npucc_hal.h NPUCC_HAL_INSN): the first instruction of a command names it
+ * by funct3/funct7; its words are collected in frame order and the command
+ * starts after the last one. An instruction naming no command, or another
+ * command before the frame is complete, is a protocol error. */
+void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1, uint64_t rs2);
 void npucc_sim_advance_cpu(npucc_sim *sim, uint64_t cycles);
 
 /* Makes `sim` the target of the HAL sim back end (and npucc_hal_init()s it). */

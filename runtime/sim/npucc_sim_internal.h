@@ -41,6 +41,10 @@ typedef struct sim_engine {
   /* Job queue: completion times of the commands it holds (ring). */
   uint64_t qend[NPUCC_SIM_QUEUE_MAX];
   unsigned qhead, qcount;
+  /* The FIFO register (regs[] index) the last command came through, -1:
+   * none; its words stay in the FIFO until it completes. */
+  int fifo_reg;
+  unsigned fifo_words;
 } sim_engine;
 
 struct npucc_sim {
@@ -55,6 +59,12 @@ struct npucc_sim {
   uint8_t *arrived;
   uint64_t *staged;
   uint64_t *auto_next; /* per memory: next free address of automatic mappings */
+  /* FIFO registers (delivery "fifo"): words of the frame pushed so far. */
+  uint16_t *fifo_fill;
+  /* insn delivery: the delivery row whose frame is being collected (-1:
+   * none) and its words so far. */
+  int insn_dl;
+  uint16_t insn_fill;
   sim_spm *spm;
   int num_spm;
   sim_map maps[NPUCC_SIM_MAX_MAPS];

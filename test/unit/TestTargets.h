@@ -9,7 +9,9 @@
 // write CTRL register holding GO as start bit and busy, a compute DONE, the
 // opcode and an error flag; a clear register; an init write) and npu-expr
 // (fields computed by expressions and a cases table: derived counts, a
-// kernel type, one parameter in two fields).
+// kernel type, one parameter in two fields) and npu-fifo (the compute commands
+// one frame of nine 64-bit words pushed into a FIFO register, K210-like) and
+// npu-insn (the same words as custom CPU instructions, two per instruction).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -40,7 +42,9 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-wide.json"),
           testTarget("npu-wide64.json"),
           testTarget("npu-tiny.json"),
-          testTarget("npu-expr.json")};
+          testTarget("npu-expr.json"),
+          testTarget("npu-fifo.json"),
+          testTarget("npu-insn.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

@@ -144,6 +144,37 @@ struct Register {
   /// "write": "rmw": a command owns only the fields it writes; the HAL reads
   /// the register, replaces those bits and writes it back.
   bool rmw = false;
+  /// A word of frame `frame` (TargetDesc::frames), not a memory-mapped
+  /// register: `offset` is its index in the frame, `width` the frame's
+  /// word_bits. -1: a register.
+  int frame = -1;
+  bool isWord() const { return frame >= 0; }
+};
+
+/// "frames": an ordered list of command words, each laid out like a
+/// register (fields with lsb/width) but without an address. The words are
+/// TargetDesc::registers[firstReg .. firstReg + numWords - 1], after every
+/// memory-mapped register.
+struct Frame {
+  std::string name;
+  unsigned wordBits = 32; // 32 or 64
+  int firstReg = 0;
+  unsigned numWords = 0;
+};
+
+/// How a command reaches the NPU ("delivery"). Mmio: its registers, the
+/// doorbell last (today). Fifo: every word of its frame, in order, written
+/// into one register; the last word starts the command.
+/// Insn: each pair of words is one R-type custom CPU instruction (rs1, rs2;
+/// an odd last word goes with 0), identified by its funct3/funct7.
+enum class DeliveryMode { Mmio = 0, Fifo = 1, Insn = 2 };
+
+struct Delivery {
+  DeliveryMode mode = DeliveryMode::Mmio;
+  int reg = -1;            // fifo: the register the words are pushed into
+  unsigned depthWords = 0; // fifo: words the FIFO holds
+  unsigned opcode = 0;     // insn: the major opcode (custom0..3: 0x0B, 0x2B, 0x5B, 0x7B)
+  unsigned funct3 = 0, funct7 = 0;
 };
 
 /// A run of bits: a named field of a register, or the whole register (field < 0).
@@ -219,8 +250,10 @@ struct CommandDesc {
   std::vector<FixedParam> fixed;
   std::vector<FieldValue> select;
   std::vector<FieldBinding> fields; // "fields" not turned into parameter bindings
-  FieldValue doorbell;              // with a job queue: the queue's commit
+  FieldValue doorbell;              // with a job queue: the queue's commit; frame: none
   uint32_t doorbellNop = 0;         // the doorbell field's idle value
+  int frame = -1;                   // "frame": index into TargetDesc::frames, -1: none
+  Delivery delivery;
 
   const ParamBinding *binding(const std::string &param) const;
   const FixedParam *fixedParam(const std::string &param) const;
@@ -294,7 +327,8 @@ struct TargetDesc {
   DmaDesc dma;
   ComputeDesc compute;
   BusDesc bus;
-  std::vector<Register> registers;
+  std::vector<Register> registers; // then the words of every frame
+  std::vector<Frame> frames;
   std::vector<CommandDesc> commands;
   EngineStatus engines[3]; // indexed by Engine: dma, compute, fence
   bool concurrentDmaCompute = false;
@@ -355,7 +389,7 @@ int64_t paramDefault(int paramId);
 int commandKindId(const std::string &kind);
 const std::vector<std::string> &commandKindNames();
 
-/// Limits of the runtime: registers written by one command, parts of a split
+/// Limits of the runtime: registers (or frame words) written by one command, parts of a split
 /// parameter, registers in a description (npucc_npu.c / npucc_desc.h).
 constexpr unsigned MaxRegistersPerCommand = 64;
 constexpr unsigned MaxBindingParts = 8;

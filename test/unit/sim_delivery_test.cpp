@@ -1,0 +1,246 @@
+//===- sim_delivery_test.cpp - Commands delivered as frame words, run -----===//
+//
+// Issue 19, phase 4, in the command layer, the HAL and the simulator, on
+// test/target/npu-fifo.json (the compute commands one frame of nine 64-bit
+// words pushed into CMD_FIFO on a 32-bit bus): encode gives the words in
+// frame order; the simulator collects them and starts the command named by
+// the select field after the last word only; a word pushed while the FIFO
+// still holds a running command's frame is an overrun; a frame whose select
+// fields match no command is a protocol error; issuing costs words x bus
+// accesses x reg_access_cycles.
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/target/CTable.h"
+#include "npucc/target/Target.h"
+
+#include "npucc_hal.h"
+#include "npucc_npu.h"
+#include "npucc_sim.h"
+
+#include <gtest/gtest.h>
+
+#include "TestTargets.h"
+
+#include <memory>
+#include <string>
+
+using namespace npucc::target;
+
+namespace {
+
+struct FifoNpu {
+  TargetDesc T;
+  std::unique_ptr<CTable> Table;
+  const npucc_target_desc *D = nullptr;
+  npucc_sim *Sim = nullptr;
+  const Register *Fifo = nullptr;
+
+  FifoNpu() {
+    auto r = loadTarget(npucc::test::testTarget("npu-fifo.json"));
+    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
+    if (!r)
+      return;
+    T = r.take();
+    Table = std::make_unique<CTable>(T);
+    D = Table->get();
+    Sim = npucc_sim_create(D);
+    npucc_sim_attach(Sim);
+    npucc_hal_set_wait_hook(nullptr, nullptr);
+    for (const Register &g : T.registers)
+      if (g.name == "CMD_FIFO")
+        Fifo = &g;
+    std::vector<uint8_t> z(512, 1);
+    EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
+  }
+  ~FifoNpu() { npucc_sim_destroy(Sim); }
+
+  /// A 2x2x2 matmul in the first 512 scratchpad bytes (m x k x n = `m` x 2 x 2).
+  static std::vector<int64_t> matmul(int64_t m = 2) {
+    std::vector<int64_t> p(NPUCC_P_COUNT);
+    npucc_npu_defaults(p.data());
+    p[NPUCC_P_M] = m, p[NPUCC_P_K] = p[NPUCC_P_N] = 2;
+    p[NPUCC_P_IN_ADDR] = 0, p[NPUCC_P_W_ADDR] = 64, p[NPUCC_P_BIAS_ADDR] = 128,
+    p[NPUCC_P_OUT_ADDR] = 256;
+    return p;
+  }
+  /// One word pushed as the HAL does: two 32-bit accesses, low half first.
+  void push(uint64_t word) {
+    npucc_sim_reg_write(Sim, Fifo->offset, word & 0xFFFFFFFFu, 32);
+    npucc_sim_reg_write(Sim, Fifo->offset + 4, word >> 32, 32);
+  }
+  std::string err() const { return npucc_sim_error(Sim); }
+};
+
+TEST(SimDelivery, EncodeGivesTheFrameWordsInOrder) {
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  ASSERT_EQ(n.D->num_frames, 1u);
+  const npucc_frame_desc &f = n.D->frames[0];
+  ASSERT_EQ(count, int(f.num_words));
+  for (int k = 0; k < count; ++k) {
+    EXPECT_EQ(w[k].reg, f.first_reg + k) << "word " << k;
+    EXPECT_TRUE(n.D->regs[w[k].reg].flags & NPUCC_REG_WORD);
+    EXPECT_EQ(w[k].mask, ~uint64_t(0)) << "a word is written whole";
+  }
+  // CTRL: int_en (bit 0) = 1, op (bits 4..6) = 2 (matmul); ELT_MULT untouched.
+  EXPECT_EQ(w[0].value, 1u | (2u << 4));
+  EXPECT_EQ(w[7].value, 0u);
+}
+
+TEST(SimDelivery, TheLastWordStartsTheSelectedCommand) {
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  for (int k = 0; k + 1 < count; ++k)
+    n.push(w[k].value);
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u) << "started before the last word";
+  n.push(w[count - 1].value);
+  ASSERT_EQ(npucc_sim_num_commands(n.Sim), 1u) << n.err();
+  EXPECT_EQ(npucc_sim_command(n.Sim, 0)->kind, NPUCC_KIND_MATMUL);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  // The same through the HAL, twice (the FIFO is empty again once it completed).
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+    ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  }
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 3u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimDelivery, IssuingCostsEveryWordsAccesses) {
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul();
+  uint64_t before = npucc_sim_cpu_cycles(n.Sim);
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  // Nine 64-bit words on a 32-bit bus: 18 accesses.
+  EXPECT_EQ(npucc_sim_cpu_cycles(n.Sim) - before, 18u * n.D->reg_access_cycles);
+}
+
+TEST(SimDelivery, AWordPushedWhileTheFifoHoldsARunningFrameIsAnOverrun) {
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul(4);
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+  n.push(1u | (2u << 4)); // the next frame's first word, without waiting
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "FIFO register CMD_FIFO overrun: word 0 of frame 'job' pushed while it "
+                     "holds 9 of its 9 words (command #0 still running)");
+  EXPECT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_ERR_DEVICE);
+}
+
+TEST(SimDelivery, AFrameMatchingNoCommandIsAProtocolError) {
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  w[0].value = 1u | (7u << 4); // op 7: no command
+  for (int k = 0; k < count; ++k)
+    n.push(w[k].value);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "frame 'job' pushed into CMD_FIFO (first word 0x71) matches no command: "
+                     "no command's select fields hold these values");
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u);
+}
+
+TEST(SimDelivery, AHandWrittenWordIsCheckedLikeAnyField) {
+  // CTRL.int_en is a computed field (constant 1): a frame with it at 0 is
+  // caught after the last word, as a field that disagrees.
+  FifoNpu n;
+  ASSERT_NE(n.Fifo, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  w[0].value &= ~uint64_t(1);
+  for (int k = 0; k < count; ++k)
+    n.push(w[k].value);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "command #0 (matmul): field 'CTRL.int_en' holds 0, its expression gives 1");
+}
+
+} // namespace
+
+namespace {
+
+/// npu-insn: the same frame as two-word custom instructions.
+struct InsnNpu {
+  TargetDesc T;
+  std::unique_ptr<CTable> Table;
+  const npucc_target_desc *D = nullptr;
+  npucc_sim *Sim = nullptr;
+
+  InsnNpu() {
+    auto r = loadTarget(npucc::test::testTarget("npu-insn.json"));
+    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
+    if (!r)
+      return;
+    T = r.take();
+    Table = std::make_unique<CTable>(T);
+    D = Table->get();
+    Sim = npucc_sim_create(D);
+    npucc_sim_attach(Sim);
+    npucc_hal_set_wait_hook(nullptr, nullptr);
+    std::vector<uint8_t> z(512, 1);
+    EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
+  }
+  ~InsnNpu() { npucc_sim_destroy(Sim); }
+  std::string err() const { return npucc_sim_error(Sim); }
+};
+
+TEST(SimDelivery, InsnWordsStartTheCommandAfterTheLastInstruction) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  auto p = FifoNpu::matmul();
+  npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+  int count = 0;
+  ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+  ASSERT_EQ(count, 9);
+  // funct7 2 is matmul; four instructions carry words 0..7, the fifth word 8 and 0.
+  uint64_t before = npucc_sim_cpu_cycles(n.Sim);
+  for (int k = 0; k < 8; k += 2)
+    npucc_sim_insn(n.Sim, 0, 2, w[k].value, w[k + 1].value);
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u) << "started before the last word";
+  npucc_sim_insn(n.Sim, 0, 2, w[8].value, 0);
+  ASSERT_EQ(npucc_sim_num_commands(n.Sim), 1u) << n.err();
+  EXPECT_EQ(npucc_sim_command(n.Sim, 0)->kind, NPUCC_KIND_MATMUL);
+  // Each 64-bit word costs as a 64-bit register write on the 32-bit bus.
+  EXPECT_EQ(npucc_sim_cpu_cycles(n.Sim) - before, 18u * n.D->reg_access_cycles);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  // The same through the HAL (NPUCC_HAL_INSN is the simulator call here).
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, p.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 2u);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimDelivery, AnUnknownFunct7IsAProtocolError) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  npucc_sim_insn(n.Sim, 0, 9, 1, 2);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "custom instruction funct3 0 funct7 9 starts no command");
+}
+
+TEST(SimDelivery, AnotherCommandsInstructionInsideAFrameIsAProtocolError) {
+  InsnNpu n;
+  ASSERT_NE(n.D, nullptr);
+  npucc_sim_insn(n.Sim, 0, 2, 1u | (2u << 4), 0); // matmul's first two words
+  npucc_sim_insn(n.Sim, 0, 3, 1u | (3u << 4), 0); // then a pool instruction
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "custom instruction funct3 0 funct7 3 arrived after 2 of the 9 words of "
+                     "command 'matmul' (funct7 2)");
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u);
+}
+
+} // namespace
