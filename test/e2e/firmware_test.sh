@@ -12,8 +12,8 @@
 #  - the C generated for models/tinycnn, float and int8 (--requant fp32), compiles with both
 #    cross compilers under the same flags;
 #  - the --emit-test program of tinycnn runs bare-metal under QEMU (Cortex-M4F, RV32) and passes;
-#  - one image with two models (cpu float; cpu int8 with --arena external, --io int8 and
-#    --memory-map: sections placed by the emitted linker fragment)
+#  - one image with two models (cpu float; cpu int8 with --io int8; both --arena external and
+#    --memory-map: sections placed by the emitted linker fragments)
 #    built only through their Make fragments runs under QEMU (Cortex-M4F, RV32), and through
 #    their CMake fragments (Cortex-M4F): 2 x PASS, the section macros checked in the map file;
 #  - runtime/examples/npu_host_test.c builds against `--emit-runtime --with-sim` output (gcc,
@@ -132,13 +132,13 @@ else
 fi
 
 # Two models in one bare-metal image, built only through their Make fragments (issue 20):
-# tinycnn (float, --target cpu, static arena) as f32 and tinycnn_int8 (--target cpu,
-# --arena external: the caller's arena; --io int8: int8 input and output; --memory-map: its
-# section macros default to the sections of OUT/kws_sections.ld) as kws; NPUCC_RUNTIME_SRCS
+# tinycnn (float, --target cpu) as f32 and tinycnn_int8 (--target cpu, --io int8: int8 input
+# and output) as kws, both with --arena external (the caller's arena) and --memory-map (their
+# section macros default to the sections of OUT/<prefix>_sections.ld); NPUCC_RUNTIME_SRCS
 # builds each shared runtime file once. Cortex-M4F: the firmware's linker script INCLUDEs
-# kws_sections.ld and the map file shows kws's weights and tables in the fragment's output
-# sections inside the CODE region; RV32 (picolibc's own script): the macros redefined with -D,
-# checked in the map file too. Both under QEMU; both test programs print PASS. The Cortex-M4F
+# both fragments and the map file shows each model's weights (and kws's tables) in its
+# fragment's output sections, which the ELF has inside the CODE region; RV32 (picolibc's own
+# script): the macros redefined with -D, checked in the map file. Both under QEMU; both test programs print PASS. The Cortex-M4F
 # image again through the CMake fragments.
 mi="$tmp/two"
 mkdir -p "$mi"
@@ -147,9 +147,11 @@ cat > "$mi/mm.json" << 'EOF'
              {"name": "RAM", "origin": "0x20000000", "length": "4M"}],
  "place": {"code": "CODE", "const": "CODE", "arena": "RAM", "data": "RAM", "stack": "RAM"}}
 EOF
-# test/firmware/m4_mps2_an386.ld with the fragment INCLUDEd after .bss (before the heap's `end`).
-sed 's|^  end = \.;|  INCLUDE kws_sections.ld\n  end = .;|' "$fw/m4_mps2_an386.ld" > "$mi/m4_with_kws.ld"
+# test/firmware/m4_mps2_an386.ld with the fragments INCLUDEd after .bss (before the heap's `end`).
+sed 's|^  end = \.;|  INCLUDE f32_sections.ld\n  INCLUDE kws_sections.ld\n  end = .;|' \
+  "$fw/m4_mps2_an386.ld" > "$mi/m4_with_kws.ld"
 if "$npucc" "$src/models/tinycnn/model.onnx" -o "$mi/f32" --prefix f32 --target cpu --emit-test \
+     --arena external --memory-map "$mi/mm.json" \
      --data "$src/models/tinycnn/test_data_set_0" > "$tmp/log" 2>&1 \
    && "$npucc" "$src/models/tinycnn_int8/model.onnx" -o "$mi/kws" --prefix kws --target cpu \
      --arena external --io int8 --memory-map "$mi/mm.json" --emit-test \
@@ -180,15 +182,20 @@ kws_test.o: \$(KWS_TEST_SRC)
 two.elf: $mi/main.c f32_test.o kws_test.o \$(OBJS)
 	\$(CC) \$(CFLAGS) \$^ \$(LINK) -Wl,--gc-sections -Wl,-Map=two.map -o \$@ \$(F32_LDLIBS) \$(KWS_LDLIBS)
 EOF
-  # placed_by_fragment MAP ELF: the map file shows kws's weights and tables as input sections
-  # of the fragment's output section, which the ELF has at a non-empty range in the CODE
-  # region (below 4 MiB).
+  # placed_by_fragment MAP ELF: the map file shows each model's weights (and kws's tables) as
+  # input sections of its fragment's output section, which the ELF has at a non-empty range in
+  # the CODE region (below 4 MiB).
+  in_code() { # ELF OUTPUT-SECTION
+    local an
+    an="$(arm-none-eabi-readelf -SW "$1" \
+      | awk -v s="$2" '{ for (i = 1; i < NF; i++) if ($i == s) print $(i + 2), $(i + 4) }')"
+    [ -n "$an" ] && (( 16#${an% *} + 16#${an#* } <= 4194304 && 16#${an#* } > 0 ))
+  }
   placed_by_fragment() {
     grep -A2 '^ \.npucc\.kws\.const' "$1" | grep -q 'kws_weights\.' \
       && grep -A2 '^ \.npucc\.kws\.table' "$1" | grep -q 'kws\.' \
-      && local an && an="$(arm-none-eabi-readelf -SW "$2" \
-           | awk '{ for (i = 1; i < NF; i++) if ($i == ".npucc_kws_const") print $(i + 2), $(i + 4) }')" \
-      && [ -n "$an" ] && (( 16#${an% *} + 16#${an#* } <= 4194304 && 16#${an#* } > 0 ))
+      && grep -A2 '^ \.npucc\.f32\.const' "$1" | grep -q 'f32_weights\.' \
+      && in_code "$2" .npucc_kws_const && in_code "$2" .npucc_f32_const
   }
   two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS SEC QEMU-ARGS...
     local name="$1" cc="$2" arch="$3" link="$4" sec="$5"; shift 5
@@ -201,7 +208,7 @@ EOF
     fi
     if [ -z "$sec" ]; then
       if placed_by_fragment "$mi/two.map" "$mi/two.elf"; then
-        ok "two models' $name image through f32.mk and kws.mk: kws's weights and tables placed by kws_sections.ld in CODE (map file)"
+        ok "two models' $name image through f32.mk and kws.mk: their weights and tables placed by f32_sections.ld and kws_sections.ld in CODE (map file, ELF)"
       else
         bad "two-model $name image: the map file does not show kws_sections.ld placing kws's constants"
         grep -n -A2 'npucc.kws' "$mi/two.map" | head -12 | sed 's/^/    /'
@@ -216,13 +223,13 @@ EOF
     if timeout 300 "$@" -nographic -monitor none -semihosting-config enable=on,target=native \
          -icount shift=0 -kernel "$mi/two.elf" > "$mi/run.log" 2>&1 \
        && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
-      ok "two models (cpu float static arena, cpu int8 caller's arena) in one $name image under QEMU: 2 x PASS"
+      ok "two models (cpu float, cpu int8 --io int8; caller's arenas) in one $name image under QEMU: 2 x PASS"
     else
       bad "two-model $name image under QEMU:"; tail -5 "$mi/run.log" | sed 's/^/    /'
     fi
   }
   two_image cortex-m4 arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" \
-    "$fw/m4_startup.c -T $mi/m4_with_kws.ld -L $mi/kws -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
+    "$fw/m4_startup.c -T $mi/m4_with_kws.ld -L $mi/f32 -L $mi/kws -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
     "" qemu-system-arm -M mps2-an386
   two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
     "--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
@@ -241,7 +248,7 @@ set_target_properties(two.elf PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
 set_source_files_properties(\${F32_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=f32_main)
 set_source_files_properties(\${KWS_TEST_SRC} PROPERTIES COMPILE_DEFINITIONS main=kws_main)
 target_link_libraries(two.elf PRIVATE f32 kws)
-target_link_options(two.elf PRIVATE -T "$mi/m4_with_kws.ld" -L "$mi/kws" -nostartfiles --specs=nano.specs
+target_link_options(two.elf PRIVATE -T "$mi/m4_with_kws.ld" "-L$mi/f32" "-L$mi/kws" -nostartfiles --specs=nano.specs
                     --specs=rdimon.specs -u _printf_float -Wl,--gc-sections -Wl,-Map=two.map)
 EOF
     if cmake -S "$mi/cm" -B "$mi/cm/build" -DCMAKE_SYSTEM_NAME=Generic \
@@ -253,7 +260,7 @@ EOF
          -semihosting-config enable=on,target=native -icount shift=0 -kernel "$mi/cm/build/two.elf" \
          > "$mi/run.log" 2>&1 \
        && [ "$(grep -cx PASS "$mi/run.log")" = 2 ] && grep -qx "models: 0 0" "$mi/run.log"; then
-      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (kws_sections.ld placing kws's sections, map file): 2 x PASS under QEMU"
+      ok "the two-model cortex-m4 image through f32.cmake and kws.cmake (f32_sections.ld and kws_sections.ld placing their sections, map file): 2 x PASS under QEMU"
     else
       bad "two-model cortex-m4 image through the CMake fragments:"
       cat "$tmp/log" "$mi/run.log" 2>/dev/null | tail -8 | sed 's/^/    /'
