@@ -23,7 +23,8 @@ if ! bash "$src/bench/mcu_bench.sh" --npucc "$npucc" --models tinycnn_int8 --out
   exit 1
 fi
 kinds=current
-"$npucc" --help 2>&1 | grep -q -- --cpu-kernels && kinds=variants
+"$npucc" --help > "$tmp/help.txt" 2>&1  # not piped into grep -q: SIGPIPE with pipefail
+grep -q -- --cpu-kernels "$tmp/help.txt" && kinds=variants
 /usr/bin/python3 - "$tmp/r/rows.json" "$tmp/r/results.md" "$kinds" <<'PY'
 import json, re, sys
 rows = json.load(open(sys.argv[1]))
