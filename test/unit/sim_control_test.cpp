@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "SimTarget.h"
+
 #include "TargetJsonEdit.h"
 
 #include <memory>
@@ -26,27 +28,14 @@ using namespace npucc::test;
 
 namespace {
 
-struct Npu {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct Npu : npucc::test::SimTarget {
   std::vector<uint8_t> Ram = std::vector<uint8_t>(4096, 5);
 
-  explicit Npu(const std::function<void(json &)> &edit) {
-    auto r = parseEdited(edit);
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
-    if (!r)
+  explicit Npu(const std::function<void(json &)> &edit) : SimTarget(parseEdited(edit)) {
+    if (!Sim)
       return;
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     EXPECT_EQ(npucc_sim_map(Sim, 0x1000, Ram.data(), Ram.size()), 0);
   }
-  ~Npu() { npucc_sim_destroy(Sim); }
 
   std::vector<int64_t> dmaParams(uint64_t len) {
     std::vector<int64_t> p(NPUCC_P_COUNT);

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "SimTarget.h"
 #include "TestTargets.h"
 
 #include <memory>
@@ -28,31 +29,18 @@ using namespace npucc::target;
 
 namespace {
 
-struct FifoNpu {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct FifoNpu : npucc::test::SimTarget {
   const Register *Fifo = nullptr;
 
-  FifoNpu() {
-    auto r = loadTarget(npucc::test::testTarget("npu-fifo.json"));
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
-    if (!r)
+  FifoNpu() : SimTarget(loadTarget(npucc::test::testTarget("npu-fifo.json"))) {
+    if (!Sim)
       return;
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     for (const Register &g : T.registers)
       if (g.name == "CMD_FIFO")
         Fifo = &g;
     std::vector<uint8_t> z(512, 1);
     EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
   }
-  ~FifoNpu() { npucc_sim_destroy(Sim); }
 
   /// A 2x2x2 matmul in the first 512 scratchpad bytes (m x k x n = `m` x 2 x 2).
   static std::vector<int64_t> matmul(int64_t m = 2) {
@@ -174,27 +162,14 @@ TEST(SimDelivery, AHandWrittenWordIsCheckedLikeAnyField) {
 namespace {
 
 /// npu-insn: the same frame as two-word custom instructions.
-struct InsnNpu {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct InsnNpu : npucc::test::SimTarget {
 
-  InsnNpu() {
-    auto r = loadTarget(npucc::test::testTarget("npu-insn.json"));
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
-    if (!r)
+  InsnNpu() : SimTarget(loadTarget(npucc::test::testTarget("npu-insn.json"))) {
+    if (!Sim)
       return;
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     std::vector<uint8_t> z(512, 1);
     EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
   }
-  ~InsnNpu() { npucc_sim_destroy(Sim); }
   std::string err() const { return npucc_sim_error(Sim); }
 };
 

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include "SimTarget.h"
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -28,32 +30,19 @@ using namespace npucc::target;
 
 namespace {
 
-struct Hz {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct Hz : npucc::test::SimTarget {
   std::vector<uint8_t> Ram = std::vector<uint8_t>(1 << 16, 7);
   uint64_t Sys = 0, Spm = 0;
 
-  explicit Hz(const std::string &name) {
-    auto r = loadTarget(name);
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
-    if (!r)
+  explicit Hz(const std::string &name) : SimTarget(loadTarget(name)) {
+    if (!Sim)
       return;
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     for (const SystemRange &s : T.system)
       if (s.writable && !Sys)
         Sys = s.base;
     EXPECT_EQ(npucc_sim_map(Sim, Sys, Ram.data(), uint64_t(Ram.size())), 0);
     Spm = T.scratchpads[0].base;
   }
-  ~Hz() { npucc_sim_destroy(Sim); }
 
   std::vector<int64_t> params() {
     std::vector<int64_t> p(NPUCC_P_COUNT);

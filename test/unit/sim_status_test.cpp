@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include "SimTarget.h"
+
 #include "TestTargets.h"
 
 #include <cstring>
@@ -29,31 +31,18 @@ using npucc::test::testTarget;
 
 namespace {
 
-struct Npu {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct Npu : npucc::test::SimTarget {
   std::vector<uint8_t> Ram = std::vector<uint8_t>(1 << 16, 5);
   uint64_t Sys = 0;
 
-  explicit Npu(const std::string &file) {
-    auto r = loadTarget(testTarget(file));
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().str());
-    if (!r)
+  explicit Npu(const std::string &file) : SimTarget(loadTarget(testTarget(file))) {
+    if (!Sim)
       return;
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     for (const SystemRange &s : T.system)
       if (s.writable && !Sys)
         Sys = s.base;
     EXPECT_EQ(npucc_sim_map(Sim, Sys, Ram.data(), Ram.size()), 0);
   }
-  ~Npu() { npucc_sim_destroy(Sim); }
 
   uint64_t spm(uint64_t offset) const { return T.scratchpads[0].base + offset; }
   uint64_t bank(unsigned b, uint64_t offset = 0) const {
@@ -159,8 +148,8 @@ TEST(SimStatus, SharedErrorFieldKeepsTheDmaError) {
   // A good compute command and a DMA into read-only flash: the compute engine's
   // "no error" must not hide the DMA's error in the shared field.
   n.fill(n.bank(0), 256), n.fill(n.bank(1), 256), n.fill(n.bank(0, 256), 256);
-  ASSERT_EQ(n.issue(NPUCC_KIND_CONV, n.conv(n.bank(0), n.bank(1), n.bank(0, 256),
-                                            n.bank(0, 320), n.bank(1, 512))),
+  ASSERT_EQ(n.issue(NPUCC_KIND_CONV,
+                    n.conv(n.bank(0), n.bank(1), n.bank(0, 256), n.bank(0, 320), n.bank(1, 512))),
             NPUCC_OK);
   const SystemRange &flash = n.T.system[1];
   ASSERT_FALSE(flash.writable);
@@ -267,8 +256,7 @@ TEST(SimStatus, CommitToAFullQueueFails) {
   ASSERT_EQ(npucc_npu_encode(n.D, NPUCC_KIND_DMA, p.data(), w, &k, nullptr), NPUCC_OK);
   for (int job = 0; job < 5; ++job)
     for (int i = 0; i < k; ++i)
-      npucc_sim_reg_write(n.Sim, n.D->regs[w[i].reg].offset, w[i].value,
-                          n.D->regs[w[i].reg].width);
+      npucc_sim_reg_write(n.Sim, n.D->regs[w[i].reg].offset, w[i].value, n.D->regs[w[i].reg].width);
   ASSERT_TRUE(npucc_sim_failed(n.Sim));
   EXPECT_EQ(n.err(), "command #4 (dma): committed while the DMA engine's job queue is full (4 "
                      "commands)");
@@ -311,8 +299,8 @@ TEST(SimStatus, OperandsThatMustBeInDifferentBanks) {
   Npu n("npu-fourth.json");
   n.fill(n.bank(0), 4096);
   // Input and weights both in bank 0.
-  ASSERT_EQ(n.issue(NPUCC_KIND_CONV, n.conv(n.bank(0), n.bank(0, 512), n.bank(0, 1024),
-                                            n.bank(0, 1152), n.bank(1))),
+  ASSERT_EQ(n.issue(NPUCC_KIND_CONV,
+                    n.conv(n.bank(0), n.bank(0, 512), n.bank(0, 1024), n.bank(0, 1152), n.bank(1))),
             NPUCC_OK);
   ASSERT_TRUE(npucc_sim_failed(n.Sim));
   EXPECT_EQ(n.err(), "command #0 (conv): bank conflict: operands in and w are both in bank 0 of "
@@ -353,7 +341,9 @@ TEST(SimStatus, PerOperationCapabilities) {
       {"per-tensor conv", [](auto &p) { p[NPUCC_P_PER_CHANNEL] = 0; },
        "per-tensor requant not supported"},
       {"bottom padding 2 > 1",
-       [](auto &p) { p[NPUCC_P_K_H] = 3, p[NPUCC_P_PAD_TOP] = 0, p[NPUCC_P_OUT_H] = 2, p[NPUCC_P_IN_H] = 2; },
+       [](auto &p) {
+         p[NPUCC_P_K_H] = 3, p[NPUCC_P_PAD_TOP] = 0, p[NPUCC_P_OUT_H] = 2, p[NPUCC_P_IN_H] = 2;
+       },
        "padding top 0 bottom 2 left 0 right 0 exceeds 1/1/2/2"},
       {"kernel 5x3 (heights 1, 3)", [](auto &p) { p[NPUCC_P_K_H] = 5, p[NPUCC_P_K_W] = 3; },
        "kernel 5x3 not supported"},
