@@ -1,7 +1,7 @@
 //===- SimTarget.h - A loaded description attached to a host simulator ----===//
 //
 // The common part of the simulator tests' fixtures (sim_control, sim_status,
-// sim_hazards, sim_delivery): the description, its in-memory C table, a
+// sim_hazards, sim_delivery, sim_commands): the description, its in-memory C table, a
 // simulator created from it and attached to the HAL, no wait hook; the
 // simulator is destroyed with the fixture. A description that does not load
 // is a test failure and leaves Sim null (fixtures check it before using it).

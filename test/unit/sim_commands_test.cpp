@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "SimTarget.h"
 #include "TestTargets.h"
 
 #include <algorithm>
@@ -38,28 +39,15 @@ using I8 = std::vector<int8_t>;
 using I32 = std::vector<int32_t>;
 
 /// One NPU under test: description, C table, simulator, system memory.
-struct Rig {
-  TargetDesc T;
-  std::unique_ptr<CTable> Table;
-  const npucc_target_desc *D = nullptr;
-  npucc_sim *Sim = nullptr;
+struct Rig : npucc::test::SimTarget {
   std::vector<uint8_t> Ram;
   uint64_t RamBase = 0, RamNext = 0;
   std::vector<uint64_t> BankNext; // next free byte per bank of the first scratchpad
   size_t NextBank = 0;
 
-  explicit Rig(const std::string &name) {
-    auto r = loadTarget(name);
-    if (!r) {
-      ADD_FAILURE() << r.error().str();
+  explicit Rig(const std::string &name) : SimTarget(loadTarget(name)) {
+    if (!Sim)
       return;
-    }
-    T = r.take();
-    Table = std::make_unique<CTable>(T);
-    D = Table->get();
-    Sim = npucc_sim_create(D);
-    npucc_sim_attach(Sim);
-    npucc_hal_set_wait_hook(nullptr, nullptr);
     uint64_t size = 0;
     for (const SystemRange &s : T.system)
       if (s.writable) {
@@ -74,7 +62,6 @@ struct Rig {
     for (unsigned b = 0; b < sp.banks; ++b)
       BankNext.push_back(sp.base + b * sp.bankSize);
   }
-  ~Rig() { npucc_sim_destroy(Sim); }
 
   bool ok() const { return Sim != nullptr; }
   bool dims(unsigned n) const { return T.dma.dims >= n; }
