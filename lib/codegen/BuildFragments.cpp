@@ -246,6 +246,15 @@ std::string makeFragment(const Component &c) {
   return s;
 }
 
+/// OUT/README.md: how a failed NPU run tells where its command stream stopped.
+const char *const npuFaultText =
+    "When an NPU layer fails, `npucc_stream_last_fault()` (`npucc_stream.h`) tells where its "
+    "command stream stopped until the next run: `op` (from the layer's first command), the "
+    "command kind, the parameter the command layer refused with its value (`NPUCC_ERR_RANGE`, "
+    "`_ALIGN`, `_PARAM`, `_UNSUPPORTED`), or the engine and code of a device error; "
+    "`npucc_stream_fault_names(NPUCC_TARGET, f, &command, &param, &reg, &field)` names them "
+    "(`npucc_target.h`). The test program prints them.\n\n";
+
 std::string readme(const lir::Program &p, const Component &c, const FragmentOptions &o) {
   const std::string &P = c.upper, &pre = c.prefix;
   int64_t weights = 0, npuWeights = 0;
@@ -281,6 +290,8 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
          "_ERR_ARENA_ALIGN` (-18), `" + P + "_ERR_NOT_READY` (-19, no successful init)" +
          std::string(c.npu ? ", or the NPU runtime's -1 to -6 (`npucc_hal.h`)" : "") + "; `" + pre +
          "_last_error` returns the last code and the failing layer's index and name.\n\n";
+    if (c.npu)
+      s += npuFaultText;
   } else {
     s += "    #include \"" + pre + ".h\"\n    int " + pre +
          "_run(const void *const inputs[], void *const outputs[]);\n\n";
@@ -290,6 +301,8 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
          "negative `NPUCC_ERR_*` code" +
          std::string(c.npu ? " (`npucc_hal.h`: the NPU refused a command or timed out)" : "") +
          ". It uses one static arena: not reentrant.\n\n";
+    if (c.npu)
+      s += npuFaultText;
   }
   s += "| | name | type | shape | bytes |\n|---|---|---|---|---|\n";
   auto row = [&](const char *what, size_t i, const lir::IOBuffer &b) {
@@ -354,6 +367,12 @@ std::string readme(const lir::Program &p, const Component &c, const FragmentOpti
     s += "- `NPUCC_NPU_LAYER_HOOK(index, layer)`: called before the command stream of each NPU "
          "layer (`layer`: its node name and op) and once at the end: with `NPUCC_LAYER_HOOK` "
          "it splits the run into CPU and NPU intervals.\n";
+  if (c.npu)
+    s += "- `NPUCC_RUNTIME_ATTR`: the runtime's own state (the command stream's parameters and "
+         "last fault, the HAL's pending status bits: under 1 KiB, zero-initialised, shared by "
+         "every model of the image), e.g. "
+         "`-DNPUCC_RUNTIME_ATTR='__attribute__((section(\".bss.npu_state\")))'`; it must be "
+         "`.bss`-like (zeroed at start-up).\n";
   if (c.npu)
     s += "- `NPUCC_DEVICE_ADDR(p)`: the NPU's address of a CPU pointer, when the NPU does "
          "not see the CPU's addresses (`npucc_hal.h`).\n";

@@ -119,7 +119,8 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
   const bool npu = p.usesNpu();
   if (npu)
     s += "#ifdef NPUCC_HAL_SIM /* a host build: the NPU commands run on the simulator */\n"
-         "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n"
+         "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_stream.h\"\n"
+         "#include \"npucc_target.h\"\n"
          "#endif\n";
   s += "\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -187,14 +188,15 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
          "    printf(\"simulator: %s\\nFAIL\\n\", npucc_sim_error(sim));\n"
          "    npucc_sim_destroy(sim);\n    return 1;\n  }\n"
          "  npucc_sim_destroy(sim);\n#endif\n";
+  std::string fault = npu ? npuFaultReport("stdout") : std::string();
   if (ext)
     s += "  if (rc != NPUCC_OK) {\n    " + prefix +
          "_last_error(&ctx, &layer, &layer_name);\n    printf(\"" + prefix +
-         "_init/_run returned %d (layer %d: %s)\\nFAIL\\n\", rc, (int)layer, layer_name);\n"
-         "    return 1;\n  }\n";
+         "_init/_run returned %d (layer %d: %s)\\n\", rc, (int)layer, layer_name);\n" + fault +
+         "    printf(\"FAIL\\n\");\n    return 1;\n  }\n";
   else
-    s += "  if (rc != NPUCC_OK) {\n    printf(\"" + prefix +
-         "_run returned %d\\nFAIL\\n\", rc);\n    return 1;\n  }\n";
+    s += "  if (rc != NPUCC_OK) {\n    printf(\"" + prefix + "_run returned %d\\n\", rc);\n" +
+         fault + "    printf(\"FAIL\\n\");\n    return 1;\n  }\n";
   for (size_t i = 0; i < expected.size(); ++i) {
     int64_t n = expected[i].numElements();
     if (ir::isFloat(expected[i].dtype()))
@@ -207,4 +209,23 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
   return f;
 }
 
+std::string npuFaultReport(const std::string &stream) {
+  const std::string out = "    fprintf(" + stream + ", ";
+  return "    {\n      const npucc_stream_fault *nf = npucc_stream_last_fault();\n"
+         "      const char *nf_cmd, *nf_param, *nf_reg, *nf_field;\n"
+         "      npucc_stream_fault_names(NPUCC_TARGET, nf, &nf_cmd, &nf_param, &nf_reg, "
+         "&nf_field);\n"
+         "      if (nf->rc != NPUCC_OK) {\n    " +
+         out + "\"NPU stream: op %ld of the layer (%s) returned %d\", (long)nf->op, nf_cmd, "
+               "(int)nf->rc);\n"
+               "        if (*nf_param)\n      " +
+         out + "\": parameter %s = %lld, register %s%s%s\", nf_param, (long long)nf->value, "
+               "*nf_reg ? nf_reg : \"(none)\", *nf_field ? \" field \" : \"\", nf_field);\n"
+               "        if (nf->rc == NPUCC_ERR_DEVICE)\n      " +
+         out + "\": engine %d reported error code %lu\", (int)nf->engine, "
+               "(unsigned long)nf->device_code);\n    " +
+         out + "\"\\n\");\n      }\n    }\n";
+}
+
 } // namespace npucc::codegen
+

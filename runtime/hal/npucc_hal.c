@@ -11,15 +11,18 @@
 #include "npucc_sim.h"
 #endif
 
-static const npucc_target_desc *g_desc;
-static npucc_hal_wait_hook g_hook;
-static void *g_hook_ctx;
+/* All zero-initialised (NPUCC_RUNTIME_ATTR may place them in any .bss-like
+ * section). */
+static const npucc_target_desc *g_desc NPUCC_RUNTIME_ATTR;
+static npucc_hal_wait_hook g_hook NPUCC_RUNTIME_ATTR;
+static void *g_hook_ctx NPUCC_RUNTIME_ATTR;
 /* Sticky DONE bits and error codes that a clearing read returned for an
- * engine nobody was waiting for yet; the last error a wait reported. */
-static uint8_t g_pending_done[NPUCC_ENGINE_COUNT];
-static uint32_t g_pending_err[NPUCC_ENGINE_COUNT];
-static uint32_t g_last_err;
-static int g_last_err_engine = -1;
+ * engine nobody was waiting for yet; the last error a wait reported and its
+ * engine + 1 (0: none, or a field shared by several engines). */
+static uint8_t g_pending_done[NPUCC_ENGINE_COUNT] NPUCC_RUNTIME_ATTR;
+static uint32_t g_pending_err[NPUCC_ENGINE_COUNT] NPUCC_RUNTIME_ATTR;
+static uint32_t g_last_err NPUCC_RUNTIME_ATTR;
+static int g_last_err_engine1 NPUCC_RUNTIME_ATTR;
 
 static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width);
 static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width);
@@ -33,7 +36,7 @@ void npucc_hal_init(const npucc_target_desc *desc) {
     g_pending_err[e] = 0;
   }
   g_last_err = 0;
-  g_last_err_engine = -1;
+  g_last_err_engine1 = 0;
   /* The description's init writes, in order. */
   for (e = 0; desc != NULL && e < (int)desc->num_init; ++e) {
     npucc_fieldref f = desc->init[e].field;
@@ -212,12 +215,12 @@ static int check_errors(int also, uint64_t *also_value) {
     if (code != 0) {
       int other;
       g_last_err = code;
-      g_last_err_engine = e;
+      g_last_err_engine1 = e + 1;
       /* A field shared by several engines cannot tell which one failed. */
       for (other = 0; other < NPUCC_ENGINE_COUNT; ++other) {
         npucc_fieldref f = g_desc->engines[other].error.f;
         if (other != e && f.reg == b->f.reg && f.lsb == b->f.lsb && f.width == b->f.width)
-          g_last_err_engine = -1;
+          g_last_err_engine1 = 0;
       }
       g_pending_err[e] = 0;
       if (b->flags & CLEARED_BY_WRITE)
@@ -230,7 +233,7 @@ static int check_errors(int also, uint64_t *also_value) {
 
 uint32_t npucc_hal_last_error(int *engine) {
   if (engine != NULL)
-    *engine = g_last_err_engine;
+    *engine = g_last_err_engine1 - 1;
   return g_last_err;
 }
 

@@ -27,6 +27,16 @@ extern "C" {
 #define NPUCC_ERR_TIMEOUT (-5)     /* the engine did not finish within the poll budget */
 #define NPUCC_ERR_DEVICE (-6)      /* the engine reported an error in its status bits */
 
+/* Attributes of the runtime's own state: the command stream's parameter state
+ * and last fault (npucc_stream.c) and the HAL's pending status bits
+ * (npucc_hal.c), well under 1 KiB of RAM shared by every model of the image and
+ * all zero-initialised (it must be in .bss-like memory). Empty by default, so
+ * it goes to .bss; e.g.
+ * -DNPUCC_RUNTIME_ATTR='__attribute__((section(".bss.npu_state")))' places it. */
+#ifndef NPUCC_RUNTIME_ATTR
+#define NPUCC_RUNTIME_ATTR
+#endif
+
 /* Called once per poll iteration while waiting (e.g. to execute WFI or to
  * sleep until an interrupt). Return non-zero to abort the wait. */
 typedef int (*npucc_hal_wait_hook)(void *ctx);

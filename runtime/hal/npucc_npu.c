@@ -498,3 +498,36 @@ int npucc_npu_check_fields(const npucc_target_desc *d, const npucc_cmd_desc *c,
   m->binding = -1;
   return NPUCC_OK;
 }
+
+npucc_fieldref npucc_npu_param_field(const npucc_target_desc *d, int kind, int param,
+                                     const char **reg_name, const char **field_name) {
+  const npucc_cmd_desc *c = npucc_desc_find_cmd(d, kind);
+  npucc_fieldref f;
+  uint16_t k;
+  f.reg = -1;
+  f.lsb = f.width = 0;
+  if (reg_name != NULL)
+    *reg_name = "";
+  if (field_name != NULL)
+    *field_name = "";
+  if (c == NULL || param < 0)
+    return f;
+  for (k = 0; k < c->num_bindings && f.reg < 0; ++k)
+    if (c->bindings[k].param == param)
+      f = c->bindings[k].field;
+  for (k = 0; k < d->num_field_bindings && f.reg < 0; ++k)
+    if (&d->cmds[d->field_bindings[k].cmd] == c && d->field_bindings[k].param == param)
+      f = d->field_bindings[k].field;
+  if (f.reg < 0)
+    return f;
+  if (reg_name != NULL)
+    *reg_name = d->regs[f.reg].name;
+  if (field_name != NULL) {
+    for (k = 0; d->fields != NULL && k < d->regs[f.reg].num_fields; ++k) {
+      const npucc_field_desc *x = &d->fields[d->regs[f.reg].first_field + k];
+      if (x->lsb == f.lsb && x->width == f.width)
+        *field_name = x->name;
+    }
+  }
+  return f;
+}

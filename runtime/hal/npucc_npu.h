@@ -51,6 +51,14 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
 int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[NPUCC_P_COUNT],
                     int *bad_param);
 
+/* The register field command `kind` writes parameter `param` into: its
+ * binding's (first) field, else the first computed field reading it; reg < 0
+ * when the command writes it nowhere. *reg_name and *field_name (either may be
+ * null) receive the names ("" when absent, and the field's for bits that
+ * are no named field, e.g. a whole register). */
+npucc_fieldref npucc_npu_param_field(const npucc_target_desc *d, int kind, int param,
+                                     const char **reg_name, const char **field_name);
+
 /* Inverse of the encoding: reads every parameter of command `c` from the
  * register values `regs` (one per register of the table). Unbound parameters
  * get their fixed value or default. */

@@ -13,7 +13,8 @@
  *
  * bases[k] is the device address of the k-th buffer (arena, constants,
  * inputs, outputs, scratchpads), from npucc_hal_device_addr(). The parameter
- * state lives in RAM (2 x NPUCC_P_COUNT int64 values); no malloc, no printf.
+ * state lives in RAM (2 x NPUCC_P_COUNT int64 values, NPUCC_RUNTIME_ATTR); no
+ * malloc, no printf. A failing run leaves its fault to npucc_stream_last_fault().
  */
 #ifndef NPUCC_STREAM_H
 #define NPUCC_STREAM_H
@@ -49,8 +50,32 @@ typedef struct npucc_stream_param {
   int32_t value; /* with a base: the bits of an unsigned offset (up to 4 GiB - 1) */
 } npucc_stream_param;
 
-/* Every parameter back to its default (start of a run). */
+/* Where the last failing npucc_stream_run call stopped. */
+typedef struct npucc_stream_fault {
+  int32_t rc;           /* its return code; NPUCC_OK: no call failed since npucc_stream_reset */
+  int32_t op;           /* index in that call's ops[] of the failing command or wait, or -1 */
+  int16_t kind;         /* that op's NPUCC_KIND_*, or NPUCC_STREAM_WAIT */
+  int16_t param;        /* a command: the NPUCC_P_* parameter the command layer refused, or -1 */
+  int64_t value;        /* that parameter's value */
+  int16_t engine;       /* NPUCC_ERR_DEVICE: the engine whose error field reported it, or -1 */
+  uint32_t device_code; /* NPUCC_ERR_DEVICE: the code in that field */
+} npucc_stream_fault;
+
+/* Every parameter back to its default and the fault cleared (start of a run). */
 void npucc_stream_reset(void);
+
+/* The fault of the last failing npucc_stream_run since npucc_stream_reset
+ * (rc == NPUCC_OK if none). Generated code passes each NPU layer's own slice
+ * of the stream, so `op` counts from the layer's first command. */
+const npucc_stream_fault *npucc_stream_last_fault(void);
+
+/* Names for f (any out-pointer may be null): the command ("conv", "dma", ...,
+ * or "wait"), the parameter ("" if none) and the register and field the
+ * command writes it into ("" if none): enough for a firmware log line such as
+ * "conv: param dst_addr = 70000 does not fit CMD_DST.addr". */
+void npucc_stream_fault_names(const npucc_target_desc *d, const npucc_stream_fault *f,
+                              const char **command, const char **param, const char **reg,
+                              const char **field);
 
 /* Issues the commands and waits of ops[0..n-1]; stops at the first error
  * (the command layer's or the wait's return code). */

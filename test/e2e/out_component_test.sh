@@ -255,6 +255,7 @@ EOF
 #include "ext.h"
 #include "npucc_hal.h"
 #include "npucc_sim.h"
+#include "npucc_stream.h"
 #include "npucc_target.h"
 static unsigned char pool[EXT_ARENA_BYTES + EXT_ARENA_ALIGN];
 static float x[EXT_INPUT0_BYTES / 4], y[EXT_OUTPUT0_BYTES / 4];
@@ -278,7 +279,14 @@ int main(void) {
     return 2;
   rc = ext_run(&ctx, in, out);
   ok = ext_last_error(&ctx, &layer, &name) == rc;
-  printf("rc %d layer %d name %s\n", rc, (int)layer, name);
+  printf("rc %d layer %d name %s", rc, (int)layer, name);
+  {
+    const npucc_stream_fault *f = npucc_stream_last_fault();
+    const char *cmd = "?";
+    npucc_stream_fault_names(NPUCC_TARGET, f, &cmd, 0, 0, 0);
+    printf("; stream op %ld (%s) rc %d\n", (long)f->op, cmd, (int)f->rc);
+    ok = ok && f->rc == rc && f->op >= 0 && f->kind == NPUCC_STREAM_WAIT && strcmp(cmd, "wait") == 0;
+  }
   npucc_sim_destroy(sim);
   return !(ok && rc == NPUCC_ERR_TIMEOUT && layer >= 0 && strstr(name, "on the NPU"));
 }
@@ -304,8 +312,37 @@ EOF
   else bad "--arena external: npucc_hal_init is not (only) in ext_init"; fi
   if make -C "$xe/mk" -f "$xe/app.mk" abort > "$xe/ab.log" 2>&1 \
      && "$xe/mk/abort" > "$xe/ab.run" 2>&1; then
-    ok "--arena external: an aborted NPU wait returns -5 and ext_last_error names the layer ($(cut -c1-70 "$xe/ab.run"))"
+    ok "--arena external: an aborted NPU wait returns -5, ext_last_error names the layer, npucc_stream_last_fault the wait ($(cut -c1-100 "$xe/ab.run"))"
   else bad "--arena external, failing NPU layer:"; cat "$xe/ab.log" "$xe/ab.run" 2>/dev/null | tail -6 | sed 's/^/    /'; fi
+  # A target table narrower than the one compiled for (DMA_SIZE.length 4 bits instead of 16,
+  # e.g. an older description in the firmware): the run fails with NPUCC_ERR_RANGE and the test
+  # program prints the failing layer, the command, the parameter with its value and the field.
+  rm -rf "$xe/narrow" && cp -r "$xe/npu" "$xe/narrow"
+  sed -i -e 's/{NPUCC_P_LENGTH, 0, 1, {4, 0, 16}/{NPUCC_P_LENGTH, 0, 1, {4, 0, 4}/' \
+      -e 's/{"length", 0, 16, -1}/{"length", 0, 4, -1}/' "$xe/narrow/npu_default_target.c"
+  sed "s|$xe/npu/ext.mk|$xe/narrow/ext.mk|" "$xe/app.mk" > "$xe/narrow.mk"
+  mkdir -p "$xe/nmk"
+  if ! grep -q '{NPUCC_P_LENGTH, 0, 1, {4, 0, 4}' "$xe/narrow/npu_default_target.c"; then
+    bad "narrowed table: the sed found no DMA_SIZE.length binding in npu_default_target.c"
+  elif make -C "$xe/nmk" -f "$xe/narrow.mk" ext_test > "$xe/nmk.log" 2>&1 \
+       && ! "$xe/nmk/ext_test" > "$xe/nmk.run" 2>&1 \
+       && grep -q "ext_init/_run returned -2 (layer [0-9]*: .*on the NPU" "$xe/nmk.run" \
+       && grep -Eq "^NPU stream: op [0-9]+ of the layer \(dma\) returned -2: parameter length = [0-9]+, register DMA_SIZE field length$" "$xe/nmk.run"; then
+    ok "a field narrower at run time: the test program names layer, command, parameter and field ($(grep '^NPU stream' "$xe/nmk.run"))"
+  else bad "a field narrower at run time:"; cat "$xe/nmk.log" "$xe/nmk.run" 2>/dev/null | tail -6 | sed 's/^/    /'; fi
+  # NPUCC_RUNTIME_ATTR places every writable static of the NPU runtime (command stream state
+  # and fault, HAL pending bits): no .data/.bss symbol is left outside the named section
+  # (.data.rel.ro is a PIE host's read-only-after-relocation data: const tables).
+  rs=0
+  for f in npucc_stream npucc_hal npucc_npu; do
+    cc -std=c99 $warn -O2 -c -I"$xe/npu" "-DNPUCC_RUNTIME_ATTR=__attribute__((section(\".bss.npu_state\")))" \
+       "$xe/npu/$f.c" -o "$xe/$f.o" 2>> "$xe/rs.log" || rs=1
+  done
+  if [ "$rs" = 0 ] && objdump -t "$xe"/npucc_stream.o "$xe"/npucc_hal.o "$xe"/npucc_npu.o > "$xe/rs.sym" \
+     && [ "$(grep -Ec ' O \.bss\.npu_state' "$xe/rs.sym")" -ge 9 ] \
+     && ! grep -E ' O (\.data|\.bss)([. ]|$)' "$xe/rs.sym" | grep -Ev '\.bss\.npu_state|\.data\.rel\.ro' | grep -q .; then
+    ok "NPUCC_RUNTIME_ATTR places the runtime's $(grep -Ec ' O \.bss\.npu_state' "$xe/rs.sym") writable statics (.bss.npu_state), none left in .data/.bss"
+  else bad "NPUCC_RUNTIME_ATTR:"; cat "$xe/rs.log" 2>/dev/null | head -5; grep -E ' O (\.data|\.bss)' "$xe/rs.sym" | head -5 | sed 's/^/    /'; fi
   # npucc check's harness with the caller's arena, under strict flags.
   if "$npucc" check "$m" --target npu-default --arena external --keep "$xe/kept" \
        --cflags "-O2 -std=c99 -Wall -Wextra -Werror -pedantic" > "$xe/check.log" 2>&1 \

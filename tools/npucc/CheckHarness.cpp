@@ -6,10 +6,13 @@
 // warning-free C99 under -Wall -Wextra -Werror -pedantic (cli_test.sh and
 // check_cli_test.sh build it so on every target). With --arena external it
 // allocates the arena (aligned to <PREFIX>_ARENA_ALIGN), calls <prefix>_init
-// and, on an error, prints the failing layer from <prefix>_last_error.
+// and, on an error, prints the failing layer from <prefix>_last_error; on an NPU
+// program, where the layer's command stream stopped (npucc_stream_last_fault).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+
+#include "npucc/codegen/CEmitter.h"
 
 #include <cctype>
 #include <sstream>
@@ -25,7 +28,8 @@ std::string checkHarnessSource(const std::string &prefix, bool sim, bool ext) {
   s << "/* npucc check harness: reads raw inputs, runs the model, writes raw outputs. */\n"
     << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << p << ".h\"\n";
   if (sim)
-    s << "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_target.h\"\n";
+    s << "#include \"npucc_hal.h\"\n#include \"npucc_sim.h\"\n#include \"npucc_stream.h\"\n"
+      << "#include \"npucc_target.h\"\n";
   s << "\nint main(int argc, char **argv) {\n"
     << "  const void *in[" << P << "_NUM_INPUTS + 1];\n"
     << "  void *out[" << P << "_NUM_OUTPUTS + 1];\n"
@@ -78,7 +82,8 @@ std::string checkHarnessSource(const std::string &prefix, bool sim, bool ext) {
       << "  if (npucc_sim_failed(sim)) { fprintf(stderr, \"simulator: %s\\n\", "
          "npucc_sim_error(sim)); "
          "return 5; }\n";
-  s << "  if (rc != 0) { fprintf(stderr, \"" << p << "_run returned %d\\n\", rc); return 3; }\n"
+  s << "  if (rc != 0) {\n    fprintf(stderr, \"" << p << "_run returned %d\\n\", rc);\n"
+    << (sim ? codegen::npuFaultReport("stderr") : std::string()) << "    return 3;\n  }\n"
     << "  for (i = 0; i < " << P << "_NUM_OUTPUTS; ++i) {\n"
     << "    size_t n = " << p << "_outputs[i].bytes;\n"
     << "    FILE *f = fopen(argv[1 + " << P << "_NUM_INPUTS + i], \"wb\");\n"

@@ -50,6 +50,13 @@ EmittedFile emitTestProgram(const lir::Program &p, const EmitOptions &opts,
                             const std::vector<ir::Tensor> &inputs,
                             const std::vector<ir::Tensor> &expected, double relTol);
 
+/// C statements (a block) that print, to `stream` (a FILE * expression), where the
+/// NPU command stream of a failed run stopped: the op of the failing layer's
+/// stream, its command, the refused parameter with its value and register
+/// field, or the engine's device error code (npucc_stream_last_fault). Needs
+/// npucc_stream.h and npucc_target.h; prints nothing when no stream failed.
+std::string npuFaultReport(const std::string &stream);
+
 /// Whether `dir` may be written: its parent exists, and it does not exist,
 /// is empty, or holds exactly the files an earlier npucc run listed in its
 /// manifest (`.npucc-files`). A folder npucc did not write is never replaced.
