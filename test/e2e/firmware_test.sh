@@ -137,9 +137,12 @@ fi
 # section macros default to the sections of OUT/<prefix>_sections.ld); NPUCC_RUNTIME_SRCS
 # builds each shared runtime file once. Cortex-M4F: the firmware's linker script INCLUDEs
 # both fragments and the map file shows each model's weights (and kws's tables) in its
-# fragment's output sections, which the ELF has inside the CODE region; RV32 (picolibc's own
-# script): the macros redefined with -D, checked in the map file. Both under QEMU; both test programs print PASS. The Cortex-M4F
-# image again through the CMake fragments.
+# fragment's output sections, which the ELF has inside the CODE region. RV32: the same two
+# models compiled with the board's memory map (picolibc's region names flash and ram), the
+# fragments INCLUDEd into a copy of the installed picolibc.ld made at test time (its PHDRS
+# dropped so that ld lays out the segments, the INCLUDEs before .bss), checked the same way.
+# Both under QEMU; both test programs print PASS. The Cortex-M4F image again through the
+# CMake fragments.
 mi="$tmp/two"
 mkdir -p "$mi"
 cat > "$mi/mm.json" << 'EOF'
@@ -169,11 +172,11 @@ int main(void) {
 EOF
   # make -f fw.mk CC=... ARCH="..." LINK="..." two.elf
   cat > "$mi/fw.mk" << EOF
-include $mi/f32/f32.mk
-include $mi/kws/kws.mk
-SEC ?=
+D ?= $mi
+include \$(D)/f32/f32.mk
+include \$(D)/kws/kws.mk
 CFLAGS := \$(ARCH) -std=c99 -Wall -Wextra -Werror -pedantic -O2 -ffunction-sections \\
-          -fdata-sections \$(SEC) \$(F32_CFLAGS) \$(KWS_CFLAGS)
+          -fdata-sections \$(F32_CFLAGS) \$(KWS_CFLAGS)
 OBJS := \$(patsubst %.c,%.o,\$(F32_SRCS) \$(KWS_SRCS) \$(NPUCC_RUNTIME_SRCS))
 f32_test.o: \$(F32_TEST_SRC)
 	\$(CC) \$(CFLAGS) -Dmain=f32_main -c -o \$@ \$<
@@ -182,43 +185,35 @@ kws_test.o: \$(KWS_TEST_SRC)
 two.elf: $mi/main.c f32_test.o kws_test.o \$(OBJS)
 	\$(CC) \$(CFLAGS) \$^ \$(LINK) -Wl,--gc-sections -Wl,-Map=two.map -o \$@ \$(F32_LDLIBS) \$(KWS_LDLIBS)
 EOF
-  # placed_by_fragment MAP ELF: the map file shows each model's weights (and kws's tables) as
-  # input sections of its fragment's output section, which the ELF has at a non-empty range in
-  # the CODE region (below 4 MiB).
-  in_code() { # ELF OUTPUT-SECTION
+  # placed_by_fragment MAP ELF ORIGIN: the map file shows each model's weights (and kws's
+  # tables) as input sections of its fragment's output section, which the ELF has at a
+  # non-empty range in the code region (ORIGIN .. ORIGIN + 4 MiB).
+  in_code() { # ELF OUTPUT-SECTION ORIGIN
     local an
-    an="$(arm-none-eabi-readelf -SW "$1" \
+    an="$(readelf -SW "$1" \
       | awk -v s="$2" '{ for (i = 1; i < NF; i++) if ($i == s) print $(i + 2), $(i + 4) }')"
-    [ -n "$an" ] && (( 16#${an% *} + 16#${an#* } <= 4194304 && 16#${an#* } > 0 ))
+    [ -n "$an" ] && (( 16#${an% *} >= $3 && 16#${an% *} + 16#${an#* } <= $3 + 4194304 && 16#${an#* } > 0 ))
   }
   placed_by_fragment() {
     grep -A2 '^ \.npucc\.kws\.const' "$1" | grep -q 'kws_weights\.' \
       && grep -A2 '^ \.npucc\.kws\.table' "$1" | grep -q 'kws\.' \
       && grep -A2 '^ \.npucc\.f32\.const' "$1" | grep -q 'f32_weights\.' \
-      && in_code "$2" .npucc_kws_const && in_code "$2" .npucc_f32_const
+      && in_code "$2" .npucc_kws_const "$3" && in_code "$2" .npucc_f32_const "$3"
   }
-  two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS SEC QEMU-ARGS...
-    local name="$1" cc="$2" arch="$3" link="$4" sec="$5"; shift 5
+  two_image() { # ARCH-NAME CC ARCH-FLAGS LINK-FLAGS MODEL-DIR CODE-ORIGIN QEMU-ARGS...
+    local name="$1" cc="$2" arch="$3" link="$4" d="$5" origin="$6"; shift 6
     find "$mi" -name '*.o' -delete
     rm -f "$mi/two.elf" "$mi/two.map"
-    if ! (cd "$mi" && make -f fw.mk CC="$cc" ARCH="$arch" LINK="$link" SEC="$sec" two.elf) > "$tmp/log" 2>&1; then
+    if ! (cd "$mi" && make -f fw.mk CC="$cc" ARCH="$arch" LINK="$link" D="$d" two.elf) > "$tmp/log" 2>&1; then
       bad "two-model image for $name does not build through the fragments:"
       tail -8 "$tmp/log" | sed 's/^/    /'
       return
     fi
-    if [ -z "$sec" ]; then
-      if placed_by_fragment "$mi/two.map" "$mi/two.elf"; then
-        ok "two models' $name image through f32.mk and kws.mk: their weights and tables placed by f32_sections.ld and kws_sections.ld in CODE (map file, ELF)"
-      else
-        bad "two-model $name image: the map file does not show kws_sections.ld placing kws's constants"
-        grep -n -A2 'npucc.kws' "$mi/two.map" | head -12 | sed 's/^/    /'
-      fi
-    elif grep -A1 '^ \.rodata\.npucc_w' "$mi/two.map" | grep -q '/kws/kws_weights\.o' \
-       && grep -A1 '^ \.rodata\.npucc_t' "$mi/two.map" | grep -q '/kws/kws\.o'; then
-      ok "two models' $name image through f32.mk and kws.mk: kws's weights and tables in .rodata.npucc_w / _t (map file)"
+    if placed_by_fragment "$mi/two.map" "$mi/two.elf" "$origin"; then
+      ok "two models' $name image through f32.mk and kws.mk: their weights and tables placed by f32_sections.ld and kws_sections.ld in the code region (map file, ELF)"
     else
-      bad "two-model $name image: the map file does not place kws's constants in the named sections"
-      grep -n -A1 'npucc_[wt]' "$mi/two.map" | head -6 | sed 's/^/    /'
+      bad "two-model $name image: the map file does not show kws_sections.ld placing kws's constants"
+      grep -n -A2 'npucc.kws' "$mi/two.map" | head -12 | sed 's/^/    /'
     fi
     if timeout 300 "$@" -nographic -monitor none -semihosting-config enable=on,target=native \
          -icount shift=0 -kernel "$mi/two.elf" > "$mi/run.log" 2>&1 \
@@ -230,11 +225,38 @@ EOF
   }
   two_image cortex-m4 arm-none-eabi-gcc "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" \
     "$fw/m4_startup.c -T $mi/m4_with_kws.ld -L $mi/f32 -L $mi/kws -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float" \
-    "" qemu-system-arm -M mps2-an386
-  two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
-    "--crt0=semihost --oslib=semihost -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
-    "-DNPUCC_CONST_ATTR='__attribute__((section(\".rodata.npucc_w\")))' -DNPUCC_TABLE_ATTR='__attribute__((section(\".rodata.npucc_t\")))'" \
-    qemu-system-riscv32 -M virt -bios none
+    "$mi" 0 qemu-system-arm -M mps2-an386
+  # RV32 (QEMU virt): the board's memory map in picolibc.ld's region names.
+  rv="$mi/rv"
+  mkdir -p "$rv"
+  printf '%s\n' '{"regions": [{"name": "flash", "origin": "0x80000000", "length": "4M"},' \
+    '             {"name": "ram", "origin": "0x80400000", "length": "8M"}],' \
+    ' "place": {"code": "flash", "const": "flash", "arena": "ram", "data": "ram", "stack": "ram"}}' \
+    > "$rv/mm.json"
+  pl=/usr/lib/picolibc/riscv64-unknown-elf/lib/picolibc.ld
+  if [ ! -f "$pl" ]; then
+    bad "picolibc's linker script $pl is missing (picolibc-riscv64-unknown-elf)"
+  elif ! "$npucc" "$src/models/tinycnn/model.onnx" -o "$rv/f32" --prefix f32 --target cpu --emit-test \
+         --arena external --memory-map "$rv/mm.json" --data "$src/models/tinycnn/test_data_set_0" \
+         > "$tmp/log" 2>&1 \
+       || ! "$npucc" "$src/models/tinycnn_int8/model.onnx" -o "$rv/kws" --prefix kws --target cpu \
+         --arena external --io int8 --memory-map "$rv/mm.json" --emit-test \
+         --data "$src/models/tinycnn_int8/test_data_set_0" >> "$tmp/log" 2>&1; then
+    bad "two-model compiles for the RV32 memory map:"; tail -5 "$tmp/log" | sed 's/^/    /'
+  else
+    # picolibc.ld without its PHDRS (the fragments' sections name none), the fragments
+    # INCLUDEd before .bss: inside [__bss_start, __bss_end), below the heap.
+    awk '/^PHDRS/ { skip = 1 } skip && /^}/ { skip = 0; next } !skip' "$pl" \
+      | sed -E '/^[[:space:]]*}/s/[[:space:]]+:(text|ram_init|ram|tls)\b//g' \
+      | sed 's|^\t\.bss (NOLOAD) : {|\tINCLUDE f32_sections.ld\n\tINCLUDE kws_sections.ld\n&|' > "$rv/rv.ld"
+    if [ "$(grep -c 'INCLUDE [a-z0-9]*_sections.ld' "$rv/rv.ld")" != 2 ] || grep -q '^PHDRS' "$rv/rv.ld"; then
+      bad "the RV32 script: picolibc.ld's layout changed (no '.bss (NOLOAD) : {' line, or PHDRS left)"
+    else
+      two_image rv32 riscv64-unknown-elf-gcc "-march=rv32imafc -mabi=ilp32f --specs=picolibc.specs" \
+        "--crt0=semihost --oslib=semihost -T $rv/rv.ld -L $rv/f32 -L $rv/kws -Wl,--defsym=__flash=0x80000000,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x80400000,--defsym=__ram_size=0x800000" \
+        "$rv" $((0x80000000)) qemu-system-riscv32 -M virt -bios none
+    fi
+  fi
   # The same image for Cortex-M4F through the CMake fragments (a Generic cross build).
   if command -v cmake > /dev/null; then
     mkdir -p "$mi/cm"
@@ -255,7 +277,7 @@ EOF
          -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
          "-DCMAKE_C_FLAGS=-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -pedantic" \
          > "$tmp/log" 2>&1 && cmake --build "$mi/cm/build" >> "$tmp/log" 2>&1 \
-       && placed_by_fragment "$mi/cm/build/two.map" "$mi/cm/build/two.elf" \
+       && placed_by_fragment "$mi/cm/build/two.map" "$mi/cm/build/two.elf" 0 \
        && timeout 300 qemu-system-arm -M mps2-an386 -nographic -monitor none \
          -semihosting-config enable=on,target=native -icount shift=0 -kernel "$mi/cm/build/two.elf" \
          > "$mi/run.log" 2>&1 \
