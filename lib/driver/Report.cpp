@@ -257,22 +257,38 @@ CompileReport buildReport(const CompileResult &r) {
 
 static std::string memoryLine(const CompileReport &rep);
 
+/// The last column: the full layer name; a CPU layer adds why no NPU command
+/// runs it (the legality reasons of report.json's "reasons").
+static std::string layerCell(const LayerRow &l) {
+  std::string s = l.name;
+  if (!l.npu && !l.reasons.empty()) {
+    s += "  [cpu: ";
+    for (size_t i = 0; i < l.reasons.size(); ++i)
+      s += (i ? "; " : "") + l.reasons[i];
+    s += "]";
+  }
+  return s;
+}
+
 std::string reportTable(const CompileReport &rep) {
   std::string s;
   char line[512];
-  std::snprintf(line, sizeof line, "%-28s %-12s %-13s %-14s %10s %9s %9s %9s %8s %5s %8s %9s\n",
-                "layer", "op", "placement", "output", "MACs", "cycles", "compute", "dma", "exp.dma",
-                "util", "spm KiB", "dram KiB");
+  // Fixed columns first, the full layer name (and a CPU layer's reasons) last:
+  // names are never cut; `#` is the layer's index in report.json's "layers".
+  std::snprintf(line, sizeof line, "%3s %-18s %-13s %-14s %10s %9s %9s %9s %8s %5s %8s %9s  %s\n",
+                "#", "op", "placement", "output", "MACs", "cycles", "compute", "dma", "exp.dma",
+                "util", "spm KiB", "dram KiB", "layer");
   s += line;
-  for (const LayerRow &l : rep.layers) {
+  for (size_t i = 0; i < rep.layers.size(); ++i) {
+    const LayerRow &l = rep.layers[i];
     if (l.npu) {
       char util[16] = "-";
       if (l.plan.computeCycles && l.macs)
         std::snprintf(util, sizeof util, "%.0f%%",
                       100.0 * double(l.macs) / double(l.plan.computeCycles * rep.macsPerCycle));
       std::snprintf(line, sizeof line,
-                    "%-28s %-12s %-13s %-14s %10llu %9llu %9llu %9llu %8llu %5s %8.1f %9.1f\n",
-                    fit(l.name, 28).c_str(), fit(l.op, 12).c_str(), l.placement.c_str(),
+                    "%3zu %-18s %-13s %-14s %10llu %9llu %9llu %9llu %8llu %5s %8.1f %9.1f  ", i,
+                    fit(l.op, 18).c_str(), l.placement.c_str(),
                     fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs,
                     (unsigned long long)l.plan.cycles, (unsigned long long)l.plan.computeCycles,
                     (unsigned long long)l.plan.dmaCycles,
@@ -284,13 +300,12 @@ std::string reportTable(const CompileReport &rep) {
       char cyc[24];
       std::snprintf(cyc, sizeof cyc, "%s%llu", l.cpuCalibrated ? "" : "~",
                     (unsigned long long)l.cpuCycles[int(lower::CpuCore::CortexM4)]);
-      std::snprintf(line, sizeof line,
-                    "%-28s %-12s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s\n",
-                    fit(l.name, 28).c_str(), fit(l.op, 12).c_str(), l.placement.c_str(),
+      std::snprintf(line, sizeof line, "%3zu %-18s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s  ",
+                    i, fit(l.op, 18).c_str(), l.placement.c_str(),
                     fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs, cyc, "-",
                     "-", "-", "", "-", "-");
     }
-    s += line;
+    s += line + layerCell(l) + "\n";
   }
   if (!rep.cpuCalls.empty()) {
     uint64_t m4 = rep.cpuCycles[int(lower::CpuCore::CortexM4)];

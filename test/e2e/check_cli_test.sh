@@ -55,9 +55,16 @@ m="$src/models/tinycnn_int8"
 # The text row of output 0 of data set 0: [.., steps, interp, first bad, result...].
 row='[l.split() for l in text.splitlines() if l.startswith("test_data_set_0 ") and " vs " not in l and "simulator" not in l][0]'
 
+# Piped (as here), check prints no progress lines unless asked; it prints the placement table
+# ('#', op, placement, ..., the full layer name last) before the comparison.
 check_case "pass: tinycnn_int8 on npu-default" 0 pass \
-  "j['outputs'][0]['first_mismatch'] == -1 and j['outputs'][0]['interp']['exactness'] == 'exact'" \
+  "j['outputs'][0]['first_mismatch'] == -1 and j['outputs'][0]['interp']['exactness'] == 'exact' \
+   and 'npucc check:' not in text and any(l.split()[:3] == ['#', 'op', 'placement'] for l in text.splitlines())" \
   "$m"
+check_case "--progress on when piped: compile, build and each data set on stderr" 0 pass \
+  "'npucc check: compiling ' in text and 'npucc check: building the program with cc (NPU simulator)' in text \
+   and 'npucc check: test_data_set_0 (1 of 1)' in text" \
+  "$m" --progress on
 
 # Mismatch: one golden value changed (tinycnn_int8: a DequantizeLinear output).
 cp -r "$m" "$tmp/changed"
@@ -90,8 +97,11 @@ a = nh.to_array(t).copy()
 a.flat[5] = a.flat[5] * 0.5 + 0.01
 open(p, "wb").write(nh.from_array(a, t.name).SerializeToString())
 PYEOF
+  # The placement table names every layer in full, a CPU layer with its reasons.
   check_case "mismatch: softmax(dq) output, changed element 5" 1 mismatch \
-    "j['outputs'][0]['first_mismatch'] == 5 and $row[-2] == '5' \
+    "'StatefulPartitionedCall/functional_1/conv2d/BiasAdd  [cpu: kernel 10x4 not in conv.kernel_sizes' in text \
+     and 'StatefulPartitionedCall/functional_1/average_pooling2d/AvgPool  [cpu: average pooling' in text \
+     and j['outputs'][0]['first_mismatch'] == 5 and $row[-2] == '5' \
      and $row[-3] == j['outputs'][0]['interp']['exactness'] \
      and all(s['exactness'] + ',' in text for s in j['outputs'][0]['stages'])" \
     "$tmp/kws"

@@ -172,6 +172,14 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     opts->import.dataShapes.push_back(t->shape());
   }
   opts->keepStageGraphs = flags.interpCheck != "off";
+  // Long checks (a large model, many data sets) say where they are on a terminal.
+  const bool showProgress =
+      flags.progress == "on" || (flags.progress == "auto" && isatty(fileno(stderr)));
+  auto progress = [&](const std::string &what) {
+    if (showProgress)
+      std::fprintf(stderr, "npucc check: %s\n", what.c_str());
+  };
+  progress("compiling " + model.string());
   auto cr = driver::compileModel(*opts);
   if (!cr)
     return cr.error();
@@ -254,6 +262,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
   cmd.insert(cmd.end(), sources.begin(), sources.end());
   for (const char *a : {"-o", "model_check", "-lm"})
     cmd.push_back(a);
+  progress("building the program with " + flags.cc + (sim ? " (NPU simulator)" : ""));
   if (runProcess(cmd, build.string(), (build / "build.log").string()) != 0) {
     std::string log = readText(build / "build.log");
     return error("building the generated C failed:\n" + log);
@@ -270,6 +279,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       return error(sets[si].string() + ": has " + std::to_string(inFiles.size()) + " inputs and " +
                    std::to_string(outFiles.size()) + " outputs, the model " + std::to_string(nIn) +
                    " and " + std::to_string(nOut));
+    progress(sets[si].filename().string() + " (" + std::to_string(si + 1) + " of " +
+             std::to_string(sets.size()) + ")");
     std::vector<std::string> run = {"./model_check"};
     std::map<std::string, ir::Tensor> interpIn, floatIn; // floatIn: --io int8's float data
     for (size_t i = 0; i < nIn; ++i) {
@@ -393,6 +404,9 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     }
   }
 
+  // Where each layer ran (and why a layer is on the CPU), as the compile prints it.
+  const driver::CompileReport placement = driver::buildReport(*cr);
+  std::printf("%s\n", driver::reportTable(placement).c_str());
   if (cr->stats.count("npu-partition.rounding-exact"))
     std::printf("note: %lld Conv/Gemm/MatMul imported with ONNX Runtime's float32 "
                 "requantization (QLinearConv/QLinearMatMul) run on the NPU with exact rounding: "
@@ -426,7 +440,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     j["interp_stages"].push_back(st.name);
   j["arena_bytes"] = cr->program.arenaSize;
   {
-    driver::CompileReport rep = driver::buildReport(*cr);
+    const driver::CompileReport &rep = placement;
     j["target"] = rep.target.empty() ? "cpu" : rep.target;
     j["macs"] = rep.macs;
     j["npu_macs"] = rep.npuMacs;

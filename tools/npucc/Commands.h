@@ -74,6 +74,7 @@ struct CheckFlags {
   // Quantized programs (docs/quantization.md, "Checking quantized programs").
   double toleranceSteps = 1;        // quantized outputs vs golden, in steps
   std::string interpCheck = "auto"; // C vs integer interpreter: auto|on|off
+  std::string progress = "auto";    // progress lines on stderr: auto (a terminal) | on | off
 };
 /// `npucc check`'s exit status: 0 every output passed, 1 an output (or the simulator's hazard
 /// check) disagreed, kCheckError nothing could be compared (bad flags, a missing or bad

@@ -288,6 +288,11 @@ int main(int argc, char **argv) {
                        "compiled graph: auto (quantized programs) | on | off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  checkCmd->add_option("--progress", check.progress,
+                       "Progress lines on stderr (build, each data set): auto (when stderr is a "
+                       "terminal) | on | off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   addCommonFlags(*checkCmd, common);
 
   tool::OptFlags opt;
