@@ -382,7 +382,7 @@ expect_error "--calib-random 1000000000" "^npucc: .*model\.onnx: error: --calib-
   "$npucc" "$model" -o "$tmp/out" --quantize int8 --calib-random 1000000000
 expect_error "--calib-random -3" "--calib-random -3: must be positive" \
   "$npucc" "$model" -o "$tmp/out" --quantize int8 --calib-random -3
-expect_error "--list-ops=bogus" "^--list-ops: bogus not in \{text,md\}" "$npucc" --list-ops=bogus
+expect_error "--list-ops=bogus" "^--list-ops: bogus not in \{text,md,npu\}" "$npucc" --list-ops=bogus
 expect_error "--quantize ''" "^--quantize:  not in \{int8\}" "$npucc" "$model" -o "$tmp/out" --quantize ''
 expect_error "conflicting --shape" "^npucc: error: --shape input given twice with different dimensions \(1x3x32x32 and 2x3x32x32\)" \
   "$npucc" "$model" -o "$tmp/out" --shape input=1x3x32x32 --shape input=2x3x32x32
@@ -553,6 +553,17 @@ ci_case "ci_skip (one part) without CI returns 0" 0 "^SKIP: part" \
 
 # docs/ops.md is what --list-ops=md prints (regenerate it when Ops.def changes).
 if "$npucc" --list-ops=md | diff -q - "$src/docs/ops.md" > /dev/null; then ok "docs/ops.md is up to date"; else bad "docs/ops.md differs from npucc --list-ops=md"; fi
+# docs/SUPPORTED_OPS.md is what --list-ops=npu prints for the built-in targets (regenerate it when
+# Legality.cpp, SupportedOps.cpp or a built-in description changes); --target narrows it to one,
+# with that description's own limits (npu-small's 1..4 kernel fields, no depthwise).
+if "$npucc" --list-ops=npu | diff -q - "$src/docs/SUPPORTED_OPS.md" > /dev/null; then
+  ok "docs/SUPPORTED_OPS.md is up to date"
+else bad "docs/SUPPORTED_OPS.md differs from npucc --list-ops=npu"; fi
+if "$npucc" --list-ops=npu --target npu-small > "$tmp/so.md" 2>&1 && ! grep -q '^## npu-default' "$tmp/so.md" \
+   && grep -q '^| Conv (group 1) | `conv` | .*k_h 1\.\.4' "$tmp/so.md" \
+   && grep -q '^| Conv (group = input channels) | - | the description has no `depthwise` operation: CPU |' "$tmp/so.md"; then
+  ok "--list-ops=npu --target npu-small: that description's limits only"
+else bad "--list-ops=npu --target npu-small:"; head -20 "$tmp/so.md" | sed 's/^/    /'; fi
 
 # --list-ops, --version, --help.
 # (Into files: `grep -q` quits at its match and, with pipefail, npucc's SIGPIPE on a later

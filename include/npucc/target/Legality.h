@@ -63,4 +63,10 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
 /// choice placeNode makes first.
 std::string candidateKindOf(const ir::Node &n);
 
+/// Markdown: a `## <name>` section with, per ONNX op an NPU command can run,
+/// the command and the conditions placeNode checks with `t`'s limits and field
+/// ranges; then the ops of `onnxOps` that run on the CPU only
+/// (SupportedOps.cpp; docs/SUPPORTED_OPS.md is its output for the built-ins).
+std::string supportedOpsMarkdown(const TargetDesc &t, const std::vector<std::string> &onnxOps);
+
 } // namespace npucc::target
