@@ -386,6 +386,13 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&
          npucc_field_get(value, s->d->init[s->init_next].field) == s->d->init[s->init_next].value)
     s->init_next++;
+  if (s->d->cmdbuf != NULL && s->d->cmdbuf->kick.field.reg == r &&
+      npucc_field_get(value, s->d->cmdbuf->kick.field) == s->d->cmdbuf->kick.value) {
+    /* The kick is self-clearing, like a doorbell. */
+    s->regs[r] = npucc_field_put(value, s->d->cmdbuf->kick.field, 0);
+    sim_buffer_kick(s);
+    return;
+  }
   for (i = 0; i < s->d->num_cmds && rung == NULL; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
     uint16_t k;

@@ -1,10 +1,13 @@
 /* npucc_sim_delivery.c - Simulator: command words that arrive as data
- * (issue 19, phase 4): frame words pushed into a FIFO register, and pairs of
- * words carried by custom instructions (npucc_sim_insn). A complete frame is
- * matched to its command and started with sim_launch (npucc_sim.c). */
+ * (issue 19, phase 4): frame words pushed into a FIFO register, pairs of
+ * words carried by custom instructions (npucc_sim_insn), and frames read
+ * from the command buffer in memory at a kick. A complete frame is matched
+ * to its command and started with sim_launch (npucc_sim.c). */
 #include "npucc_sim_internal.h"
 
 #include "npucc_npu.h"
+
+#include <string.h>
 
 /* The delivery row of the first command pushing its frame into register r
  * (all of them share the frame), or NULL: r is not a FIFO. */
@@ -103,4 +106,76 @@ void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1
     return;
   s->insn_dl = -1;
   sim_launch(s, &s->d->cmds[dl->cmd]);
+}
+
+/* The delivery row of the buffer command whose select fields the frame in
+ * the words of frame `fr` holds, or NULL. */
+static const npucc_delivery_desc *buffer_match(const npucc_sim *s) {
+  uint16_t i, k;
+  for (i = 0; i < s->d->num_deliveries; ++i) {
+    const npucc_delivery_desc *x = &s->d->deliveries[i];
+    const npucc_cmd_desc *c = &s->d->cmds[x->cmd];
+    int match = x->mode == NPUCC_DELIVERY_BUFFER;
+    for (k = 0; match && k < c->num_select; ++k)
+      match = npucc_field_get(s->regs[c->select[k].field.reg], c->select[k].field) ==
+              c->select[k].value;
+    if (match)
+      return x;
+  }
+  return NULL;
+}
+
+/* A kick: the words at the address and length its registers hold are read
+ * from mapped memory (or the scratchpad), whole frames only, and every
+ * frame starts at once, in order, on its engine (a frame for an engine
+ * still running a command is a hazard, as a doorbell rung while busy). */
+void sim_buffer_kick(npucc_sim *s) {
+  const npucc_cmdbuf_desc *b = s->d->cmdbuf;
+  const npucc_frame_desc *fr = &s->d->frames[b->frame];
+  unsigned wb = fr->word_bits / 8u, k;
+  uint64_t addr = npucc_field_get(s->regs[b->address.reg], b->address);
+  uint64_t len = npucc_field_get(s->regs[b->length.reg], b->length), words, f;
+  sim_window w;
+  if (b->length_bytes && len % wb != 0) {
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "command buffer kicked with a length of %llu bytes: not a whole number of %u-byte "
+             "words",
+             (unsigned long long)len, wb);
+    return;
+  }
+  words = b->length_bytes ? len / wb : len;
+  if (words == 0 || words % fr->num_words != 0) {
+    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+             "command buffer kicked with %llu words: not a whole number of frames '%s' (%u "
+             "words each)",
+             (unsigned long long)words, fr->name, (unsigned)fr->num_words);
+    return;
+  }
+  if (sim_resolve(s, -1, (int64_t)addr, words * wb, 0, "command buffer", &w) != 0)
+    return;
+  for (f = 0; f < words / fr->num_words && !s->failed; ++f) {
+    const npucc_delivery_desc *dl;
+    for (k = 0; k < fr->num_words; ++k) {
+      const uint8_t *p = w.ptr + (f * fr->num_words + k) * wb;
+      if (wb == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        s->regs[fr->first_reg + k] = v;
+      } else {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        s->regs[fr->first_reg + k] = v;
+      }
+    }
+    dl = buffer_match(s);
+    if (dl == NULL) {
+      sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
+               "frame %llu of the command buffer kicked at 0x%08llx (first word 0x%llx) matches "
+               "no command: no command's select fields hold these values",
+               (unsigned long long)f, (unsigned long long)addr,
+               (unsigned long long)s->regs[fr->first_reg]);
+      return;
+    }
+    sim_launch(s, &s->d->cmds[dl->cmd]);
+  }
 }

@@ -133,6 +133,9 @@ void sim_launch(npucc_sim *s, const npucc_cmd_desc *c);
  * command pushing its frame into register r, or NULL; a word pushed into r. */
 const npucc_delivery_desc *sim_fifo_of(const npucc_sim *s, int r);
 void sim_fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t value);
+/* Delivery "buffer": the kick was written; reads the words at the address
+ * and length the kick's registers hold and starts their frames in order. */
+void sim_buffer_kick(npucc_sim *s);
 
 /* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
  * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */
