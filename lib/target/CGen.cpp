@@ -303,11 +303,10 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       const Frame &f = t.frames[size_t(c.frame)];
       const CommandBuffer &b = t.cmdbuf;
       o << " *   delivered as frame '" << commentSafe(f.name) << "': its " << f.numWords
-        << " words appended to the command buffer (" << b.capacityWords
-        << " words); a kick (" << commentSafe(b.address.text) << ", "
-        << commentSafe(b.length.text) << " in " << (b.lengthBytes ? "bytes" : "words") << ", "
-        << commentSafe(b.kick.field.text) << " = " << b.kick.value
-        << ") starts the frames appended since the previous one */\n\n";
+        << " words appended to the command buffer (" << b.capacityWords << " words); a kick ("
+        << commentSafe(b.address.text) << ", " << commentSafe(b.length.text) << " in "
+        << (b.lengthBytes ? "bytes" : "words") << ", " << commentSafe(b.kick.field.text) << " = "
+        << b.kick.value << ") starts the frames appended since the previous one */\n\n";
       continue;
     }
     if (c.frame >= 0) {

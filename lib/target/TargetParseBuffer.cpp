@@ -39,8 +39,8 @@ void TargetParser::parseBufferDelivery(const Obj &d, CommandDesc &c) {
   auto regField = [&](const char *key) {
     FieldRef f = fieldRef(d.req(key), d.at(key));
     if (T.registers[size_t(f.reg)].isWord())
-      fail(d.at(key), shortQuote(f.text) +
-                          " is a frame word; the kick writes memory-mapped registers");
+      fail(d.at(key),
+           shortQuote(f.text) + " is a frame word; the kick writes memory-mapped registers");
     return f;
   };
   b.address = regField("address");
@@ -65,8 +65,8 @@ void TargetParser::parseBufferDelivery(const Obj &d, CommandDesc &c) {
   b.capacityWords = unsigned(d.range("capacity_words", 1, 1u << 24));
   if (b.capacityWords < fr.numWords)
     fail(d.at("capacity_words"), "a command buffer of " + std::to_string(b.capacityWords) +
-                                     " words cannot hold one frame " + shortQuote(fr.name) +
-                                     " (" + std::to_string(fr.numWords) + " words)");
+                                     " words cannot hold one frame " + shortQuote(fr.name) + " (" +
+                                     std::to_string(fr.numWords) + " words)");
   uint64_t maxLength = uint64_t(b.capacityWords) * (b.lengthBytes ? fr.wordBits / 8 : 1);
   if (maxLength > fieldMax(b.length))
     fail(d.at("length"), "length field " + shortQuote(b.length.text) + " (" +
@@ -84,9 +84,8 @@ void TargetParser::parseBufferDelivery(const Obj &d, CommandDesc &c) {
                         "; the commands delivered through the command buffer share it");
   };
   if (b.frame != a.frame)
-    fail(d.path(), "command '" + c.kind + "' appends frame " + shortQuote(fr.name) +
-                       " but " + a.path + " appends frame " +
-                       shortQuote(T.frames[size_t(a.frame)].name) +
+    fail(d.path(), "command '" + c.kind + "' appends frame " + shortQuote(fr.name) + " but " +
+                       a.path + " appends frame " + shortQuote(T.frames[size_t(a.frame)].name) +
                        "; the command buffer carries one frame");
   if (!sameRef(b.address, a.address))
     differs("address", "address field");
@@ -106,8 +105,9 @@ void TargetParser::checkCommandBuffer() const {
   auto regName = [&](int r) { return shortQuote(T.registers[size_t(r)].name); };
   if (T.completion == "fence")
     fail("/completion", "completion mode 'fence' cannot be combined with the command buffer (" +
-                            b.path + "): a fence is issued after the commands it covers have "
-                                     "been kicked; use status bits");
+                            b.path +
+                            "): a fence is issued after the commands it covers have "
+                            "been kicked; use status bits");
   const std::pair<const FieldRef *, const char *> kickFields[] = {
       {&b.address, "address"}, {&b.length, "length"}, {&b.kick.field, "kick"}};
   for (const auto &k : kickFields)
@@ -119,9 +119,9 @@ void TargetParser::checkCommandBuffer() const {
   for (const CommandDesc &c : T.commands)
     for (const FieldRef &f : writtenFields(c))
       if (regs.count(f.reg))
-        fail("/commands/" + c.kind, "command '" + c.kind + "' writes register " +
-                                        regName(f.reg) + ", which the command buffer's kick (" +
-                                        b.path + ") writes");
+        fail("/commands/" + c.kind, "command '" + c.kind + "' writes register " + regName(f.reg) +
+                                        ", which the command buffer's kick (" + b.path +
+                                        ") writes");
   static const char *const Engines[] = {"dma", "compute", "fence"};
   for (int e = 0; e < 3; ++e) {
     const EngineStatus &s = T.engines[e];
@@ -144,11 +144,10 @@ void TargetParser::checkCommandBuffer() const {
   // wherever a writable system window puts it.
   for (const SystemRange &w : T.system)
     if (w.writable && w.base + (w.size - 1) > fieldMax(b.address))
-      fail(b.path + "/address", "address field " + shortQuote(b.address.text) + " (" +
-                                    std::to_string(b.address.width) +
-                                    " bits) cannot hold the addresses of writable window " +
-                                    shortQuote(w.name) + " (up to " +
-                                    hexText(w.base + (w.size - 1)) + ")");
+      fail(b.path + "/address",
+           "address field " + shortQuote(b.address.text) + " (" + std::to_string(b.address.width) +
+               " bits) cannot hold the addresses of writable window " + shortQuote(w.name) +
+               " (up to " + hexText(w.base + (w.size - 1)) + ")");
   // After a kick the NPU tells the frames apart by their select fields.
   for (size_t x = 0; x < T.commands.size(); ++x)
     for (size_t y = 0; y < x; ++y) {

@@ -262,8 +262,7 @@ struct CmdbufNpu : npucc::test::SimTarget {
 std::vector<int64_t> dmaCopy() {
   std::vector<int64_t> p(NPUCC_P_COUNT);
   npucc_npu_defaults(p.data());
-  p[NPUCC_P_SRC_ADDR] = 0, p[NPUCC_P_DST_ADDR] = 1024, p[NPUCC_P_LENGTH] = 64,
-  p[NPUCC_P_ROWS] = 1;
+  p[NPUCC_P_SRC_ADDR] = 0, p[NPUCC_P_DST_ADDR] = 1024, p[NPUCC_P_LENGTH] = 64, p[NPUCC_P_ROWS] = 1;
   return p;
 }
 
@@ -377,8 +376,7 @@ TEST(SimDelivery, AKickForABusyEngineIsAHazard) {
   uint64_t b = m.mapFrames(buf, 2);
   m.kick(b, 160);
   ASSERT_TRUE(npucc_sim_failed(m.Sim));
-  EXPECT_NE(m.err().find("started while the compute engine is busy"), std::string::npos)
-      << m.err();
+  EXPECT_NE(m.err().find("started while the compute engine is busy"), std::string::npos) << m.err();
 }
 
 TEST(SimDelivery, ABufferedFrameMatchingNoCommandIsAProtocolError) {

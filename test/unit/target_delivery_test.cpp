@@ -351,8 +351,7 @@ TEST(TargetDelivery, BufferRulesRefuseWithTheirPath) {
   EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["capacity_words"] = 9; }),
             "cmdbuf.json: error: /commands/conv/delivery/capacity_words: a command buffer of 9 "
             "words cannot hold one frame 'job' (10 words)");
-  std::string e =
-      cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["depth_words"] = 64; });
+  std::string e = cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["depth_words"] = 64; });
   EXPECT_NE(e.find("cmdbuf.json: error: /commands/conv/delivery"), std::string::npos) << e;
   EXPECT_NE(e.find("depth_words"), std::string::npos) << "an unknown key is named: " << e;
   EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"].erase("kick"); }),
@@ -387,10 +386,9 @@ TEST(TargetDelivery, BufferRulesRefuseWithTheirPath) {
 }
 
 TEST(TargetDelivery, BufferCrossRulesRefuseWithTheirPath) {
-  EXPECT_EQ(
-      cmdbufErr(everyDelivery([](json &d) { d["kick"]["field"] = "STATUS.dma_done"; })),
-      "cmdbuf.json: error: /commands/conv/delivery/kick: 'STATUS.dma_done' is in register "
-      "'STATUS', which holds status bits; the kick writes registers of its own");
+  EXPECT_EQ(cmdbufErr(everyDelivery([](json &d) { d["kick"]["field"] = "STATUS.dma_done"; })),
+            "cmdbuf.json: error: /commands/conv/delivery/kick: 'STATUS.dma_done' is in register "
+            "'STATUS', which holds status bits; the kick writes registers of its own");
   EXPECT_EQ(cmdbufErr([](json &j) {
               j["init"] = {{{"field", "CMD.go"}, {"value", 1}}};
             }),
