@@ -299,6 +299,16 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << "#define " << C << "_INSN_FUNCT7 " << c.delivery.funct7 << "u\n\n";
       continue;
     }
+    if (c.delivery.mode == DeliveryMode::Buffer) {
+      const Frame &f = t.frames[size_t(c.frame)];
+      const CommandBuffer &b = t.cmdbuf;
+      o << " *   delivered as frame '" << commentSafe(f.name) << "': its " << f.numWords
+        << " words appended to the command buffer (" << b.capacityWords << " words); a kick ("
+        << commentSafe(b.address.text) << ", " << commentSafe(b.length.text) << " in "
+        << (b.lengthBytes ? "bytes" : "words") << ", " << commentSafe(b.kick.field.text) << " = "
+        << b.kick.value << ") starts the frames appended since the previous one */\n\n";
+      continue;
+    }
     if (c.frame >= 0) {
       const Frame &f = t.frames[size_t(c.frame)];
       const Register &fifo = t.registers[size_t(c.delivery.reg)];
@@ -501,6 +511,18 @@ std::string emitCTableSource(const TargetDesc &t) {
     }
     o << "};\n\n";
   }
+  if (d.cmdbuf) {
+    const npucc_cmdbuf_desc &b = *d.cmdbuf;
+    o << "/* The command buffer (delivery \"buffer\"): define NPUCC_CMDBUF_ATTR to place it\n"
+      << " * where the NPU reads it (e.g. a section attribute). */\n"
+      << "#ifndef NPUCC_CMDBUF_ATTR\n#define NPUCC_CMDBUF_ATTR\n#endif\n"
+      << "static NPUCC_CMDBUF_ATTR uint" << unsigned(b.word_bits) << "_t " << id << "_cmdbuf_words["
+      << b.capacity_words << "];\n\n"
+      << "static const npucc_cmdbuf_desc " << id << "_cmdbuf = {" << id << "_cmdbuf_words, "
+      << b.capacity_words << "u, " << unsigned(b.word_bits) << ", " << b.frame << ", "
+      << ref(b.address) << ", " << ref(b.length) << ", " << unsigned(b.length_bytes) << ", {"
+      << ref(b.kick.field) << ", " << hex(b.kick.value) << "}};\n\n";
+  }
   bool insn = false;
   for (uint16_t i = 0; i < d.num_deliveries; ++i)
     insn |= d.deliveries[i].mode == NPUCC_DELIVERY_INSN;
@@ -601,6 +623,8 @@ std::string emitCTableSource(const TargetDesc &t) {
       << ",\n";
   if (insn)
     o << "#ifndef NPUCC_HAL_SIM\n    .insn = " << id << "_insn,\n#endif\n";
+  if (d.cmdbuf)
+    o << "    .cmdbuf = &" << id << "_cmdbuf,\n";
   o << "};\n";
   return o.str();
 }

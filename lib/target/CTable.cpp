@@ -11,7 +11,8 @@ namespace npucc::target {
 
 static_assert(int(DeliveryMode::Mmio) == NPUCC_DELIVERY_MMIO &&
                   int(DeliveryMode::Fifo) == NPUCC_DELIVERY_FIFO &&
-                  int(DeliveryMode::Insn) == NPUCC_DELIVERY_INSN,
+                  int(DeliveryMode::Insn) == NPUCC_DELIVERY_INSN &&
+                  int(DeliveryMode::Buffer) == NPUCC_DELIVERY_BUFFER,
               "DeliveryMode follows NPUCC_DELIVERY_LIST");
 
 struct CTable::Impl {
@@ -32,6 +33,8 @@ struct CTable::Impl {
   std::vector<npucc_fixed> CaseConds;
   std::vector<npucc_frame_desc> Frames;
   std::vector<npucc_delivery_desc> Deliveries;
+  npucc_cmdbuf_desc Cmdbuf{};
+  std::vector<uint64_t> CmdbufWords; // the buffer (64-bit slots hold either width)
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -241,7 +244,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     dl.mode = uint8_t(c.delivery.mode);
     dl.frame = uint16_t(c.frame);
     dl.reg = int16_t(c.delivery.reg);
-    dl.depth_words = c.delivery.depthWords;
+    dl.depth_words =
+        c.delivery.mode == DeliveryMode::Buffer ? T.cmdbuf.capacityWords : c.delivery.depthWords;
     dl.opcode = uint8_t(c.delivery.opcode);
     dl.funct3 = uint8_t(c.delivery.funct3);
     dl.funct7 = uint8_t(c.delivery.funct7);
@@ -314,6 +318,19 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.num_frames = uint16_t(I.Frames.size());
   D.deliveries = data(I.Deliveries);
   D.num_deliveries = uint16_t(I.Deliveries.size());
+  if (T.cmdbuf.capacityWords) {
+    const CommandBuffer &b = T.cmdbuf;
+    I.CmdbufWords.assign(b.capacityWords, 0);
+    I.Cmdbuf.words = I.CmdbufWords.data();
+    I.Cmdbuf.capacity_words = b.capacityWords;
+    I.Cmdbuf.word_bits = uint8_t(T.frames[size_t(b.frame)].wordBits);
+    I.Cmdbuf.frame = uint16_t(b.frame);
+    I.Cmdbuf.address = toRef(b.address);
+    I.Cmdbuf.length = toRef(b.length);
+    I.Cmdbuf.length_bytes = b.lengthBytes ? 1 : 0;
+    I.Cmdbuf.kick = {toRef(b.kick.field), b.kick.value};
+    D.cmdbuf = &I.Cmdbuf;
+  }
 }
 
 CTable::~CTable() = default;

@@ -5,7 +5,7 @@
 // Register::frame set), and a command's "frame" + "delivery": how its words
 // reach the NPU ("fifo": every word, in frame order, written into one
 // register; "insn": pairs of words as custom CPU instructions; the last
-// word starts the command). The checks across them:
+// word starts the command; "buffer": TargetParseBuffer.cpp). The checks across them:
 // a frame command writes only its frame's words, nothing else writes them,
 // no status bit, clear field or init write lives in a word or a FIFO
 // register, commands sharing a FIFO share its frame and are told apart by
@@ -99,7 +99,7 @@ void TargetParser::parseFrames(const json &frames, const std::string &path) {
 }
 
 /// A command's "frame" and "delivery" (default: mmio, no frame).
-void TargetParser::parseDelivery(const Obj &co, CommandDesc &c) const {
+void TargetParser::parseDelivery(const Obj &co, CommandDesc &c) {
   if (co.has("frame")) {
     std::string name = co.str("frame");
     std::set<std::string> names;
@@ -150,6 +150,10 @@ void TargetParser::parseDelivery(const Obj &co, CommandDesc &c) const {
                            " sends the words of a frame; "
                            "name one with \"frame\"");
   const Frame &fr = T.frames[size_t(c.frame)];
+  if (c.delivery.mode == DeliveryMode::Buffer) {
+    parseBufferDelivery(d, c); // TargetParseBuffer.cpp
+    return;
+  }
   if (c.delivery.mode == DeliveryMode::Insn) {
     static const char *const Opcodes[] = {"custom0", "custom1", "custom2", "custom3"};
     static const unsigned Values[] = {0x0B, 0x2B, 0x5B, 0x7B};

@@ -469,6 +469,7 @@ void TargetParser::crossCheck() {
       fail(p + "/params", "channel multipliers other than 1 need parameter 'depth_mult' bound");
   }
   checkFrames();
+  checkCommandBuffer();
   checkStatusRegisters();
   checkAmbiguousCommands();
   checkFieldBindings();

@@ -10,7 +10,9 @@
 //   TargetParseFields.cpp    computed fields ("fields": constants, expressions,
 //                            cases tables) and their checks
 //   TargetParseFrames.cpp    frames (ordered command words) and how commands
-//                            are delivered (FIFO register), with their checks
+//                            are delivered (FIFO register, custom
+//                            instructions), with their checks
+//   TargetParseBuffer.cpp    command-buffer delivery (address, length, kick)
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -74,8 +76,11 @@ private:
 
   // TargetParseFrames.cpp
   void parseFrames(const json &frames, const std::string &path);
-  void parseDelivery(const Obj &co, CommandDesc &c) const;
+  void parseDelivery(const Obj &co, CommandDesc &c);
   void checkFrames() const;
+  // TargetParseBuffer.cpp
+  void parseBufferDelivery(const Obj &d, CommandDesc &c);
+  void checkCommandBuffer() const;
 
   // TargetParseFields.cpp
   using Claim = std::function<void(const FieldRef &, const std::string &)>;

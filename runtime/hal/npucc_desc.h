@@ -214,14 +214,19 @@ typedef struct npucc_frame_desc {
  *         words; those of a command stay in it until the command completes.
  *   insn: each pair of words (an odd last word with 0) is one R-type custom
  *         instruction NPUCC_HAL_INSN(opcode, funct3, funct7, rs1, rs2)
- *         (npucc_hal.h); the last one starts the command. */
+ *         (npucc_hal.h); the last one starts the command.
+ *   buffer: the frame's words are appended to the command buffer
+ *         (npucc_cmdbuf_desc); a kick starts every frame appended since the
+ *         previous one (depth_words: the buffer's capacity). */
 #define NPUCC_DELIVERY_LIST(X)                                                                     \
   X(MMIO, "mmio")                                                                                  \
   X(FIFO, "fifo")                                                                                  \
-  X(INSN, "insn")
+  X(INSN, "insn")                                                                                  \
+  X(BUFFER, "buffer")
 #define NPUCC_DELIVERY_MMIO 0
 #define NPUCC_DELIVERY_FIFO 1
 #define NPUCC_DELIVERY_INSN 2
+#define NPUCC_DELIVERY_BUFFER 3
 
 typedef struct npucc_delivery_desc {
   uint16_t cmd;   /* index into cmds[] */
@@ -233,6 +238,24 @@ typedef struct npucc_delivery_desc {
   uint8_t funct3;
   uint8_t funct7;
 } npucc_delivery_desc;
+
+/* Delivery "buffer": the command buffer in memory (emitted in <id>_target.c,
+ * placed by the port with NPUCC_CMDBUF_ATTR) and the kick. The HAL appends
+ * each frame's words (word_bits wide, native byte order) and kicks by
+ * writing the device address of the first word not yet kicked into
+ * `address`, their number (words, or bytes if length_bytes) into `length`
+ * (the address register first; both one write if they share a register),
+ * then kick.value into kick.field. */
+typedef struct npucc_cmdbuf_desc {
+  void *words; /* capacity_words words: uint32_t or uint64_t as word_bits */
+  uint32_t capacity_words;
+  uint8_t word_bits;
+  uint16_t frame; /* the frame every buffer command appends */
+  npucc_fieldref address;
+  npucc_fieldref length;
+  uint8_t length_bytes; /* 1: length counts bytes, 0: words */
+  npucc_fieldval kick;
+} npucc_cmdbuf_desc;
 
 /* Status bit flags. */
 #define NPUCC_SB_ACTIVE_LOW 1u    /* the condition holds when the field reads 0 */
@@ -374,6 +397,8 @@ typedef struct npucc_target_desc {
    * deliveries[delivery] with these operands. Generated in <id>_target.c as
    * a switch expanding NPUCC_HAL_INSN with constant opcode and functs. */
   void (*insn)(uint16_t delivery, uint64_t rs1, uint64_t rs2);
+  /* The command buffer of buffer delivery; NULL: none. */
+  const npucc_cmdbuf_desc *cmdbuf;
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

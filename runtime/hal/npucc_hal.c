@@ -23,6 +23,10 @@ static uint8_t g_pending_done[NPUCC_ENGINE_COUNT] NPUCC_RUNTIME_ATTR;
 static uint32_t g_pending_err[NPUCC_ENGINE_COUNT] NPUCC_RUNTIME_ATTR;
 static uint32_t g_last_err NPUCC_RUNTIME_ATTR;
 static int g_last_err_engine1 NPUCC_RUNTIME_ATTR;
+/* Delivery "buffer": words appended to the command buffer since it was last
+ * (re)started from its first word, and how many of them were kicked. */
+static uint32_t g_buf_used NPUCC_RUNTIME_ATTR;
+static uint32_t g_buf_kicked NPUCC_RUNTIME_ATTR;
 
 static void reg_write(const npucc_target_desc *d, uint32_t offset, uint64_t value, unsigned width);
 static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned width);
@@ -37,6 +41,8 @@ void npucc_hal_init(const npucc_target_desc *desc) {
   }
   g_last_err = 0;
   g_last_err_engine1 = 0;
+  g_buf_used = 0;
+  g_buf_kicked = 0;
   /* The description's init writes, in order. */
   for (e = 0; desc != NULL && e < (int)desc->num_init; ++e) {
     npucc_fieldref f = desc->init[e].field;
@@ -237,6 +243,52 @@ uint32_t npucc_hal_last_error(int *engine) {
   return g_last_err;
 }
 
+/* Writes the kick's fields that lie in register `reg` (read-modify-write
+ * where the register is). */
+static void write_kick_reg(const npucc_target_desc *d, int reg, const npucc_fieldref *f,
+                           const uint64_t *v) {
+  const npucc_reg_desc *r = &d->regs[reg];
+  uint64_t w = 0, m = 0;
+  int k;
+  for (k = 0; k < 3; ++k)
+    if (f[k].reg == reg) {
+      w = npucc_field_put(w, f[k], v[k]);
+      m |= npucc_width_mask(f[k].width) << f[k].lsb;
+    }
+  if (r->flags & NPUCC_REG_RMW)
+    w |= reg_read(d, r->offset, r->width) & ~m & ~w1c_bits(d, reg);
+  reg_write(d, r->offset, w, r->width);
+}
+
+int npucc_hal_kick(void) {
+  const npucc_cmdbuf_desc *b = g_desc != NULL ? g_desc->cmdbuf : NULL;
+  npucc_fieldref f[3];
+  uint64_t v[3], wb;
+  uint32_t n;
+  if (b == NULL || g_buf_used == g_buf_kicked)
+    return NPUCC_OK;
+  wb = b->word_bits / 8u;
+  n = g_buf_used - g_buf_kicked;
+  f[0] = b->address;
+  f[1] = b->length;
+  f[2] = b->kick.field;
+  v[0] = npucc_hal_device_addr(b->words, (uint64_t)b->capacity_words * wb, 1) +
+         (uint64_t)g_buf_kicked * wb;
+  v[1] = b->length_bytes ? (uint64_t)n * wb : (uint64_t)n;
+  v[2] = b->kick.value;
+  if (v[0] > npucc_width_mask(f[0].width) || v[1] > npucc_width_mask(f[1].width))
+    return NPUCC_ERR_RANGE;
+  /* The words reach memory before the kick (caches, write buffers: the port's macro). */
+  NPUCC_HAL_CMDBUF_SYNC((uint8_t *)b->words + (size_t)g_buf_kicked * (size_t)wb,
+                        (size_t)n * (size_t)wb);
+  g_buf_kicked = g_buf_used;
+  write_kick_reg(g_desc, f[0].reg, f, v);
+  if (f[1].reg != f[0].reg)
+    write_kick_reg(g_desc, f[1].reg, f, v);
+  write_kick_reg(g_desc, f[2].reg, f, v);
+  return NPUCC_OK;
+}
+
 int npucc_hal_wait(int engine, uint32_t max_polls) {
   const npucc_engine_status *st;
   npucc_status_bit use;
@@ -244,6 +296,12 @@ int npucc_hal_wait(int engine, uint32_t max_polls) {
   int by_busy;
   if (g_desc == NULL || engine < 0 || engine >= NPUCC_ENGINE_COUNT)
     return NPUCC_ERR_UNSUPPORTED;
+  {
+    /* Frames still in the command buffer start now. */
+    int rc = npucc_hal_kick();
+    if (rc != NPUCC_OK)
+      return rc;
+  }
   if (g_desc->completion == NPUCC_COMPLETION_FENCE) {
     /* Completion is observed through a fence: it finishes once everything
      * issued before it has finished. */
@@ -376,6 +434,29 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
       d->insn((uint16_t)(dl - d->deliveries), w[i].value, b);
 #endif
     }
+    return NPUCC_OK;
+  }
+  if (dl != NULL && dl->mode == NPUCC_DELIVERY_BUFFER) {
+    /* Appended to the command buffer; a kick starts it. A frame that does
+     * not fit restarts the buffer from its first word once everything
+     * kicked has completed (the NPU may still be reading those words). */
+    const npucc_cmdbuf_desc *b = d->cmdbuf;
+    if (b == NULL || d != g_desc)
+      return NPUCC_ERR_UNSUPPORTED;
+    if (g_buf_used + (uint32_t)n > b->capacity_words) {
+      rc = npucc_hal_kick();
+      if (rc == NPUCC_OK)
+        rc = npucc_hal_wait_all(NPUCC_CMDBUF_POLLS);
+      if (rc != NPUCC_OK)
+        return rc;
+      g_buf_used = 0;
+      g_buf_kicked = 0;
+    }
+    for (i = 0; i < n; ++i, ++g_buf_used)
+      if (b->word_bits == 64)
+        ((volatile uint64_t *)b->words)[g_buf_used] = w[i].value;
+      else
+        ((volatile uint32_t *)b->words)[g_buf_used] = (uint32_t)w[i].value;
     return NPUCC_OK;
   }
   if (dl != NULL && dl->mode == NPUCC_DELIVERY_FIFO) {

@@ -83,6 +83,31 @@ void npucc_sim_insn(struct npucc_sim *s, unsigned funct3, unsigned funct7, uint6
 #endif
 #endif
 
+/* Delivery "buffer" (npucc_cmdbuf_desc): npucc_npu_issue appends a
+ * command's frame to the command buffer; npucc_hal_kick starts the frames
+ * appended since the previous kick (writes the address and length of their
+ * words, then the kick field). Every wait kicks first; a command stream
+ * that ends without a wait leaves its frames in the buffer until the next
+ * wait or kick (the streams npucc emits end with a wait for every engine).
+ * A frame that does not fit kicks, waits for every engine
+ * (at most NPUCC_CMDBUF_POLLS polls each) and restarts the buffer from its
+ * first word. Returns NPUCC_OK (also with nothing to kick) or
+ * NPUCC_ERR_RANGE (the address or length does not fit its field).
+ * NPUCC_HAL_CMDBUF_SYNC(p, bytes), which a port may define, runs before the
+ * kick's register writes: make the words at p visible to the NPU (clean the
+ * data cache, a memory barrier); by default a compiler barrier. */
+int npucc_hal_kick(void);
+#ifndef NPUCC_CMDBUF_POLLS
+#define NPUCC_CMDBUF_POLLS 100000000u
+#endif
+#ifndef NPUCC_HAL_CMDBUF_SYNC
+#if defined(__GNUC__)
+#define NPUCC_HAL_CMDBUF_SYNC(p, bytes) __asm__ volatile("" : : "r"(p), "r"(bytes) : "memory")
+#else
+#define NPUCC_HAL_CMDBUF_SYNC(p, bytes) ((void)(p), (void)(bytes))
+#endif
+#endif
+
 /* The NPU (device) address of a host buffer. On silicon the NPU sees the
  * CPU's addresses: the pointer itself (define NPUCC_DEVICE_ADDR(p) to
  * translate otherwise). With the simulator, the buffer is mapped into the

@@ -1,7 +1,8 @@
 /* npucc_sim.c - Simulator core: register file, doorbell and opcode decoding,
  * the two-engine timeline (optionally with job queues), the protocol checks
  * and the statistics. Status bits: npucc_sim_status.c; memories:
- * npucc_sim_mem.c; command semantics: npucc_sim_ops.c. */
+ * npucc_sim_mem.c; command semantics: npucc_sim_ops.c; frame words arriving
+ * through a FIFO register or custom instructions: npucc_sim_delivery.c. */
 #include "npucc_sim_internal.h"
 
 #include "npucc_hal.h"
@@ -125,7 +126,7 @@ int sim_fail(npucc_sim *s, int idx, uint32_t code, const char *fmt, ...) {
 }
 
 /* The widest bus access (a table without one: 32 bits). */
-static unsigned bus_bits(const npucc_sim *s) {
+unsigned sim_bus_bits(const npucc_sim *s) {
   return s->d->bus_access_bits ? s->d->bus_access_bits : 32u;
 }
 
@@ -136,7 +137,7 @@ static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *
   uint16_t i;
   for (i = 0; i < s->d->num_regs; ++i) {
     const npucc_reg_desc *r = &s->d->regs[i];
-    unsigned a = r->width < bus_bits(s) ? r->width : bus_bits(s);
+    unsigned a = r->width < sim_bus_bits(s) ? r->width : sim_bus_bits(s);
     if (r->flags & NPUCC_REG_WORD)
       break; /* frame words follow the registers and have no address */
     if (offset < r->offset || offset - r->offset >= r->width / 8u)
@@ -153,7 +154,7 @@ static int reg_at(const npucc_sim *s, uint32_t offset, unsigned bits, unsigned *
  * no wider than the bus). */
 static npucc_fieldref access_bits(const npucc_sim *s, int r, unsigned part) {
   npucc_fieldref f;
-  unsigned w = s->d->regs[r].width, a = w < bus_bits(s) ? w : bus_bits(s);
+  unsigned w = s->d->regs[r].width, a = w < sim_bus_bits(s) ? w : sim_bus_bits(s);
   f.reg = (int16_t)r;
   f.lsb = (uint8_t)(part * a);
   f.width = (uint8_t)a;
@@ -285,7 +286,7 @@ static int check_fields(npucc_sim *s, int idx, const npucc_cmd_desc *c, const in
                   fb->kind == NPUCC_FB_CASES ? "cases table" : "expression");
 }
 
-static void launch(npucc_sim *s, const npucc_cmd_desc *c) {
+void sim_launch(npucc_sim *s, const npucc_cmd_desc *c) {
   int64_t p[NPUCC_P_COUNT];
   npucc_sim_cmd_stats *st;
   uint64_t start = 0;
@@ -367,105 +368,6 @@ static uint64_t keep_guarded(const npucc_sim *s, int r, uint64_t value) {
   return value;
 }
 
-/* The delivery row of the first command pushing its frame into register r
- * (all of them share the frame), or NULL: r is not a FIFO. */
-static const npucc_delivery_desc *fifo_of(const npucc_sim *s, int r) {
-  uint16_t i;
-  for (i = 0; i < s->d->num_deliveries; ++i)
-    if (s->d->deliveries[i].mode == NPUCC_DELIVERY_FIFO && s->d->deliveries[i].reg == r)
-      return &s->d->deliveries[i];
-  return NULL;
-}
-
-/* A word pushed into FIFO register r: collected into the frame's words;
- * after the last one the command is identified by its select fields and
- * started. Words of a running command stay in the FIFO until it completes:
- * a push beyond depth_words is an overrun. */
-static void fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t value) {
-  const npucc_frame_desc *fr = &s->d->frames[dl->frame];
-  unsigned held = s->fifo_fill[r];
-  uint16_t i, k;
-  int e, running = -1;
-  for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)
-    if (s->eng[e].fifo_reg == r && sim_engine_busy(s, e)) {
-      held += s->eng[e].fifo_words;
-      running = s->eng[e].cmd;
-    }
-  if (held + 1u > dl->depth_words) {
-    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-             "FIFO register %s overrun: word %u of frame '%s' pushed while it holds %u of its "
-             "%u words (command #%d still running)",
-             s->d->regs[r].name, (unsigned)s->fifo_fill[r], fr->name, held,
-             (unsigned)dl->depth_words, running);
-    return;
-  }
-  s->regs[fr->first_reg + s->fifo_fill[r]] = value;
-  if (++s->fifo_fill[r] < fr->num_words)
-    return;
-  s->fifo_fill[r] = 0;
-  for (i = 0; i < s->d->num_deliveries; ++i) {
-    const npucc_delivery_desc *x = &s->d->deliveries[i];
-    const npucc_cmd_desc *c = &s->d->cmds[x->cmd];
-    int match = x->mode == NPUCC_DELIVERY_FIFO && x->reg == r;
-    for (k = 0; match && k < c->num_select; ++k)
-      match = npucc_field_get(s->regs[c->select[k].field.reg], c->select[k].field) ==
-              c->select[k].value;
-    if (match) {
-      launch(s, c);
-      return;
-    }
-  }
-  sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-           "frame '%s' pushed into %s (first word 0x%llx) matches no command: no command's "
-           "select fields hold these values",
-           fr->name, s->d->regs[r].name, (unsigned long long)s->regs[fr->first_reg]);
-}
-
-void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1, uint64_t rs2) {
-  const npucc_delivery_desc *dl = NULL;
-  const npucc_frame_desc *fr;
-  unsigned k;
-  uint16_t i;
-  if (s->insn_dl >= 0) {
-    dl = &s->d->deliveries[s->insn_dl];
-  } else {
-    for (i = 0; i < s->d->num_deliveries && dl == NULL; ++i)
-      if (s->d->deliveries[i].mode == NPUCC_DELIVERY_INSN && s->d->deliveries[i].funct3 == funct3 &&
-          s->d->deliveries[i].funct7 == funct7)
-        dl = &s->d->deliveries[i];
-    if (dl == NULL) {
-      s->cpu += s->d->reg_access_cycles;
-      sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-               "custom instruction funct3 %u funct7 %u starts no command", funct3, funct7);
-      return;
-    }
-    s->insn_dl = (int)(dl - s->d->deliveries);
-    s->insn_fill = 0;
-  }
-  fr = &s->d->frames[dl->frame];
-  if (dl->funct3 != funct3 || dl->funct7 != funct7) {
-    s->cpu += s->d->reg_access_cycles;
-    s->insn_dl = -1;
-    sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
-             "custom instruction funct3 %u funct7 %u arrived after %u of the %u words of "
-             "command '%s' (funct7 %u)",
-             funct3, funct7, (unsigned)s->insn_fill, (unsigned)fr->num_words,
-             npucc_kind_name(s->d->cmds[dl->cmd].kind), (unsigned)dl->funct7);
-    return;
-  }
-  /* Each word costs as a register write of its width (the compiler's
-   * estimate charges the encoded words so). */
-  for (k = 0; k < 2 && s->insn_fill < fr->num_words; ++k) {
-    unsigned w = fr->word_bits, a = bus_bits(s);
-    s->cpu += (uint64_t)(w > a ? w / a : 1u) * s->d->reg_access_cycles;
-    s->regs[fr->first_reg + s->insn_fill++] = k == 0 ? rs1 : rs2;
-  }
-  if (s->insn_fill < fr->num_words)
-    return;
-  s->insn_dl = -1;
-  launch(s, &s->d->cmds[dl->cmd]);
-}
-
 /* Applies a whole register write: status bits, doorbells, opcodes, FIFO
  * words. */
 static void reg_apply(npucc_sim *s, int r, uint64_t value) {
@@ -475,8 +377,8 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   sim_write_status(s, r, value);
   if (s->is_status[r] == SIM_REG_STATUS)
     return;
-  if (s->d->num_deliveries && (dl = fifo_of(s, r)) != NULL) {
-    fifo_push(s, r, dl, value);
+  if (s->d->num_deliveries && (dl = sim_fifo_of(s, r)) != NULL) {
+    sim_fifo_push(s, r, dl, value);
     return;
   }
   value = keep_guarded(s, r, value);
@@ -484,6 +386,13 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&
          npucc_field_get(value, s->d->init[s->init_next].field) == s->d->init[s->init_next].value)
     s->init_next++;
+  if (s->d->cmdbuf != NULL && s->d->cmdbuf->kick.field.reg == r &&
+      npucc_field_get(value, s->d->cmdbuf->kick.field) == s->d->cmdbuf->kick.value) {
+    /* The kick is self-clearing, like a doorbell. */
+    s->regs[r] = npucc_field_put(value, s->d->cmdbuf->kick.field, 0);
+    sim_buffer_kick(s);
+    return;
+  }
   for (i = 0; i < s->d->num_cmds && rung == NULL; ++i) {
     const npucc_cmd_desc *c = &s->d->cmds[i];
     uint16_t k;
@@ -498,7 +407,7 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   if (rung != NULL) {
     /* Doorbells are self-clearing. */
     s->regs[r] = npucc_field_put(s->regs[r], rung->doorbell.field, rung->doorbell_nop);
-    launch(s, rung);
+    sim_launch(s, rung);
     return;
   }
   /* A doorbell or opcode field holding something other than its idle value

@@ -1,6 +1,7 @@
 /* npucc_sim_internal.h - Simulator state shared by npucc_sim.c (registers,
  * timeline, checks), npucc_sim_status.c (status bits), npucc_sim_mem.c
- * (memories, hazards) and npucc_sim_ops.c (command semantics). */
+ * (memories, hazards), npucc_sim_ops.c (command semantics) and
+ * npucc_sim_delivery.c (frame words from a FIFO or custom instructions). */
 #ifndef NPUCC_SIM_INTERNAL_H
 #define NPUCC_SIM_INTERNAL_H
 
@@ -122,6 +123,19 @@ void sim_observe(npucc_sim *s, int e, size_t limit);
 int sim_done_latched(const npucc_sim *s, int e);
 void sim_write_status(npucc_sim *s, int r, uint64_t value);
 uint64_t sim_read_status(npucc_sim *s, int r, npucc_fieldref part, uint64_t stored);
+
+/* The widest bus access of the CPU (a table without one: 32 bits). */
+unsigned sim_bus_bits(const npucc_sim *s);
+/* Starts command c from the words or registers written so far, at the
+ * current CPU time (npucc_sim.c); failures are recorded with sim_fail. */
+void sim_launch(npucc_sim *s, const npucc_cmd_desc *c);
+/* Delivery "fifo" (npucc_sim_delivery.c): the delivery row of the first
+ * command pushing its frame into register r, or NULL; a word pushed into r. */
+const npucc_delivery_desc *sim_fifo_of(const npucc_sim *s, int r);
+void sim_fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t value);
+/* Delivery "buffer": the kick was written; reads the words at the address
+ * and length the kick's registers hold and starts their frames in order. */
+void sim_buffer_kick(npucc_sim *s);
 
 /* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
  * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */

@@ -248,11 +248,20 @@ uint64_t npucc_sim_device_addr(npucc_sim *s, const void *host, uint64_t size, in
     for (i = 0; i < s->d->num_mems; ++i) {
       const npucc_mem_desc *m = &s->d->mems[i];
       uint64_t at = s->auto_next[i] ? s->auto_next[i] : m->base;
-      at = (at + align - 1) / align * align;
-      if (m->kind != NPUCC_MEM_SYSTEM || (pass == 0 && m->writable) ||
-          (pass == 1 && !m->writable) || !inside(at, size, m->base, m->size))
+      int moved = 1;
+      if (m->kind != NPUCC_MEM_SYSTEM || (pass == 0 && m->writable) || (pass == 1 && !m->writable))
         continue;
-      if (npucc_sim_map(s, at, (void *)h, size) != 0)
+      /* Past the ranges mapped by hand (npucc_sim_map) that it would overlap. */
+      while (moved) {
+        moved = 0;
+        at = (at + align - 1) / align * align;
+        for (k = 0; k < s->num_maps; ++k)
+          if (at < s->maps[k].base + s->maps[k].size && s->maps[k].base < at + size) {
+            at = s->maps[k].base + s->maps[k].size;
+            moved = 1;
+          }
+      }
+      if (!inside(at, size, m->base, m->size) || npucc_sim_map(s, at, (void *)h, size) != 0)
         continue;
       s->auto_next[i] = at + size;
       return at;

@@ -25,8 +25,9 @@
 #    cases table the simulator reads k_h from, derived block and pixel counts, in_zp in two
 #    fields): the same three models;
 #  - test/target/npu-fifo.json (the compute commands a frame of nine 64-bit words pushed into
-#    one FIFO register, started by the last word) and npu-insn (the same words as custom
-#    instructions): the same three models.
+#    one FIFO register, started by the last word), npu-insn (the same words as custom
+#    instructions) and npu-cmdbuf (every command a frame appended to a command buffer in memory,
+#    started by a kick): the same three models.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -127,13 +128,14 @@ fi
 # 2e. Command delivery (issue 19, phase 4): npu-fifo pushes every compute command as a frame of
 #     nine 64-bit words into one FIFO register (two 32-bit accesses each); the simulator starts
 #     the command after the last word and reports an overrun or a frame matching no command.
-#     npu-insn issues the same words as custom instructions, two per instruction.
-for w in npu-fifo npu-insn; do
+#     npu-insn issues the same words as custom instructions, two per instruction. npu-cmdbuf
+#     appends every command (DMA too) to a command buffer in memory and kicks it at each wait.
+for w in npu-fifo npu-insn npu-cmdbuf; do
   check "tinycnn_int8 on $w" "$src/models/tinycnn_int8" "$src/test/target/$w.json"
 done
 if [ -d "$shared/mlpt_kws_qdq" ]; then
   for m in mlpt_kws_qdq torch_ptq_qdq; do
-    for w in npu-fifo npu-insn; do
+    for w in npu-fifo npu-insn npu-cmdbuf; do
       check "$m on $w" "$shared/$m" "$src/test/target/$w.json"
     done
   done

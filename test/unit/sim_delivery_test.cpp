@@ -7,7 +7,12 @@
 // the select field after the last word only; a word pushed while the FIFO
 // still holds a running command's frame is an overrun; a frame whose select
 // fields match no command is a protocol error; issuing costs words x bus
-// accesses x reg_access_cycles.
+// accesses x reg_access_cycles. On test/target/npu-cmdbuf.json (every
+// command a frame appended to a command buffer in memory): appending costs
+// nothing, the kick (three register writes) starts the frames at once on
+// their engines, a frame that does not fit waits and restarts the buffer;
+// a kick of partial frames or words, of unmapped memory, for a busy engine,
+// or of a frame matching no command fails with its code.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/target/CTable.h"
@@ -216,6 +221,174 @@ TEST(SimDelivery, AnotherCommandsInstructionInsideAFrameIsAProtocolError) {
   EXPECT_EQ(n.err(), "custom instruction funct3 0 funct7 3 arrived after 2 of the 9 words of "
                      "command 'matmul' (funct7 2)");
   EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u);
+}
+
+} // namespace
+
+namespace {
+
+/// npu-cmdbuf: every command a frame of ten 64-bit words appended to a
+/// 64-word command buffer; CMDBUF_BASE (0x04), CMDBUF_SIZE.bytes (0x08) and
+/// CMD.go (0x0C) kick it.
+struct CmdbufNpu : npucc::test::SimTarget {
+  CmdbufNpu() : SimTarget(loadTarget(npucc::test::testTarget("npu-cmdbuf.json"))) {
+    if (!Sim)
+      return;
+    std::vector<uint8_t> z(512, 1);
+    EXPECT_EQ(npucc_sim_spm_write(Sim, 0, z.data(), z.size()), 0);
+  }
+  std::string err() const { return npucc_sim_error(Sim); }
+  /// A kick written by hand: address, length in bytes, go.
+  void kick(uint64_t addr, uint64_t bytes) {
+    npucc_sim_reg_write(Sim, 0x04, addr, 32);
+    npucc_sim_reg_write(Sim, 0x08, bytes, 32);
+    npucc_sim_reg_write(Sim, 0x0C, 1, 32);
+  }
+  /// The words of a matmul frame in a host buffer mapped into system memory.
+  uint64_t mapFrames(std::vector<uint64_t> &buf, int frames, int64_t m = 2) {
+    auto p = FifoNpu::matmul(m);
+    npucc_reg_write w[NPUCC_MAX_CMD_REGS];
+    int count = 0;
+    EXPECT_EQ(npucc_npu_encode(D, NPUCC_KIND_MATMUL, p.data(), w, &count, nullptr), NPUCC_OK);
+    EXPECT_EQ(count, 10);
+    buf.assign(size_t(frames) * 10 + 1, 0);
+    for (int f = 0; f < frames; ++f)
+      for (int k = 0; k < count; ++k)
+        buf[size_t(f * count + k)] = w[k].value;
+    return npucc_sim_device_addr(Sim, buf.data(), buf.size() * 8, 1);
+  }
+};
+
+std::vector<int64_t> dmaCopy() {
+  std::vector<int64_t> p(NPUCC_P_COUNT);
+  npucc_npu_defaults(p.data());
+  p[NPUCC_P_SRC_ADDR] = 0, p[NPUCC_P_DST_ADDR] = 1024, p[NPUCC_P_LENGTH] = 64, p[NPUCC_P_ROWS] = 1;
+  return p;
+}
+
+TEST(SimDelivery, BufferedCommandsStartAtTheKick) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  auto mm = FifoNpu::matmul();
+  auto dma = dmaCopy();
+  uint64_t before = npucc_sim_cpu_cycles(n.Sim);
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, mm.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_DMA, dma.data(), nullptr), NPUCC_OK);
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u) << "appended, not started";
+  EXPECT_EQ(npucc_sim_cpu_cycles(n.Sim), before) << "appending writes memory, no register";
+  const uint64_t *words = static_cast<const uint64_t *>(n.D->cmdbuf->words);
+  EXPECT_EQ(words[0], 1u | (2u << 4)) << "matmul's CTRL first";
+  EXPECT_EQ(words[10] & 0x70u, 5u << 4) << "then the DMA's frame";
+  ASSERT_EQ(npucc_hal_kick(), NPUCC_OK);
+  // Three 32-bit register writes: address, length, kick.
+  EXPECT_EQ(npucc_sim_cpu_cycles(n.Sim) - before, 3u * n.D->reg_access_cycles);
+  ASSERT_EQ(npucc_sim_num_commands(n.Sim), 2u) << n.err();
+  EXPECT_EQ(npucc_sim_command(n.Sim, 0)->kind, NPUCC_KIND_MATMUL);
+  EXPECT_EQ(npucc_sim_command(n.Sim, 1)->kind, NPUCC_KIND_DMA);
+  EXPECT_EQ(npucc_sim_command(n.Sim, 0)->start, npucc_sim_cpu_cycles(n.Sim));
+  EXPECT_EQ(npucc_sim_command(n.Sim, 1)->start, npucc_sim_cpu_cycles(n.Sim))
+      << "both engines start at the kick";
+  EXPECT_EQ(npucc_sim_reg_read(n.Sim, 0x08, 32), 160u) << "two frames of 80 bytes";
+  EXPECT_EQ(npucc_hal_kick(), NPUCC_OK) << "nothing new: no kick";
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 2u);
+  ASSERT_EQ(npucc_hal_wait_all(100000), NPUCC_OK) << n.err();
+  // A wait kicks first.
+  ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, mm.data(), nullptr), NPUCC_OK);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 3u);
+  EXPECT_EQ(npucc_sim_reg_read(n.Sim, 0x04, 32),
+            npucc_hal_device_addr(n.D->cmdbuf->words, 64 * 8, 1) + 160u)
+      << "the third frame's words follow the first two";
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimDelivery, AFullBufferWaitsAndRestartsFromItsFirstWord) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  auto mm = FifoNpu::matmul();
+  uint64_t base = npucc_hal_device_addr(n.D->cmdbuf->words, 64 * 8, 1);
+  // Six frames fill 60 of the 64 words; the seventh restarts the buffer.
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_EQ(npucc_npu_issue(n.D, NPUCC_KIND_MATMUL, mm.data(), nullptr), NPUCC_OK) << i;
+    ASSERT_EQ(npucc_hal_kick(), NPUCC_OK);
+    EXPECT_EQ(npucc_sim_reg_read(n.Sim, 0x04, 32), base + uint64_t(i % 6) * 80u) << i;
+    if (i < 5) {
+      ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+    }
+  }
+  // Frame 6 was kicked while frame 5 ran: the restart waited for it first,
+  // so no kick found the compute engine busy.
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 7u);
+  EXPECT_GE(npucc_sim_command(n.Sim, 6)->start, npucc_sim_command(n.Sim, 5)->end);
+  ASSERT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_OK) << n.err();
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+}
+
+TEST(SimDelivery, AKickOfPartialFramesIsAProtocolError) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  std::vector<uint64_t> buf;
+  uint64_t a = n.mapFrames(buf, 1);
+  n.kick(a, 72); // nine of the ten words
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "command buffer kicked with 9 words: not a whole number of frames 'job' (10 "
+                     "words each)");
+  EXPECT_EQ(npucc_sim_num_commands(n.Sim), 0u);
+  EXPECT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_ERR_DEVICE);
+}
+
+TEST(SimDelivery, AKickOfPartialWordsIsAProtocolError) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  std::vector<uint64_t> buf;
+  uint64_t a = n.mapFrames(buf, 1);
+  n.kick(a, 84);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "command buffer kicked with a length of 84 bytes: not a whole number of "
+                     "8-byte words");
+}
+
+TEST(SimDelivery, AKickOfUnmappedMemoryIsAMemoryError) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  n.kick(0x20800000, 80);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_EQ(n.err(), "command buffer 0x20800000..0x20800050 is outside the scratchpad and the "
+                     "mapped system memory ranges");
+  EXPECT_EQ(npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 100000), NPUCC_ERR_DEVICE);
+}
+
+TEST(SimDelivery, AKickForABusyEngineIsAHazard) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  std::vector<uint64_t> buf;
+  uint64_t a = n.mapFrames(buf, 2, 8);
+  n.kick(a, 80);
+  EXPECT_FALSE(npucc_sim_failed(n.Sim)) << n.err();
+  n.kick(a + 80, 80); // the second matmul while the first still runs
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_NE(n.err().find("started while the compute engine is busy with command #0"),
+            std::string::npos)
+      << n.err();
+  // Two frames of one engine in one kick: the second finds it busy too.
+  CmdbufNpu m;
+  ASSERT_NE(m.D, nullptr);
+  uint64_t b = m.mapFrames(buf, 2);
+  m.kick(b, 160);
+  ASSERT_TRUE(npucc_sim_failed(m.Sim));
+  EXPECT_NE(m.err().find("started while the compute engine is busy"), std::string::npos) << m.err();
+}
+
+TEST(SimDelivery, ABufferedFrameMatchingNoCommandIsAProtocolError) {
+  CmdbufNpu n;
+  ASSERT_NE(n.D, nullptr);
+  std::vector<uint64_t> buf;
+  uint64_t a = n.mapFrames(buf, 1);
+  buf[0] = 1u | (7u << 4); // op 7: no command
+  n.kick(a, 80);
+  ASSERT_TRUE(npucc_sim_failed(n.Sim));
+  EXPECT_NE(n.err().find("frame 0 of the command buffer kicked at"), std::string::npos) << n.err();
+  EXPECT_NE(n.err().find("(first word 0x71) matches no command"), std::string::npos) << n.err();
 }
 
 } // namespace

@@ -189,7 +189,7 @@ int main(void) {
                     "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
                     "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
                     "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' '" + src +
-                    "/sim/npucc_sim_status.c' -o '" + d + "/fw'";
+                    "/sim/npucc_sim_status.c' '" + src + "/sim/npucc_sim_delivery.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }
@@ -309,9 +309,13 @@ int main(void) {
   writeFile(d + "/main.c", main);
   std::string src = std::string(NPUCC_SOURCE_DIR) + "/runtime";
   // A port's custom-instruction hook (descriptions with insn delivery need
-  // one on a CPU other than RISC-V; this test issues only a DMA).
+  // one on a CPU other than RISC-V; this test issues only a DMA), and its
+  // device addresses: the low 32 bits of a pointer (the command buffer of
+  // buffer delivery is a static of this 64-bit host program; its kick
+  // writes the address into a 32-bit field).
   ASSERT_EQ(run("cc -std=c99 -Wall -Wextra -Werror -pedantic "
-                "'-DNPUCC_HAL_INSN(o,f3,f7,a,b)=((void)(a),(void)(b))' -I'" +
+                "'-DNPUCC_HAL_INSN(o,f3,f7,a,b)=((void)(a),(void)(b))' "
+                "'-DNPUCC_DEVICE_ADDR(p)=((uint64_t)(uintptr_t)(p) & 0xFFFFFFFFu)' -I'" +
                 d + "' -I'" + src + "/hal' -I'" + src + "/include' '" + d + "/main.c' '" + d +
                 "/target.c' '" + src + "/hal/npucc_hal.c' '" + src + "/hal/npucc_npu.c' -o '" + d +
                 "/fw'"),

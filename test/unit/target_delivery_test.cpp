@@ -153,7 +153,7 @@ TEST(TargetDelivery, DeliveryRulesRefuseWithTheirPath) {
             "\"register\": ..., \"depth_words\": ...})");
   EXPECT_EQ(errOf([](json &j) { j["commands"]["conv"]["delivery"]["mode"] = "dma"; }),
             "fifo.json: error: /commands/conv/delivery/mode: unknown delivery mode 'dma' "
-            "(expected mmio, fifo, insn)");
+            "(expected mmio, fifo, insn, buffer)");
   EXPECT_EQ(errOf([](json &j) {
               j["commands"]["conv"]["delivery"] = {{"mode", "mmio"}};
             }),
@@ -276,6 +276,163 @@ TEST(TargetDelivery, InsnDeliveryIsAcceptedAndRefusedWithItsPath) {
   e = insnErr([](json &j) { j["commands"]["conv"]["delivery"]["register"] = "DMA_SRC"; });
   EXPECT_NE(e.find("insn.json: error: /commands/conv/delivery"), std::string::npos) << e;
   EXPECT_NE(e.find("register"), std::string::npos) << "no FIFO register for insn: " << e;
+}
+
+} // namespace
+
+namespace {
+
+json cmdbufJson() {
+  return json::parse(test::readText(test::targetDir() + "npu-cmdbuf.json"), nullptr, true, true);
+}
+
+Result<TargetDesc> cmdbufEdited(const std::function<void(json &)> &edit) {
+  json j = cmdbufJson();
+  edit(j);
+  return parseTargetJson(j.dump(2), "cmdbuf.json");
+}
+
+std::string cmdbufErr(const std::function<void(json &)> &edit) {
+  auto r = cmdbufEdited(edit);
+  return r ? std::string() : r.error().str();
+}
+
+/// The same edit on every command's delivery (they share the buffer).
+std::function<void(json &)> everyDelivery(const std::function<void(json &)> &f) {
+  return [f](json &j) {
+    for (auto &kv : j["commands"].items())
+      f(kv.value()["delivery"]);
+  };
+}
+
+TEST(TargetDelivery, BufferDeliveryIsAccepted) {
+  auto r = cmdbufEdited([](json &) {});
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  const CommandBuffer &b = r->cmdbuf;
+  EXPECT_EQ(b.capacityWords, 64u);
+  EXPECT_EQ(b.frame, 0);
+  EXPECT_EQ(b.address.text, "CMDBUF_BASE");
+  EXPECT_EQ(b.length.text, "CMDBUF_SIZE.bytes");
+  EXPECT_TRUE(b.lengthBytes);
+  EXPECT_EQ(b.kick.field.text, "CMD.go");
+  EXPECT_EQ(b.kick.value, 1u);
+  for (const CommandDesc &c : r->commands) {
+    EXPECT_EQ(c.delivery.mode, DeliveryMode::Buffer) << c.kind;
+    EXPECT_EQ(c.frame, 0) << c.kind;
+    EXPECT_FALSE(c.doorbell.field.valid()) << c.kind;
+  }
+  CTable t(*r);
+  const npucc_target_desc *d = t.get();
+  ASSERT_NE(d->cmdbuf, nullptr);
+  EXPECT_NE(d->cmdbuf->words, nullptr);
+  EXPECT_EQ(d->cmdbuf->capacity_words, 64u);
+  EXPECT_EQ(d->cmdbuf->word_bits, 64u);
+  EXPECT_EQ(d->cmdbuf->length_bytes, 1u);
+  EXPECT_EQ(d->cmdbuf->kick.value, 1u);
+  EXPECT_EQ(d->cmdbuf->address.reg, int16_t(b.address.reg));
+  EXPECT_EQ(d->cmdbuf->length.width, 16u);
+  ASSERT_EQ(d->num_deliveries, 6u) << "every command, DMA too";
+  const npucc_delivery_desc *dl = npucc_desc_delivery(d, npucc_desc_find_cmd(d, NPUCC_KIND_DMA));
+  ASSERT_NE(dl, nullptr);
+  EXPECT_EQ(dl->mode, NPUCC_DELIVERY_BUFFER);
+  EXPECT_EQ(dl->depth_words, 64u) << "the buffer's capacity";
+  // Length in words (the default unit).
+  auto rw = cmdbufEdited(everyDelivery([](json &d) { d.erase("length_unit"); }));
+  ASSERT_TRUE(rw.ok()) << rw.error().str();
+  EXPECT_FALSE(rw->cmdbuf.lengthBytes);
+  // A description without buffer delivery has no command buffer.
+  auto f = edited([](json &) {});
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->cmdbuf.capacityWords, 0u);
+  EXPECT_EQ(CTable(*f).get()->cmdbuf, nullptr);
+}
+
+TEST(TargetDelivery, BufferRulesRefuseWithTheirPath) {
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["capacity_words"] = 9; }),
+            "cmdbuf.json: error: /commands/conv/delivery/capacity_words: a command buffer of 9 "
+            "words cannot hold one frame 'job' (10 words)");
+  std::string e = cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["depth_words"] = 64; });
+  EXPECT_NE(e.find("cmdbuf.json: error: /commands/conv/delivery"), std::string::npos) << e;
+  EXPECT_NE(e.find("depth_words"), std::string::npos) << "an unknown key is named: " << e;
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"].erase("kick"); }),
+            "cmdbuf.json: error: /commands/conv/delivery: missing required field 'kick'");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["length_unit"] = "dwords"; }),
+            "cmdbuf.json: error: /commands/conv/delivery/length_unit: unknown length unit "
+            "'dwords' (expected words or bytes)");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["address"] = "RQ.addr"; }),
+            "cmdbuf.json: error: /commands/conv/delivery/address: 'RQ.addr' is a frame word; the "
+            "kick writes memory-mapped registers");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["conv"]["delivery"]["kick"]["value"] = 0; }),
+            "cmdbuf.json: error: /commands/conv/delivery/kick/value: value 0 is the no-op (idle) "
+            "value of 'CMD.go'; writing it starts nothing");
+  EXPECT_EQ(cmdbufErr([](json &j) {
+              j["registers"][2]["fields"].push_back({{"name", "go"}, {"lsb", 31}, {"width", 1}});
+              j["commands"]["conv"]["delivery"]["kick"]["field"] = "CMDBUF_SIZE.go";
+            }),
+            "cmdbuf.json: error: /commands/conv/delivery/kick/field: kick field 'CMDBUF_SIZE.go' "
+            "shares its register with the address or the length; the kick starts the NPU, so it "
+            "is written last, in a register of its own");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["registers"][2]["fields"][0]["width"] = 8; }),
+            "cmdbuf.json: error: /commands/conv/delivery/length: length field "
+            "'CMDBUF_SIZE.bytes' (8 bits) cannot hold a full buffer (512 bytes)");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["pool"]["delivery"]["capacity_words"] = 32; }),
+            "cmdbuf.json: error: /commands/pool/delivery/capacity_words: command 'pool' names "
+            "another capacity than /commands/conv/delivery; the commands delivered through the "
+            "command buffer share it");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["dma"]["delivery"]["length_unit"] = "words"; }),
+            "cmdbuf.json: error: /commands/dma/delivery/length: command 'dma' names another "
+            "length field or unit than /commands/conv/delivery; the commands delivered through "
+            "the command buffer share it");
+}
+
+TEST(TargetDelivery, BufferCrossRulesRefuseWithTheirPath) {
+  EXPECT_EQ(cmdbufErr(everyDelivery([](json &d) { d["kick"]["field"] = "STATUS.dma_done"; })),
+            "cmdbuf.json: error: /commands/conv/delivery/kick: 'STATUS.dma_done' is in register "
+            "'STATUS', which holds status bits; the kick writes registers of its own");
+  EXPECT_EQ(cmdbufErr([](json &j) {
+              j["init"] = {{{"field", "CMD.go"}, {"value", 1}}};
+            }),
+            "cmdbuf.json: error: /init/0: init writes 'CMD.go', in a register the command "
+            "buffer's kick (/commands/conv/delivery) writes");
+  EXPECT_EQ(cmdbufErr([](json &j) {
+              j["registers"][1]["fields"] = {{{"name", "a"}, {"lsb", 0}, {"width", 24}}};
+              for (auto &kv : j["commands"].items())
+                kv.value()["delivery"]["address"] = "CMDBUF_BASE.a";
+            }),
+            "cmdbuf.json: error: /commands/conv/delivery/address: address field "
+            "'CMDBUF_BASE.a' (24 bits) cannot hold the addresses of writable window 'ram' (up "
+            "to 0x20ffffff)");
+  EXPECT_EQ(cmdbufErr([](json &j) { j["commands"]["depthwise"]["select"][0]["value"] = 0; }),
+            "cmdbuf.json: error: /commands/depthwise: command 'depthwise' is delivered exactly "
+            "like command 'conv' (/commands/conv): both append frame 'job' to the command buffer "
+            "and no select field holds a different value for the two");
+  // npu-fifo with its compute commands moved to a command buffer whose
+  // address register the memory-mapped DMA writes.
+  EXPECT_EQ(errOf([](json &j) {
+              j["registers"].push_back({{"name", "KICK"}, {"offset", "0x40"}});
+              forCompute(j, [](json &c) {
+                c["delivery"] = {{"mode", "buffer"},
+                                 {"address", "DMA_SRC"},
+                                 {"length", "DMA_DST"},
+                                 {"kick", {{"register", "KICK"}, {"value", 1}}},
+                                 {"capacity_words", 18}};
+              });
+            }),
+            "fifo.json: error: /commands/dma: command 'dma' writes register 'DMA_DST', which the "
+            "command buffer's kick (/commands/conv/delivery) writes");
+  auto mixed = edited([](json &j) {
+    j["registers"].push_back({{"name", "KICK"}, {"offset", "0x40"}});
+    j["registers"].push_back({{"name", "QBASE"}, {"offset", "0x44"}});
+    j["registers"].push_back({{"name", "QLEN"}, {"offset", "0x48"}});
+    forCompute(j, [](json &c) {
+      c["delivery"] = {{"mode", "buffer"},
+                       {"address", "QBASE"},
+                       {"length", "QLEN"},
+                       {"kick", {{"register", "KICK"}, {"value", 1}}},
+                       {"capacity_words", 18}};
+    });
+  });
+  EXPECT_TRUE(mixed.ok()) << "memory-mapped DMA, buffered compute: " << mixed.error().str();
 }
 
 } // namespace

@@ -167,7 +167,9 @@ struct Frame {
 /// into one register; the last word starts the command.
 /// Insn: each pair of words is one R-type custom CPU instruction (rs1, rs2;
 /// an odd last word goes with 0), identified by its funct3/funct7.
-enum class DeliveryMode { Mmio = 0, Fifo = 1, Insn = 2 };
+/// Buffer: the words are appended to the command buffer in memory
+/// (TargetDesc::cmdbuf); a kick (address, length, kick field) starts them.
+enum class DeliveryMode { Mmio = 0, Fifo = 1, Insn = 2, Buffer = 3 };
 
 struct Delivery {
   DeliveryMode mode = DeliveryMode::Mmio;
@@ -211,6 +213,21 @@ struct FixedParam {
 struct FieldValue {
   FieldRef field;
   uint32_t value = 0;
+};
+
+/// Delivery "buffer": the one command buffer of the description, shared by
+/// every buffer-delivered command (which share its frame). The HAL appends
+/// frames to a static array of capacityWords words and kicks the NPU by
+/// writing the words' device address into `address`, their number (words,
+/// or bytes when lengthBytes) into `length`, then kick.value into
+/// kick.field. capacityWords == 0: no buffer delivery.
+struct CommandBuffer {
+  FieldRef address, length;
+  bool lengthBytes = false;
+  FieldValue kick;
+  unsigned capacityWords = 0;
+  int frame = -1;
+  std::string path; // JSON path of the first delivery that declared it
 };
 
 /// One row of a "cases" table: the field holds `value` when every
@@ -329,6 +346,7 @@ struct TargetDesc {
   BusDesc bus;
   std::vector<Register> registers; // then the words of every frame
   std::vector<Frame> frames;
+  CommandBuffer cmdbuf; // delivery "buffer"
   std::vector<CommandDesc> commands;
   EngineStatus engines[3]; // indexed by Engine: dma, compute, fence
   bool concurrentDmaCompute = false;

@@ -11,7 +11,11 @@
 // npucc_sim_wfi_hook does. A loop-IR wait is one npucc_hal_wait_engines
 // call: one fence with fence completion, else one wait per engine. Addresses
 // map to the windows the simulator's automatic mapping uses (regionBase), so
-// slow windows and bank rules are timed as run.
+// slow windows and bank rules are timed as run. A command delivered through
+// the command buffer costs no register write at issue and starts at the
+// next kick (every wait kicks first; a body ends with waits): the
+// kick's register writes, then every frame appended since the previous one
+// starts; a frame that does not fit kicks and waits for both engines first.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -83,6 +87,10 @@ struct Timeline {
   std::vector<uint64_t> Queue[2]; // completion times of queued commands
   std::map<int, int> EngineOf;    // token -> engine
   NpuEstimate E;
+  // Delivery "buffer": words appended since the buffer restarted and since
+  // the last kick; the commands waiting for the kick (engine, cycles).
+  uint64_t BufUsed = 0, BufKicked = 0;
+  std::vector<std::pair<int, uint64_t>> Unkicked;
 
   Timeline(const target::TargetDesc &t, const target::CTable &tab, const lir::Program *p)
       : T(t), Table(tab), D(tab.get()), Prog(p) {
@@ -161,7 +169,8 @@ struct Timeline {
 
   /// npucc_npu_issue up to the last register write: a free job slot, the
   /// stale sticky DONE acknowledged, then the command's registers.
-  void issue(int kind, int e, const int64_t *p) {
+  /// Returns true if the command went into the command buffer.
+  bool issue(int kind, int e, const int64_t *p) {
     npucc_reg_write w[NPUCC_MAX_CMD_REGS];
     int n = 0;
     if (npucc_npu_encode(D, kind, p, w, &n, nullptr) != NPUCC_OK)
@@ -180,15 +189,46 @@ struct Timeline {
       else if (st.done.flags & NPUCC_SB_CLEAR_READ)
         statusRead(st.done.f.reg);
     }
+    const npucc_delivery_desc *dl =
+        D->num_deliveries ? npucc_desc_delivery(D, npucc_desc_find_cmd(D, kind)) : nullptr;
+    if (dl && dl->mode == NPUCC_DELIVERY_BUFFER) {
+      // npucc_npu_issue: a frame that does not fit kicks, waits for both
+      // engines and restarts the buffer; appending writes memory, no register.
+      if (BufUsed + uint64_t(n) > D->cmdbuf->capacity_words) {
+        kick();
+        halWait(NPUCC_ENGINE_DMA);
+        halWait(NPUCC_ENGINE_COMPUTE);
+        BufUsed = BufKicked = 0;
+      }
+      BufUsed += uint64_t(n);
+      return true;
+    }
     for (int i = 0; i < n; ++i)
       rmwWrite(w[i].reg);
+    return false;
+  }
+
+  /// npucc_hal_kick: the address and length registers (one write if they
+  /// share one), the kick register; then every appended command starts.
+  void kick() {
+    if (!D->cmdbuf || BufUsed == BufKicked)
+      return;
+    const npucc_cmdbuf_desc &b = *D->cmdbuf;
+    rmwWrite(b.address.reg);
+    if (b.length.reg != b.address.reg)
+      rmwWrite(b.length.reg);
+    rmwWrite(b.kick.field.reg);
+    BufKicked = BufUsed;
+    for (const auto &u : Unkicked)
+      End[u.first] = Cpu + u.second;
+    Unkicked.clear();
   }
 
   void command(const lir::Instr &in) {
     int kind = target::commandKindId(in.callee);
     std::vector<int64_t> p = params(in);
     int e = kind == NPUCC_KIND_DMA ? 0 : 1;
-    issue(kind, e, p.data());
+    bool buffered = issue(kind, e, p.data());
     uint64_t start = Cpu;
     if (D->queue_depth) {
       start = std::max(start, End[e]);
@@ -197,7 +237,10 @@ struct Timeline {
     }
     uint64_t macs = 0;
     uint64_t c = Table.commandCycles(kind, p, &macs);
-    End[e] = start + c;
+    if (buffered) // appended to the command buffer: starts at the kick
+      Unkicked.push_back({e, c});
+    else
+      End[e] = start + c;
     if (D->queue_depth) {
       auto &q = Queue[e];
       q.erase(std::remove_if(q.begin(), q.end(), [&](uint64_t t) { return t <= Cpu; }), q.end());
@@ -228,6 +271,7 @@ struct Timeline {
   /// is acknowledged afterwards (a write, or the clearing read unless the
   /// polled register was that one).
   void halWait(int engine) {
+    kick();
     if (D->completion == NPUCC_COMPLETION_FENCE) {
       std::vector<int64_t> p = target::CTable::defaultParams();
       issue(NPUCC_KIND_FENCE, NPUCC_ENGINE_FENCE, p.data());
@@ -296,6 +340,7 @@ NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program
     else if (in.opcode == "wait")
       tl.wait(in);
   }
+  tl.kick(); // a partial body (Tiling, Prefetch) may end without a wait
   tl.E.cycles = std::max({tl.Cpu, tl.End[0], tl.End[1], tl.End[2]});
   return tl.E;
 }
