@@ -26,7 +26,9 @@
 #    fields): the same three models;
 #  - test/target/npu-fifo.json (the compute commands a frame of nine 64-bit words pushed into
 #    one FIFO register, started by the last word) and npu-insn (the same words as custom
-#    instructions): the same three models.
+#    instructions): the same three models;
+#  - test/target/npu-sysmem.json (conv, depthwise and matmul read w, bias and rq from system
+#    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -139,6 +141,17 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
   done
 else
   echo "note: $shared not found: the shared models on npu-fifo were not run"
+fi
+
+# 2f. Operands read from system memory (issue 19, phase 5): npu-sysmem's MAC operations read
+#     their weights, bias and requantization tables from the constant blob themselves.
+check "tinycnn_int8 on npu-sysmem" "$src/models/tinycnn_int8" "$src/test/target/npu-sysmem.json"
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq mlpt_ic_qdq; do
+    check "$m on npu-sysmem" "$shared/$m" "$src/test/target/npu-sysmem.json"
+  done
+else
+  echo "note: $shared not found: the shared models on npu-sysmem were not run"
 fi
 
 # 3. A compute address field narrower than the scratchpad.

@@ -11,7 +11,9 @@
 // (fields computed by expressions and a cases table: derived counts, a
 // kernel type, one parameter in two fields) and npu-fifo (the compute commands
 // one frame of nine 64-bit words pushed into a FIFO register, K210-like) and
-// npu-insn (the same words as custom CPU instructions, two per instruction).
+// npu-insn (the same words as custom CPU instructions, two per instruction)
+// and npu-sysmem (conv, depthwise and matmul read w, bias and rq from system
+// memory themselves).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -44,7 +46,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-tiny.json"),
           testTarget("npu-expr.json"),
           testTarget("npu-fifo.json"),
-          testTarget("npu-insn.json")};
+          testTarget("npu-insn.json"),
+          testTarget("npu-sysmem.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.
