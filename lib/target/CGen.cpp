@@ -597,7 +597,11 @@ std::string emitCTableSource(const TargetDesc &t) {
       << l.max_in_h << "u, " << l.max_in_w << "u, " << l.max_out_h << "u, " << l.max_out_w
       << "u, " << l.max_m << "u, " << l.max_k << "u, " << l.max_n << "u, " << hex(l.kinds_mask)
       << ", " << unsigned(l.requant) << ", " << unsigned(l.fused_clamp) << ", "
-      << l.cycles_per_step << "u, " << l.fill_cycles << "u, " << l.overhead_cycles << "u},\n";
+      << l.cycles_per_step << "u, " << l.fill_cycles << "u, " << l.overhead_cycles << "u, "
+      << hex(l.operand_mem) << ", {";
+    for (int i = 0; i < NPUCC_OPND_COUNT; ++i)
+      o << (i ? ", " : "") << unsigned(l.operand_align_log2[i]);
+    o << "}},\n";
   }
   o << "    },\n"
     << "    .clock_hz = " << d.clock_hz << "u,\n"

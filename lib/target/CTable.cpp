@@ -101,6 +101,11 @@ static npucc_op_limits opLimits(const OpLimits &o) {
   l.cycles_per_step = o.timing.cyclesPerStep;
   l.fill_cycles = o.timing.fillCycles;
   l.overhead_cycles = o.timing.overheadCycles;
+  for (int i = 0; i < NumOperands; ++i)
+    if (o.systemOperand[size_t(i)]) {
+      l.operand_mem = uint8_t(l.operand_mem | (1u << i));
+      l.operand_align_log2[i] = uint8_t(__builtin_ctz(o.systemAlignment[size_t(i)]));
+    }
   return l;
 }
 

@@ -316,6 +316,8 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   std::vector<std::string> acts =
       lo.has("fused_activations") ? strList(lo, "fused_activations", {"clamp"}) : act;
   l.fusedClamp = std::find(acts.begin(), acts.end(), "clamp") != acts.end();
+  if (const json *ops = lo.opt("operands"))
+    parseOperands(name, Obj(*ops, lo.at("operands")), l);
   // A key that another operation takes is not a typo: say where it belongs.
   static const std::set<std::string> OtherOps = {
       "kernel_sizes", "kernel_heights", "kernel_widths", "strides", "dilations", "max_padding",
@@ -326,6 +328,49 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     if (OtherOps.count(it.key()) && !lo.seen(it.key()))
       fail(lo.at(it.key()), "'" + it.key() + "' does not apply to operation '" + name + "'");
   return l;
+}
+
+/// "operands": {"w": {"memory": "system", "alignment": 16}, ...}. Only the
+/// constant operands may be in system memory: activations stay in
+/// scratchpad tiles the compiler moves, and w, bias and rq are one record
+/// per output-channel block in the constant blob (lib/lower/npu/Records.cpp),
+/// so they share one memory.
+void TargetParser::parseOperands(const std::string &name, const Obj &oo, OpLimits &l) {
+  bool mac = name == "conv" || name == "depthwise" || name == "matmul";
+  std::vector<std::string> reads = {"in"};
+  if (name == "eltwise")
+    reads.push_back("in2");
+  if (mac)
+    reads.insert(reads.end(), {"w", "bias", "rq"});
+  reads.push_back("out");
+  for (auto it = oo.raw().begin(); it != oo.raw().end(); ++it) {
+    std::string p = oo.at(it.key());
+    oo.opt(it.key());
+    Operand op = operandByName(json(it.key()), p);
+    if (std::find(reads.begin(), reads.end(), it.key()) == reads.end())
+      fail(p, "operation '" + name + "' does not read operand '" + it.key() + "'");
+    Obj e(it.value(), p);
+    std::string mem = e.str("memory", "scratchpad");
+    if (mem != "scratchpad" && mem != "system")
+      fail(e.at("memory"),
+           "unknown memory " + shortQuote(mem) + " (expected scratchpad or system)");
+    bool sys = mem == "system";
+    if (sys && (op == Operand::In || op == Operand::In2 || op == Operand::Out))
+      fail(e.at("memory"), "operand '" + it.key() +
+                               "' is an activation: npucc keeps activations in the scratchpad "
+                               "(only w, bias and rq may be read from system memory)");
+    if (e.has("alignment") && !sys)
+      fail(e.at("alignment"), "an alignment applies to an operand in system memory; a "
+                              "scratchpad operand's is /memories/scratchpads/N/operand_alignment");
+    l.systemOperand[size_t(op)] = sys;
+    l.systemAlignment[size_t(op)] = unsigned(pow2(e, "alignment", 1));
+    e.done();
+  }
+  if (mac && (l.inSystem(Operand::W) != l.inSystem(Operand::Bias) ||
+              l.inSystem(Operand::W) != l.inSystem(Operand::Rq)))
+    fail(oo.path(), "operands w, bias and rq of operation '" + name +
+                        "' are one record per output-channel block in the constant blob: give "
+                        "them the same memory");
 }
 
 void TargetParser::parseCompute(const Obj &o) {

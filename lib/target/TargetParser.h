@@ -58,6 +58,7 @@ private:
   void parseCompute(const Obj &o);
   OpLimits parseOperation(const std::string &name, const Obj &lo, const std::vector<std::string> &rq,
                           const std::vector<std::string> &act);
+  void parseOperands(const std::string &name, const Obj &oo, OpLimits &l);
   void parseTiming(const Obj &o);
   void checkAddressRange(const Obj &m, const std::string &what, uint64_t base,
                          uint64_t size) const;
@@ -106,6 +107,7 @@ private:
   void foldAddressUnits();
   void deriveDmaLimits();
   void checkDmaReach() const;
+  void checkSystemOperandReach() const;
 
   struct Range {
     std::string name;

@@ -14,7 +14,9 @@
 //     the compiler moves rows of any byte length; the effective DMA limits
 //     are what the fields carry, or the explicit lower ones;
 //   - every memory lies within what the dma command's address fields hold:
-//     src_addr for every memory, dst_addr for every writable one.
+//     src_addr for every memory, dst_addr for every writable one;
+//   - an operand the NPU reads from system memory has an address field that
+//     reaches every system window (the constants may be placed in any).
 // What the compiler proves per command at compile time is in lib/lower/npu
 // (Proof.cpp); docs/target.md, "What the loader proves", lists both.
 //
@@ -122,6 +124,12 @@ void TargetParser::foldAddressUnits() {
         T.dma.alignment = unsigned(std::max<uint64_t>(T.dma.alignment, unit));
         continue;
       }
+      // An operand the NPU reads from system memory: its alignment there.
+      auto op = T.compute.operations.find(c.kind);
+      if (op != T.compute.operations.end() && op->second.systemOperand[size_t(o)]) {
+        unsigned &a = op->second.systemAlignment[size_t(o)];
+        a = unsigned(std::max<uint64_t>(a, unit));
+      }
       for (Scratchpad &s : T.scratchpads)
         s.operandAlignment[size_t(o)] =
             unsigned(std::max<uint64_t>(s.operandAlignment[size_t(o)], unit));
@@ -206,6 +214,36 @@ void TargetParser::checkDmaReach() const {
   for (size_t i = 0; i < T.system.size(); ++i)
     reach("/memories/system/" + std::to_string(i), "system memory " + shortQuote(T.system[i].name),
           T.system[i].base, T.system[i].size, T.system[i].writable);
+  // The compute commands' own reads of system memory: the same proof.
+  checkSystemOperandReach();
+}
+
+/// An operand the NPU reads from system memory ("operands") is an offset in
+/// the constant blob, which the firmware may place in any system window:
+/// its address field must reach every byte of every window, as the DMA's
+/// src_addr must.
+void TargetParser::checkSystemOperandReach() const {
+  for (const auto &kv : T.compute.operations)
+    for (int o = 0; o < NumOperands; ++o) {
+      if (!kv.second.systemOperand[size_t(o)])
+        continue;
+      const std::string &opnd = operandNames()[size_t(o)];
+      std::string param = opnd + "_addr";
+      const ParamRange &r = T.paramBounds(commandKindId(kv.first), paramId(param));
+      for (const SystemRange &w : T.system) {
+        uint64_t last = w.base + (w.size - 1);
+        if (r.bound && r.lo >= 0 && w.base >= uint64_t(r.lo) && last <= uint64_t(r.hi))
+          continue;
+        std::string holds = r.bound ? "its field '" + r.field + "' holds " +
+                                          hexText(uint64_t(r.lo)) + ".." + hexText(uint64_t(r.hi))
+                                    : "the command fixes it to " + hexText(uint64_t(r.lo));
+        fail("/compute/operations/" + kv.first + "/operands/" + opnd,
+             "operand '" + opnd + "' is read from system memory, but system memory " +
+                 shortQuote(w.name) + " (" + hexText(w.base) + ".." + hexText(last) +
+                 ") is beyond the " + kv.first + " command's '" + param + "': " + holds +
+                 "; the NPU could not read the constants there");
+      }
+    }
 }
 
 } // namespace npucc::target

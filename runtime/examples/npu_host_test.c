@@ -11,7 +11,10 @@
  *      (so operands that must not share a bank never do), at addresses that meet
  *      every alignment the description states (DMA, scratchpad, each operand: the
  *      per-channel table gets its own aligned offset after the bias), in
- *      transfers no longer than the DMA's max_length; the CPU waits for each;
+ *      transfers no longer than the DMA's max_length; the CPU waits for each.
+ *      Where the conv reads weights and tables from system memory itself
+ *      (npucc_op_limits.operand_mem), they stay in flash and only the input
+ *      is moved;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
  *      channel or per tensor, whichever the NPU's conv has;
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
@@ -184,6 +187,9 @@ int main(int argc, char **argv) {
   int timeout = strcmp(mode, "timeout") == 0, fault = strcmp(mode, "fault") == 0;
   int waw = strcmp(mode, "waw") == 0;
   int per_channel = (d->ops[NPUCC_KIND_CONV].requant & NPUCC_RQ_PER_CHANNEL) != 0;
+  /* Operands the conv reads from system memory itself: not moved. */
+  unsigned sys_opnd = d->ops[NPUCC_KIND_CONV].operand_mem;
+  int in_place = (sys_opnd >> NPUCC_OPND_W) & 1u;
   int o, rc, mismatches = 0;
   int32_t mult[COUT], shift[COUT];
   int64_t p[NPUCC_P_COUNT];
@@ -198,8 +204,13 @@ int main(int argc, char **argv) {
    * addresses), the scratchpad's and each operand's (bias, rq table, ...). */
   a = spm->alignment > d->dma_alignment ? spm->alignment : d->dma_alignment;
   a = a > 16 ? a : 16;
-  for (o = 0; o < NPUCC_OPND_COUNT; o++)
+  for (o = 0; o < NPUCC_OPND_COUNT; o++) {
     a = spm->operand_alignment[o] > a ? spm->operand_alignment[o] : a;
+    if ((sys_opnd >> o) & 1u)
+      a = (1u << d->ops[NPUCC_KIND_CONV].operand_align_log2[o]) > a
+              ? 1u << d->ops[NPUCC_KIND_CONV].operand_align_log2[o]
+              : a;
+  }
   rq_off = (uint32_t)align_up(sizeof bias, a);
   table_size = rq_off + 2 * COUT * (uint32_t)sizeof(int32_t);
   table = (int32_t *)calloc(table_size / sizeof(int32_t), sizeof(int32_t));
@@ -245,8 +256,13 @@ int main(int argc, char **argv) {
       wait_for(NPUCC_ENGINE_DMA, POLLS, "wait dma (into read-only or unmapped memory)");
     goto done;
   }
-  if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, table_size, 1) ||
-      dma(in_s, in_d, sizeof input, !race))
+  if (in_place) {
+    w_d = w_s;
+    b_d = b_s;
+  } else if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, table_size, 1)) {
+    goto done;
+  }
+  if (dma(in_s, in_d, sizeof input, !race))
     goto done;
   npucc_npu_defaults(p);
   p[NPUCC_P_IN_ADDR] = (int64_t)in_d;

@@ -323,6 +323,10 @@ typedef struct npucc_op_limits {
   uint32_t cycles_per_step;
   uint32_t fill_cycles;
   uint32_t overhead_cycles;
+  /* Operands the NPU reads from system memory itself (bit NPUCC_OPND_*; the
+   * compiler does not DMA them), and log2 of each one's alignment there. */
+  uint8_t operand_mem;
+  uint8_t operand_align_log2[NPUCC_OPND_COUNT];
 } npucc_op_limits;
 
 typedef struct npucc_target_desc {

@@ -104,6 +104,12 @@ int sim_resolve(npucc_sim *s, int idx, int64_t addr, uint64_t len, int write, co
  * (NPUCC_OPND_*, or -1 for the scratchpad's). */
 int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, int operand,
                 const char *what, sim_window *w);
+/* A constant operand (w, bias, rq) of a command of `kind`: in the scratchpad
+ * as sim_operand, or, where the operation reads it from system memory
+ * (npucc_op_limits.operand_mem), in a mapped system window, aligned to its
+ * operand_align_log2: else a MEMORY or ALIGN error. */
+int sim_const_operand(npucc_sim *s, int idx, int kind, int64_t addr, uint64_t len, int operand,
+                      const char *what, sim_window *w);
 /* Hazard checks and bookkeeping for scratchpad bytes read / written by idx. */
 int sim_check_read(npucc_sim *s, int idx, const sim_window *w, uint64_t len, const char *what);
 int sim_check_write(npucc_sim *s, int idx, const sim_window *w, uint64_t len, const char *what);

@@ -141,6 +141,26 @@ int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, int operand,
                   (unsigned long long)addr);
 }
 
+int sim_const_operand(npucc_sim *s, int idx, int kind, int64_t addr, uint64_t len, int operand,
+                      const char *what, sim_window *w) {
+  const npucc_op_limits *l = &s->d->ops[kind];
+  uint64_t align;
+  if (!((l->operand_mem >> operand) & 1u))
+    return sim_operand(s, idx, addr, len, operand, what, w);
+  align = (uint64_t)1 << l->operand_align_log2[operand];
+  if (addr >= 0 && (uint64_t)addr % align)
+    return sim_fail(s, idx, NPUCC_DEVERR_ALIGN,
+                    "%s 0x%08llx (system memory) is not aligned to %llu bytes", what,
+                    (unsigned long long)addr, (unsigned long long)align);
+  if (sim_resolve(s, idx, addr, len, 0, what, w))
+    return -1;
+  if (w->spm >= 0)
+    return sim_fail(s, idx, NPUCC_DEVERR_MEMORY,
+                    "%s 0x%08llx is in a scratchpad, but %s reads it from system memory", what,
+                    (unsigned long long)addr, npucc_kind_name(kind));
+  return 0;
+}
+
 /* Was command `cmd` (a writer or reader of some bytes) still unfinished, as
  * far as the CPU knows, when command `self` touched them? A job queue runs
  * one engine's commands in order, so those never race with each other. */
@@ -242,8 +262,16 @@ uint64_t npucc_sim_device_addr(npucc_sim *s, const void *host, uint64_t size, in
       return s->maps[k].base + (uint64_t)(h - s->maps[k].host);
   /* Constant data prefers a read-only window; then any writable one. Each
    * buffer starts at a multiple of 64 bytes and of the DMA alignment, as the
-   * compiler assumes of the buffers firmware places. */
+   * compiler assumes of the buffers firmware places ... */
   align = s->d->dma_alignment > 64 ? s->d->dma_alignment : 64;
+  /* ... and of every alignment an operand read from system memory asks. */
+  for (k = 0; k < NPUCC_KIND_COUNT; ++k) {
+    int o;
+    for (o = 0; o < NPUCC_OPND_COUNT; ++o)
+      if (((s->d->ops[k].operand_mem >> o) & 1u) &&
+          ((uint64_t)1 << s->d->ops[k].operand_align_log2[o]) > align)
+        align = (uint64_t)1 << s->d->ops[k].operand_align_log2[o];
+  }
   for (pass = writable ? 1 : 0; pass < 2; ++pass)
     for (i = 0; i < s->d->num_mems; ++i) {
       const npucc_mem_desc *m = &s->d->mems[i];

@@ -132,14 +132,15 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
                     (long long)P(REQUANT_SHIFT));
   q->mult = (int32_t)P(REQUANT_MULT);
   q->shift = (int32_t)P(REQUANT_SHIFT);
-  if (sim_operand(s, idx, P(BIAS_ADDR), (uint64_t)channels * 4, NPUCC_OPND_BIAS, "bias_addr",
-                  &w) ||
+  if (sim_const_operand(s, idx, kind, P(BIAS_ADDR), (uint64_t)channels * 4, NPUCC_OPND_BIAS,
+                        "bias_addr", &w) ||
       sim_check_read(s, idx, &w, (uint64_t)channels * 4, "bias"))
     return -1;
   q->bias = w.ptr;
   q->rq = NULL;
   if (q->per_channel) {
-    if (sim_operand(s, idx, P(RQ_ADDR), (uint64_t)channels * 8, NPUCC_OPND_RQ, "rq_addr", &w) ||
+    if (sim_const_operand(s, idx, kind, P(RQ_ADDR), (uint64_t)channels * 8, NPUCC_OPND_RQ,
+                          "rq_addr", &w) ||
         sim_check_read(s, idx, &w, (uint64_t)channels * 8, "requant table"))
       return -1;
     q->rq = w.ptr;
@@ -244,7 +245,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * oc_n);
   if (sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
       sim_check_read(s, idx, &wi, in_sz, "input") ||
-      sim_operand(s, idx, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
+      sim_const_operand(s, idx, kind, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
       sim_check_read(s, idx, &ww, w_sz, "weights") || check_quant(s, idx, kind, p, oc_n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
@@ -298,7 +299,8 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   if (check_channels(s, idx, l, k, n) || check_banks(s, idx, NPUCC_KIND_MATMUL, p) ||
       sim_operand(s, idx, P(IN_ADDR), (uint64_t)(m * k), NPUCC_OPND_IN, "in_addr", &wa) ||
       sim_check_read(s, idx, &wa, (uint64_t)(m * k), "input") ||
-      sim_operand(s, idx, P(W_ADDR), (uint64_t)(n * k), NPUCC_OPND_W, "w_addr", &ww) ||
+      sim_const_operand(s, idx, NPUCC_KIND_MATMUL, P(W_ADDR), (uint64_t)(n * k), NPUCC_OPND_W,
+                        "w_addr", &ww) ||
       sim_check_read(s, idx, &ww, (uint64_t)(n * k), "weights") ||
       check_quant(s, idx, NPUCC_KIND_MATMUL, p, n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), NPUCC_OPND_OUT, "out_addr", &wo))

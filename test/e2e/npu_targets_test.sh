@@ -27,11 +27,14 @@
 #  - test/target/npu-fifo.json (the compute commands a frame of nine 64-bit words pushed into
 #    one FIFO register, started by the last word), npu-insn (the same words as custom
 #    instructions) and npu-cmdbuf (every command a frame appended to a command buffer in memory,
-#    started by a kick): the same three models.
+#    started by a kick): the same three models;
+#  - test/target/npu-sysmem.json (conv, depthwise and matmul read w, bias and rq from system
+#    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
 src="$(cd "$2" && pwd)"
+. "$src/test/e2e/ci_skip.sh"
 PY=/usr/bin/python3
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -83,7 +86,7 @@ if [ -d "$shared/torch_ptq_qdq" ]; then
     check "$m on npu-align" "$shared/$m" "$src/test/target/npu-align.json"
   done
 else
-  echo "note: $shared not found: the three shared models on npu-align were not run"
+  ci_skip "$shared not found: the three shared models on npu-align were not run" || failed=$((failed + 1))
 fi
 
 # 2b. 64-bit registers (issue 19, phase 1): npu-wide on a 32-bit bus, high half first (every
@@ -97,7 +100,7 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
     check "$m on npu-wide" "$shared/$m" "$src/test/target/npu-wide.json"
   done
 else
-  echo "note: $shared not found: the shared models on npu-wide were not run"
+  ci_skip "$shared not found: the shared models on npu-wide were not run" || failed=$((failed + 1))
 fi
 
 # 2c. Control and status semantics (issue 19, phase 2): npu-tiny starts every command through
@@ -111,7 +114,7 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
     check "$m on npu-tiny" "$shared/$m" "$src/test/target/npu-tiny.json"
   done
 else
-  echo "note: $shared not found: the shared models on npu-tiny were not run"
+  ci_skip "$shared not found: the shared models on npu-tiny were not run" || failed=$((failed + 1))
 fi
 
 # 2d. Fields as expressions (issue 19, phase 3): npu-expr computes fields from the parameters
@@ -122,7 +125,7 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
     check "$m on npu-expr" "$shared/$m" "$src/test/target/npu-expr.json"
   done
 else
-  echo "note: $shared not found: the shared models on npu-expr were not run"
+  ci_skip "$shared not found: the shared models on npu-expr were not run" || failed=$((failed + 1))
 fi
 
 # 2e. Command delivery (issue 19, phase 4): npu-fifo pushes every compute command as a frame of
@@ -140,7 +143,18 @@ if [ -d "$shared/mlpt_kws_qdq" ]; then
     done
   done
 else
-  echo "note: $shared not found: the shared models on npu-fifo were not run"
+  ci_skip "$shared not found: the shared models on npu-fifo were not run" || failed=$((failed + 1))
+fi
+
+# 2f. Operands read from system memory (issue 19, phase 5): npu-sysmem's MAC operations read
+#     their weights, bias and requantization tables from the constant blob themselves.
+check "tinycnn_int8 on npu-sysmem" "$src/models/tinycnn_int8" "$src/test/target/npu-sysmem.json"
+if [ -d "$shared/mlpt_kws_qdq" ]; then
+  for m in mlpt_kws_qdq mlpt_ic_qdq; do
+    check "$m on npu-sysmem" "$shared/$m" "$src/test/target/npu-sysmem.json"
+  done
+else
+  ci_skip "$shared not found: the shared models on npu-sysmem were not run" || failed=$((failed + 1))
 fi
 
 # 3. A compute address field narrower than the scratchpad.

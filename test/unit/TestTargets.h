@@ -13,7 +13,9 @@
 // one frame of nine 64-bit words pushed into a FIFO register, K210-like) and
 // npu-insn (the same words as custom CPU instructions, two per instruction)
 // and npu-cmdbuf (every command, DMA too, a frame appended to a command buffer
-// in memory and started by a kick, Ethos-U-like).
+// in memory and started by a kick, Ethos-U-like)
+// and npu-sysmem (conv, depthwise and matmul read w, bias and rq from system
+// memory themselves).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -47,7 +49,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-expr.json"),
           testTarget("npu-fifo.json"),
           testTarget("npu-insn.json"),
-          testTarget("npu-cmdbuf.json")};
+          testTarget("npu-cmdbuf.json"),
+          testTarget("npu-sysmem.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

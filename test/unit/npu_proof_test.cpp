@@ -181,4 +181,63 @@ TEST(NpuProof, UnprovableCommandsNameCommandParameterAndField) {
                              "its field 'A0.x' (0x10000000..0x1000fff0 in units of 16)");
 }
 
+// --- Operands read from system memory (issue 19, phase 5) -----------------------------------
+
+json systemWeights() {
+  return {{"w", {{"memory", "system"}, {"alignment", 64}}},
+          {"bias", {{"memory", "system"}}},
+          {"rq", {{"memory", "system"}}}};
+}
+
+TEST(NpuProof, SystemOperandAddressFieldMustReachEveryWindow) {
+  // conv's w_addr in a 16-bit field of 16-byte units reaches 0x0..0xffff0:
+  // the scratchpad, but not the flash or RAM windows the constants may be in.
+  json j = json::parse(test::readText(DefaultJson));
+  j["registers"].push_back({{"name", "W16"},
+                            {"offset", "0x200"},
+                            {"fields", {{{"name", "a"}, {"lsb", 0}, {"width", 16}}}}});
+  j["commands"]["conv"]["params"]["w_addr"] = {{"field", "W16.a"}, {"shift", 4}};
+  ASSERT_TRUE(target::parseTargetJson(j.dump(2), "npu.json").ok()); // scratchpad operands: fine
+  j["compute"]["operations"]["conv"]["operands"] = systemWeights();
+  auto r = target::parseTargetJson(j.dump(2), "npu.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().str(),
+            "npu.json: error: /compute/operations/conv/operands/w: operand 'w' is read from "
+            "system memory, but system memory 'flash' (0x8000000..0x83fffff) is beyond the conv "
+            "command's 'w_addr': its field 'W16.a' holds 0x0..0xffff0; the NPU could not read "
+            "the constants there");
+}
+
+TEST(NpuProof, SystemOperandsAreAlignedOffsetsOfTheConstants) {
+  target::TargetDesc t = described(DefaultJson, [](json &j) {
+    j["compute"]["operations"]["conv"]["operands"] = systemWeights();
+  });
+  lir::BufferRef spm = region(lir::Region::Spm, 0);
+  lir::Instr conv;
+  conv.opcode = "npu", conv.callee = "conv", conv.token = 0;
+  conv.params = {{"in_addr", spm},
+                 {"w_addr", region(lir::Region::Const, 128)},
+                 {"bias_addr", region(lir::Region::Const, 256)},
+                 {"out_addr", spm}};
+  EXPECT_TRUE(proveCommand(conv, t).ok());
+  conv.params[1].second = region(lir::Region::Const, 72);
+  Status s = proveCommand(conv, t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().str(), "error: command 'conv' parameter 'w_addr' (offset 72 in the NPU "
+                             "constants) is not a multiple of the operand's system-memory "
+                             "alignment 64");
+  conv.params[1].second = region(lir::Region::Arena, 128);
+  s = proveCommand(conv, t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().str(), "error: command 'conv' parameter 'w_addr' points into the arena; an "
+                             "operand read from system memory must be in the NPU constants");
+  // The input is a scratchpad operand; so is everything on npu-default.
+  conv.params[1].second = region(lir::Region::Const, 128);
+  conv.params[0].second = region(lir::Region::Const, 0);
+  s = proveCommand(conv, t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().str(), "error: command 'conv' parameter 'in_addr' points into the NPU "
+                             "constants; the operation reads this operand from the scratchpad");
+}
+
 } // namespace

@@ -510,4 +510,60 @@ TEST(NpuTiling, MatmulFollowsTheScratchpadToo) {
   EXPECT_LT(p.choice.estimate.sysRead, uint64_t(512 * 256 + 256 * 4 + 512 * 4 + 4096));
 }
 
+/// npu-default whose conv, depthwise and matmul read w, bias and rq from
+/// system memory themselves (issue 19 phase 5, test/target/npu-sysmem.json).
+TargetDesc systemOperands(unsigned wAlign = 64) {
+  return described([&](Json &j) {
+    for (const char *op : {"conv", "depthwise", "matmul"})
+      j["compute"]["operations"][op]["operands"] = {
+          {"w", {{"memory", "system"}, {"alignment", wAlign}}},
+          {"bias", {{"memory", "system"}}},
+          {"rq", {{"memory", "system"}, {"alignment", 8}}}};
+  });
+}
+
+TEST(NpuTiling, SystemOperandsTakeNoScratchpadAndNoDma) {
+  // The 128 KiB matmul above, its weights read by the NPU from the constant
+  // blob: one command, no weights record in the scratchpad, no DMA of
+  // weights (only the input in and the output out), and every w/bias/rq
+  // address an aligned offset of the blob.
+  target::NpuOp op = matmul(1, 512, 256);
+  op.perChannel = true;
+  TargetDesc t = systemOperands();
+  t.scratchpads[0].size = 65536, t.scratchpads[0].bankSize = 65536 / t.scratchpads[0].banks;
+  Plan p = plan(op, t);
+  expectInside(p, t);
+  EXPECT_EQ(p.buffers.wCount, 0);
+  for (const SpmRequest &r : p.buffers.requests)
+    EXPECT_EQ(r.roles & (1u << unsigned(target::Operand::W)), 0u) << r.what;
+  EXPECT_EQ(p.choice.tiling.block, 256);
+  ASSERT_EQ(p.computes.size(), size_t(1));
+  EXPECT_EQ(p.dmas.size(), size_t(2));
+  EXPECT_EQ(p.choice.estimate.sysRead, uint64_t(512)); // the input row only
+  EXPECT_NE(p.choice.tiling.text().find("weights in system memory"), std::string::npos);
+  for (const char *param : {"w_addr", "bias_addr", "rq_addr"}) {
+    const lir::Arg *a = paramArg(*p.computes[0], param);
+    const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
+    ASSERT_TRUE(b) << param;
+    EXPECT_EQ(b->region, lir::Region::Const) << param;
+    EXPECT_EQ(b->offset % (std::string(param) == "w_addr" ? 64 : 8), 0) << param;
+  }
+  // The same layer on npu-default DMAs its 128 KiB of weights.
+  EXPECT_GE(plan(op, described([](Json &j) { spm0(j)["size"] = 65536; })).choice.estimate.sysRead,
+            uint64_t(512 * 256));
+}
+
+TEST(NpuTiling, SystemOperandAlignmentPlacesTheRecords) {
+  // Conv blocks of 16 channels: each record starts at a multiple of the
+  // weights' system alignment (256) in the blob, bias and rq after it at
+  // theirs.
+  TargetDesc t = systemOperands(256);
+  Layer l = makeLayer(conv(8, 8, 8, 48, 3));
+  EXPECT_EQ(recordAlign(t, l), 256u);
+  RecordLayout rl = recordLayout(l, t, 16);
+  EXPECT_EQ(rl.rqOff % 8, 0u);
+  TargetDesc d = described();
+  EXPECT_EQ(recordAlign(d, l), 16u);
+}
+
 } // namespace

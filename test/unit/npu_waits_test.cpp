@@ -350,7 +350,7 @@ lir::Program scheduledLayer(const target::NpuOp &op, const TargetDesc &t, uint64
   constBytes = 0;
   for (int64_t b = 0; l.hasWeights() && b * c->tiling.block < l.OC; ++b) {
     RecordLayout rl = recordLayout(l, t, std::min(c->tiling.block, l.OC - b * c->tiling.block));
-    constBytes += (rl.size + recordAlign(t) - 1) / recordAlign(t) * recordAlign(t);
+    constBytes += (rl.size + recordAlign(t, l) - 1) / recordAlign(t, l) * recordAlign(t, l);
   }
   constBytes = std::max<uint64_t>(constBytes, 64);
   lir::ConstBuffer blob;
@@ -445,11 +445,21 @@ TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
   int64_t rq = up(bias + 64, s.alignmentOf(target::Operand::Rq));
   int64_t end = perChannel ? rq + 128 : bias + 64;
   int64_t out = s.banks > 2 ? 2 * int64_t(s.bankSize) : up(end, a);
+  // Where conv reads w, bias and rq from system memory ("operands",
+  // npu-sysmem), they stay in the blob at the same offsets: no DMA.
+  bool sys = t.operation("conv")->inSystem(target::Operand::W);
+  auto record = [&](int64_t at, int64_t size) {
+    return sys ? buf(lir::Region::Const, 0, at - w, size) : spm(at, size);
+  };
   Body b;
-  b.dma(arena(0, 256), spm(0, 256)).dma(buf(lir::Region::Const, 0, 0, end - w), spm(w, end - w));
+  b.dma(arena(0, 256), spm(0, 256));
+  if (!sys)
+    b.dma(buf(lir::Region::Const, 0, 0, end - w), spm(w, end - w));
   b.conv(0, w, bias, out);
+  b.p.body.back().params[1].second = record(w, 256);
+  b.p.body.back().params[2].second = record(bias, 64);
   if (perChannel) {
-    b.p.body.back().params.emplace_back("rq_addr", spm(rq, 128));
+    b.p.body.back().params.emplace_back("rq_addr", record(rq, 128));
     b.p.body.back().params.emplace_back("per_channel", int64_t(1));
   }
   b.dma(spm(out, 256), arena(512, 256));

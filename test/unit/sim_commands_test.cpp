@@ -114,6 +114,20 @@ struct Rig : npucc::test::SimTarget {
     dma(s, d, n);
     return d;
   }
+  /// A constant operand of operation `op`: in system memory (aligned as the
+  /// description asks) where the NPU reads it from there, else DMA'd into
+  /// the scratchpad (load).
+  template <typename T> uint64_t constant(const char *op, Operand o, const std::vector<T> &v) {
+    const OpLimits *l = this->T.operation(op);
+    if (!l || !l->inSystem(o))
+      return load(v);
+    size_t n = v.size() * sizeof(T);
+    uint64_t a = l->systemAlignment[size_t(o)];
+    RamNext = (RamNext + a - 1) / a * a;
+    uint64_t s = sysAlloc(n);
+    std::memcpy(host(s), v.data(), n);
+    return s;
+  }
   I8 store(uint64_t spm, size_t n) {
     uint64_t s = sysAlloc(n);
     dma(spm, s, n);
@@ -158,12 +172,12 @@ struct Quant {
     return npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
   }
   /// Loads bias (and the per-channel table) and sets the parameters.
-  void program(Rig &r, std::vector<int64_t> &p) const {
-    p[NPUCC_P_BIAS_ADDR] = int64_t(r.load(bias));
+  void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
+    p[NPUCC_P_BIAS_ADDR] = int64_t(r.constant(op, Operand::Bias, bias));
     if (perChannel) {
       I32 table = mult;
       table.insert(table.end(), shift.begin(), shift.end());
-      p[NPUCC_P_RQ_ADDR] = int64_t(r.load(table));
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
       p[NPUCC_P_PER_CHANNEL] = 1;
     } else {
       p[NPUCC_P_REQUANT_MULT] = mult[0];
@@ -345,8 +359,8 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     Quant q(g, *l, size_t(OC));
     auto p = r.params();
     p[NPUCC_P_IN_ADDR] = int64_t(r.load(in));
-    p[NPUCC_P_W_ADDR] = int64_t(r.load(w));
-    q.program(r, p);
+    p[NPUCC_P_W_ADDR] = int64_t(r.constant(dw ? "depthwise" : "conv", Operand::W, w));
+    q.program(r, p, dw ? "depthwise" : "conv");
     uint64_t out = r.spmAlloc(size_t(OH) * OW * OC);
     p[NPUCC_P_OUT_ADDR] = int64_t(out);
     p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
@@ -417,8 +431,8 @@ TEST_P(SimCommands, Matmul) {
   Quant q(g, *r.T.operation("matmul"), N);
   auto p = r.params();
   p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
-  p[NPUCC_P_W_ADDR] = int64_t(r.load(w));
-  q.program(r, p);
+  p[NPUCC_P_W_ADDR] = int64_t(r.constant("matmul", Operand::W, w));
+  q.program(r, p, "matmul");
   uint64_t out = r.spmAlloc(M * N);
   p[NPUCC_P_OUT_ADDR] = int64_t(out);
   p[NPUCC_P_M] = M, p[NPUCC_P_K] = K, p[NPUCC_P_N] = N;
@@ -519,6 +533,63 @@ TEST_P(SimCommands, EltwiseAdd) {
   }
   EXPECT_EQ(r.store(out, N), ref);
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
+}
+
+// --- Operands the NPU reads from system memory (issue 19, phase 5) ---------------------------
+
+/// npu-sysmem's matmul, its weights, bias and requantization table in
+/// system memory: `wAt` is where the weights are (a mapped address, or not).
+std::string matmulReading(uint64_t (*wAt)(Rig &, uint64_t mapped)) {
+  Rig r(npucc::test::testTarget("npu-sysmem.json"));
+  EXPECT_TRUE(r.ok());
+  if (!r.ok())
+    return "no simulator";
+  std::mt19937 g(9);
+  const int M = 3, K = 20, N = 4;
+  I8 a = randI8(g, M * K), w = randI8(g, N * K);
+  Quant q(g, *r.T.operation("matmul"), N);
+  auto p = r.params();
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
+  p[NPUCC_P_W_ADDR] = int64_t(wAt(r, r.constant("matmul", Operand::W, w)));
+  q.program(r, p, "matmul");
+  uint64_t out = r.spmAlloc(M * N);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
+  p[NPUCC_P_M] = M, p[NPUCC_P_K] = K, p[NPUCC_P_N] = N;
+  int bad = -1;
+  EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
+  if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK)
+    return npucc_sim_error(r.Sim);
+  I8 ref(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      int32_t acc = 0;
+      for (int c = 0; c < K; ++c)
+        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
+      ref[i * N + j] = q.apply(size_t(j), acc);
+    }
+  EXPECT_EQ(r.store(out, M * N), ref);
+  return npucc_sim_failed(r.Sim) ? npucc_sim_error(r.Sim) : "";
+}
+
+TEST(SimSystemOperands, ComputeReadsMappedSystemMemory) {
+  // The weights where the Rig mapped them (the RAM window): read in place.
+  EXPECT_EQ(matmulReading([](Rig &, uint64_t mapped) { return mapped; }), "");
+}
+
+TEST(SimSystemOperands, UnmappedOrMisalignedReadsFail) {
+  // The flash window (0x08000000) is in the description but nothing is mapped there.
+  std::string e = matmulReading([](Rig &, uint64_t) { return uint64_t(0x08000000); });
+  EXPECT_NE(e.find("w_addr 0x08000000..0x08000050 is outside the scratchpad and the mapped "
+                   "system memory ranges"),
+            std::string::npos)
+      << e;
+  // 64-byte alignment asked of the weights.
+  e = matmulReading([](Rig &, uint64_t mapped) { return mapped + 8; });
+  EXPECT_NE(e.find("(system memory) is not aligned to 64 bytes"), std::string::npos) << e;
+  // A scratchpad address for an operand read from system memory.
+  e = matmulReading([](Rig &r, uint64_t) { return r.spmAlloc(80); });
+  EXPECT_NE(e.find("is in a scratchpad, but matmul reads it from system memory"), std::string::npos)
+      << e;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::test::allTargets()),

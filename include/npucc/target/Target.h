@@ -100,7 +100,13 @@ struct OpLimits {
   bool perChannelRequant = false, perTensorRequant = false;
   bool fusedClamp = false;
   OpTiming timing;
+  /// "operands": the operands the NPU reads from system memory itself
+  /// (NPUCC_OPND_* order; the compiler does not DMA them), and each one's
+  /// alignment there (1: none). Default: every operand in the scratchpad.
+  std::array<bool, NumOperands> systemOperand{};
+  std::array<unsigned, NumOperands> systemAlignment{1, 1, 1, 1, 1, 1};
 
+  bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   bool allowsKernel(int kh, int kw) const;
   bool allowsStride(int s) const;
   bool allowsDilation(int d) const;

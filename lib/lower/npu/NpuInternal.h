@@ -97,6 +97,7 @@ struct Tiling {
   int64_t block = 1;      // output channels per block (OC when not blocked)
   bool blocksOuter = false; // loop order: channel blocks outside the row tiles
   bool resident = true;   // all weight records stay in the scratchpad
+  bool system = false;    // the NPU reads the weight records from system memory
   std::string text() const;
 };
 
@@ -107,7 +108,10 @@ struct RecordLayout {
 };
 RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block);
 /// Records start at multiples of this in the blob and the scratchpad.
-uint64_t recordAlign(const target::TargetDesc &t);
+uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);
+/// Does the NPU read the layer's records (w, bias, rq) from system memory
+/// ("operands" of its operation)? Then they take no scratchpad and no DMA.
+bool recordsInSystem(const Layer &l, const target::TargetDesc &t);
 
 /// The scratchpad buffers of a tiling (their requests, in allocation order).
 struct Buffers {

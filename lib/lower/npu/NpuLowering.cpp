@@ -112,7 +112,8 @@ void idealParts(const Layer &l, const target::TargetDesc &t, const target::CTabl
   } else {
     plan.inBytes = uint64_t(l.H * l.W * l.C);
     plan.outBytes = uint64_t(l.OH * l.OW * l.OC);
-    plan.weightBytes = l.hasWeights() ? recordLayout(l, t, l.OC).size : 0;
+    // Records the NPU reads from system memory are never moved.
+    plan.weightBytes = l.hasWeights() && !recordsInSystem(l, t) ? recordLayout(l, t, l.OC).size : 0;
   }
 }
 
@@ -141,7 +142,7 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     auto rec = buildRecords(n, l, I.T, choice->tiling.block);
     if (!rec)
       return std::move(rec.error());
-    I.Blob.resize(alignUp(I.Blob.size(), recordAlign(I.T)), 0);
+    I.Blob.resize(alignUp(I.Blob.size(), recordAlign(I.T, l)), 0);
     io.recordsOffset = I.Blob.size();
     I.Blob.insert(I.Blob.end(), rec->begin(), rec->end());
   }

@@ -16,6 +16,9 @@
 //   - DMA addresses are multiples of the DMA alignment and compute operand
 //     addresses multiples of their operand alignment (effective alignments:
 //     an address field's unit is part of them);
+//   - a compute operand in system memory ("operands" of its operation) is
+//     an offset in the NPU constants, a multiple of its alignment there; the
+//     loader proved its address field reaches every system window;
 //   - DMA lengths, rows, planes and strides are within the effective DMA
 //     limits;
 //   - the value fits the command stream (npucc_stream.h): 32-bit signed
@@ -105,14 +108,26 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
     int64_t v = p[size_t(id)];
     if (b && b->region != lir::Region::Spm) {
       // An offset into a buffer the firmware places, aligned, in a window
-      // the DMA reaches (the loader's proof).
-      if (kind != NPUCC_KIND_DMA)
-        return error(head(id) + " points into " + regionText(b->region) +
-                     "; compute commands read and write the scratchpad only");
-      if (b->offset < 0 || uint64_t(b->offset) % dmaAlign)
+      // the DMA reaches (the loader's proof). A compute command reads an
+      // operand of the constant blob itself when its operation says so
+      // ("operands"; the loader proved its field reaches every window).
+      uint64_t align = dmaAlign;
+      if (kind != NPUCC_KIND_DMA) {
+        int o = operandOfParam(id);
+        const target::OpLimits *lim = t.operation(in.callee);
+        if (o < 0 || !lim || !lim->inSystem(target::Operand(o)))
+          return error(head(id) + " points into " + regionText(b->region) +
+                       "; the operation reads this operand from the scratchpad");
+        if (b->region != lir::Region::Const)
+          return error(head(id) + " points into " + regionText(b->region) +
+                       "; an operand read from system memory must be in the NPU constants");
+        align = std::max<uint64_t>(1, lim->systemAlignment[size_t(o)]);
+      }
+      if (b->offset < 0 || uint64_t(b->offset) % align)
         return error(head(id) + " (offset " + std::to_string(b->offset) + " in " +
-                     regionText(b->region) + ") is not a multiple of the DMA alignment " +
-                     std::to_string(dmaAlign));
+                     regionText(b->region) + ") is not a multiple of the " +
+                     (kind == NPUCC_KIND_DMA ? "DMA" : "operand's system-memory") + " alignment " +
+                     std::to_string(align));
       if (uint64_t(b->offset) > UINT32_MAX)
         return error(head(id) + " (offset " + std::to_string(b->offset) + " in " +
                      regionText(b->region) + ") does not fit the command stream's 32-bit offsets");

@@ -46,7 +46,7 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
       return wd[(o * op.kh + ky) * op.kw + kx];
     return transB ? wd[o * l.C + c] : wd[c * l.OC + o];
   };
-  uint64_t wAlign = recordAlign(t);
+  uint64_t wAlign = recordAlign(t, l);
   std::vector<uint8_t> out;
   for (int64_t b0 = 0; b0 < l.OC; b0 += block) {
     int64_t nb = std::min(block, l.OC - b0);

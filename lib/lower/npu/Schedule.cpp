@@ -50,6 +50,17 @@ lir::BufferRef spmRef(const SpmPlace &p, int64_t offset, int64_t size) {
   return b;
 }
 
+/// The alignment of a record part: the scratchpads' (the record may be
+/// DMA'd there), raised to the operation's own where the NPU reads the part
+/// from system memory.
+uint64_t recordRoleAlign(const target::TargetDesc &t, const Layer &l, target::Operand o) {
+  uint64_t a = roleAlign(t, o);
+  if (const target::OpLimits *lim = t.operation(l.op.kindName))
+    if (lim->inSystem(o))
+      a = std::max<uint64_t>(a, lim->systemAlignment[size_t(o)]);
+  return a;
+}
+
 /// Emits the commands of one layer.
 class Emitter {
 public:
@@ -226,7 +237,17 @@ Status Emitter::compute(int64_t tile) {
   auto rows = L.inRows(r0, r1);
   int64_t inH = rows.second - rows.first;
   set(in, "in_addr", spmRef(inBuf, 0, inH * L.W * L.C));
-  if (L.hasWeights()) {
+  if (recordsInSystem(L, T)) {
+    // Read by the NPU in the constant blob: address = the blob + offset.
+    RecordLayout rl = recordLayout(L, T, nb);
+    int64_t rec = int64_t(Io.recordsOffset + RecordBlobOffset[size_t(blk)]);
+    set(in, "w_addr", at(Io.blob, rec + int64_t(rl.wOff), int64_t(rl.wBytes)));
+    set(in, "bias_addr", at(Io.blob, rec + int64_t(rl.biasOff), nb * 4));
+    if (op.perChannel) {
+      set(in, "rq_addr", at(Io.blob, rec + int64_t(rl.rqOff), nb * 8));
+      set(in, "per_channel", 1);
+    }
+  } else if (L.hasWeights()) {
     RecordLayout rl = recordLayout(L, T, nb);
     int wSlot = Tl.resident ? 0 : int(blk % std::max(1, B.wCount));
     const SpmPlace &wBuf = Spm[size_t(B.inCount + B.in2Count + wSlot)];
@@ -292,7 +313,7 @@ Status Emitter::run() {
   for (int64_t b = 0; L.hasWeights() && b < blocks(); ++b) {
     RecordLayout rl = recordLayout(L, T, std::min(Tl.block, L.OC - b * Tl.block));
     RecordBlobOffset.push_back(off);
-    off += alignUp(rl.size, recordAlign(T));
+    off += alignUp(rl.size, recordAlign(T, L));
   }
   InSlotOf.assign(size_t(n), 0);
   int slot = -1;
@@ -301,11 +322,12 @@ Status Emitter::run() {
       slot = (slot + 1) % std::max(1, B.inCount);
     InSlotOf[size_t(i)] = slot;
   }
-  if (L.hasWeights() && Tl.resident)
+  bool dmaRecords = L.hasWeights() && !recordsInSystem(L, T);
+  if (dmaRecords && Tl.resident)
     for (int64_t b = 0; b < blocks(); ++b)
       NPUCC_TRY(loadRecord(b, 0));
   auto prefetch = [&](int64_t i) -> Status {
-    if (L.hasWeights() && !Tl.resident && newBlock(i))
+    if (dmaRecords && !Tl.resident && newBlock(i))
       NPUCC_TRY(loadRecord(blockOf(i), int(blockOf(i) % std::max(1, B.wCount))));
     if (newInput(i))
       NPUCC_TRY(loadInput(i, InSlotOf[size_t(i)]));
@@ -324,8 +346,13 @@ Status Emitter::run() {
 
 } // namespace
 
-uint64_t recordAlign(const target::TargetDesc &t) {
-  return std::max<uint64_t>(16, roleAlign(t, target::Operand::W));
+uint64_t recordAlign(const target::TargetDesc &t, const Layer &l) {
+  return std::max<uint64_t>(16, recordRoleAlign(t, l, target::Operand::W));
+}
+
+bool recordsInSystem(const Layer &l, const target::TargetDesc &t) {
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  return l.hasWeights() && lim && lim->inSystem(target::Operand::W);
 }
 
 std::pair<int64_t, int64_t> Layer::inRows(int64_t r0, int64_t r1) const {
@@ -358,7 +385,10 @@ Layer makeLayer(const target::NpuOp &op) {
 
 std::string Tiling::text() const {
   return "rows " + std::to_string(rows) + ", out-ch block " + std::to_string(block) +
-         (blocksOuter ? ", blocks outer" : "") + (resident ? ", weights resident" : ", weights streamed");
+         (blocksOuter ? ", blocks outer" : "") +
+         (system     ? ", weights in system memory"
+          : resident ? ", weights resident"
+                     : ", weights streamed");
 }
 
 RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block) {
@@ -372,10 +402,10 @@ RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t b
     r.wBytes = uint64_t(op.kh * op.kw * block);
   else
     r.wBytes = uint64_t(block * l.C);
-  r.biasOff = alignUp(r.wBytes, roleAlign(t, target::Operand::Bias));
+  r.biasOff = alignUp(r.wBytes, recordRoleAlign(t, l, target::Operand::Bias));
   r.size = r.biasOff + uint64_t(block) * 4;
   if (op.perChannel) {
-    r.rqOff = alignUp(r.size, roleAlign(t, target::Operand::Rq));
+    r.rqOff = alignUp(r.size, recordRoleAlign(t, l, target::Operand::Rq));
     r.size = r.rqOff + uint64_t(block) * 8;
   }
   return r;
@@ -408,7 +438,8 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
   b.inCount = (rowTiles > 1 || (tl.blocksOuter && blocks > 1)) ? 2 : 1;
   for (int i = 0; i < b.inCount; ++i)
     b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
-  if (l.hasWeights()) {
+  // Records the NPU reads from system memory take no scratchpad (and no DMA).
+  if (l.hasWeights() && !recordsInSystem(l, t)) {
     RecordLayout rl = recordLayout(l, t, tl.block);
     std::vector<uint64_t> offs(target::NumOperands, 0);
     offs[size_t(Operand::W)] = rl.wOff;
@@ -419,7 +450,7 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
       uint64_t all = 0;
       for (int64_t blk = 0; blk < blocks; ++blk)
         all += alignUp(recordLayout(l, t, std::min(tl.block, l.OC - blk * tl.block)).size,
-                       recordAlign(t));
+                       recordAlign(t, l));
       b.wCount = 1;
       b.wBytes = all;
     } else {

@@ -3,7 +3,8 @@
 // Candidates: output rows per tile (every distinct ceil(rows / k)), output
 // channel blocks (the whole channel count, and multiples of the MAC array's
 // rows that meet the out-channel multiple), both loop orders, weights
-// resident or streamed. A candidate is feasible when every command of its
+// resident or streamed (or read by the NPU from system memory, "operands").
+// A candidate is feasible when every command of its
 // tiles stays within the operation's limits and the fields' ranges, its
 // buffers fit the scratchpads (allocateSpm) and its DMA transfers are legal.
 // Feasible candidates are scheduled, given their waits and timed with the
@@ -127,16 +128,19 @@ std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::T
       groups.back().push_back({c, 1, false, true});
     return groups;
   }
+  // Records in system memory are neither resident nor streamed: one group.
+  bool sys = recordsInSystem(l, t);
   for (int64_t b : blockOptions(l, t))
     for (bool outer : {false, true})
       for (bool resident : {true, false}) {
         bool multi = ceilDiv(l.OC, b) > 1;
-        if ((outer && !multi) || (!resident && !multi) || (!resident && !l.hasWeights()))
+        if ((outer && !multi) || (!resident && !multi) || (!resident && !l.hasWeights()) ||
+            (!resident && sys))
           continue;
         std::vector<Tiling> g;
         for (int64_t r : rowOptions(l.OH))
           if (!(outer && ceilDiv(l.OH, r) == 1))
-            g.push_back({r, b, outer, resident});
+            g.push_back({r, b, outer, resident, sys});
         if (!g.empty())
           groups.push_back(std::move(g));
       }
