@@ -81,6 +81,24 @@ fi
 check "tinycnn_int8 on npu-align" "$src/models/tinycnn_int8" "$src/test/target/npu-align.json"
 shared="$src/../shared/models"
 [ -d "$shared" ] || shared=/work/shared/models
+# on_targets "TARGETS" "SHARED-MODELS" ["SHARED-TARGETS"]: tinycnn_int8 on each test description
+# of TARGETS (test/target/NAME.json), then each shared model on each of SHARED-TARGETS (default
+# TARGETS); a missing ../shared is a ci_skip (a failure under CI).
+on_targets() {
+  local t m
+  for t in $1; do
+    check "tinycnn_int8 on $t" "$src/models/tinycnn_int8" "$src/test/target/$t.json"
+  done
+  if [ -d "$shared/mlpt_kws_qdq" ]; then
+    for m in $2; do
+      for t in ${3:-$1}; do
+        check "$m on $t" "$shared/$m" "$src/test/target/$t.json"
+      done
+    done
+  else
+    ci_skip "$shared not found: the shared models on ${3:-$1} were not run" || failed=$((failed + 1))
+  fi
+}
 if [ -d "$shared/torch_ptq_qdq" ]; then
   for m in torch_ptq_qdq mlpt_ad_qdq mlpt_vww_qdq; do
     check "$m on npu-align" "$shared/$m" "$src/test/target/npu-align.json"
@@ -92,70 +110,29 @@ fi
 # 2b. 64-bit registers (issue 19, phase 1): npu-wide on a 32-bit bus, high half first (every
 #     register write two accesses, applied by the simulator when the low half arrives), and
 #     npu-wide64 on a 64-bit bus; the shared int8 models where they are.
-for w in npu-wide npu-wide64; do
-  check "tinycnn_int8 on $w" "$src/models/tinycnn_int8" "$src/test/target/$w.json"
-done
-if [ -d "$shared/mlpt_kws_qdq" ]; then
-  for m in mlpt_kws_qdq torch_ptq_qdq; do
-    check "$m on npu-wide" "$shared/$m" "$src/test/target/npu-wide.json"
-  done
-else
-  ci_skip "$shared not found: the shared models on npu-wide were not run" || failed=$((failed + 1))
-fi
+on_targets "npu-wide npu-wide64" "mlpt_kws_qdq torch_ptq_qdq" npu-wide
 
 # 2c. Control and status semantics (issue 19, phase 2): npu-tiny starts every command through
 #     one 8-bit read-modify-write CTRL (GO is the doorbell and both engines' busy bit, beside
 #     the opcode, a compute DONE and an error flag), clears the DMA's DONE through IRQ_CLR and
 #     sets CTRL.irq_en in its init write (refused before: "register 'CTRL' holds status bits;
 #     commands cannot write it").
-check "tinycnn_int8 on npu-tiny" "$src/models/tinycnn_int8" "$src/test/target/npu-tiny.json"
-if [ -d "$shared/mlpt_kws_qdq" ]; then
-  for m in mlpt_kws_qdq torch_ptq_qdq; do
-    check "$m on npu-tiny" "$shared/$m" "$src/test/target/npu-tiny.json"
-  done
-else
-  ci_skip "$shared not found: the shared models on npu-tiny were not run" || failed=$((failed + 1))
-fi
+on_targets npu-tiny "mlpt_kws_qdq torch_ptq_qdq"
 
 # 2d. Fields as expressions (issue 19, phase 3): npu-expr computes fields from the parameters
 #     (the simulator recomputes each and reports a field that disagrees).
-check "tinycnn_int8 on npu-expr" "$src/models/tinycnn_int8" "$src/test/target/npu-expr.json"
-if [ -d "$shared/mlpt_kws_qdq" ]; then
-  for m in mlpt_kws_qdq torch_ptq_qdq; do
-    check "$m on npu-expr" "$shared/$m" "$src/test/target/npu-expr.json"
-  done
-else
-  ci_skip "$shared not found: the shared models on npu-expr were not run" || failed=$((failed + 1))
-fi
+on_targets npu-expr "mlpt_kws_qdq torch_ptq_qdq"
 
 # 2e. Command delivery (issue 19, phase 4): npu-fifo pushes every compute command as a frame of
 #     nine 64-bit words into one FIFO register (two 32-bit accesses each); the simulator starts
 #     the command after the last word and reports an overrun or a frame matching no command.
 #     npu-insn issues the same words as custom instructions, two per instruction. npu-cmdbuf
 #     appends every command (DMA too) to a command buffer in memory and kicks it at each wait.
-for w in npu-fifo npu-insn npu-cmdbuf; do
-  check "tinycnn_int8 on $w" "$src/models/tinycnn_int8" "$src/test/target/$w.json"
-done
-if [ -d "$shared/mlpt_kws_qdq" ]; then
-  for m in mlpt_kws_qdq torch_ptq_qdq; do
-    for w in npu-fifo npu-insn npu-cmdbuf; do
-      check "$m on $w" "$shared/$m" "$src/test/target/$w.json"
-    done
-  done
-else
-  ci_skip "$shared not found: the shared models on npu-fifo were not run" || failed=$((failed + 1))
-fi
+on_targets "npu-fifo npu-insn npu-cmdbuf" "mlpt_kws_qdq torch_ptq_qdq"
 
 # 2f. Operands read from system memory (issue 19, phase 5): npu-sysmem's MAC operations read
 #     their weights, bias and requantization tables from the constant blob themselves.
-check "tinycnn_int8 on npu-sysmem" "$src/models/tinycnn_int8" "$src/test/target/npu-sysmem.json"
-if [ -d "$shared/mlpt_kws_qdq" ]; then
-  for m in mlpt_kws_qdq mlpt_ic_qdq; do
-    check "$m on npu-sysmem" "$shared/$m" "$src/test/target/npu-sysmem.json"
-  done
-else
-  ci_skip "$shared not found: the shared models on npu-sysmem were not run" || failed=$((failed + 1))
-fi
+on_targets npu-sysmem "mlpt_kws_qdq mlpt_ic_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})
