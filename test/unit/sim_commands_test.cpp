@@ -422,6 +422,19 @@ TEST_P(SimCommands, Depthwise) {
   runConv(r, true, g);
 }
 
+/// The matmul the NPU computes: a (M x K) times w^T (w: N x K), requantized by q.
+I8 matmulRef(const I8 &a, const I8 &w, int M, int K, int N, const Quant &q) {
+  I8 ref(size_t(M) * size_t(N));
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      int32_t acc = 0;
+      for (int c = 0; c < K; ++c)
+        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
+      ref[i * N + j] = q.apply(size_t(j), acc);
+    }
+  return ref;
+}
+
 TEST_P(SimCommands, Matmul) {
   Rig r(GetParam());
   ASSERT_TRUE(r.ok());
@@ -438,15 +451,7 @@ TEST_P(SimCommands, Matmul) {
   p[NPUCC_P_M] = M, p[NPUCC_P_K] = K, p[NPUCC_P_N] = N;
   r.issue(NPUCC_KIND_MATMUL, p);
   r.wait(NPUCC_ENGINE_COMPUTE);
-  I8 ref(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      int32_t acc = 0;
-      for (int c = 0; c < K; ++c)
-        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
-      ref[i * N + j] = q.apply(size_t(j), acc);
-    }
-  EXPECT_EQ(r.store(out, M * N), ref);
+  EXPECT_EQ(r.store(out, M * N), matmulRef(a, w, M, K, N, q));
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
 }
 
@@ -559,15 +564,7 @@ std::string matmulReading(uint64_t (*wAt)(Rig &, uint64_t mapped)) {
   EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
   if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK)
     return npucc_sim_error(r.Sim);
-  I8 ref(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      int32_t acc = 0;
-      for (int c = 0; c < K; ++c)
-        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
-      ref[i * N + j] = q.apply(size_t(j), acc);
-    }
-  EXPECT_EQ(r.store(out, M * N), ref);
+  EXPECT_EQ(r.store(out, M * N), matmulRef(a, w, M, K, N, q));
   return npucc_sim_failed(r.Sim) ? npucc_sim_error(r.Sim) : "";
 }
 
