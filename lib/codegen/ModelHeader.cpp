@@ -44,9 +44,9 @@ std::string modelHeader(const lir::Program &P, const std::string &Prefix, bool E
     h += "#define " + Upper + "_OUTPUT" + std::to_string(i) + "_BYTES " +
          std::to_string(ir::Tensor::byteSizeOf(P.outputs[i].dtype, P.outputs[i].shape)) + "\n";
   // --io int8: real = SCALE * (q - ZERO_POINT) of each int8 input and output.
-  for (const auto &[what, bufs] : {std::pair<const char *, const std::vector<lir::IOBuffer> *>{
-                                       "_INPUT", &P.inputs},
-                                   {"_OUTPUT", &P.outputs}})
+  for (const auto &[what, bufs] :
+       {std::pair<const char *, const std::vector<lir::IOBuffer> *>{"_INPUT", &P.inputs},
+        {"_OUTPUT", &P.outputs}})
     for (size_t i = 0; i < bufs->size(); ++i)
       if (const auto &q = (*bufs)[i].quant) {
         std::string m = Upper + what + std::to_string(i);

@@ -300,10 +300,10 @@ std::string reportTable(const CompileReport &rep) {
       char cyc[24];
       std::snprintf(cyc, sizeof cyc, "%s%llu", l.cpuCalibrated ? "" : "~",
                     (unsigned long long)l.cpuCycles[int(lower::CpuCore::CortexM4)]);
-      std::snprintf(line, sizeof line, "%3zu %-18s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s  ",
-                    i, fit(l.op, 18).c_str(), l.placement.c_str(),
-                    fit(shapeText(l.outShape), 14).c_str(), (unsigned long long)l.macs, cyc, "-",
-                    "-", "-", "", "-", "-");
+      std::snprintf(
+          line, sizeof line, "%3zu %-18s %-13s %-14s %10llu %9s %9s %9s %8s %5s %8s %9s  ", i,
+          fit(l.op, 18).c_str(), l.placement.c_str(), fit(shapeText(l.outShape), 14).c_str(),
+          (unsigned long long)l.macs, cyc, "-", "-", "-", "", "-", "-");
     }
     s += line + layerCell(l) + "\n";
   }

@@ -187,9 +187,8 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       sorted.push_back(&b);
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const ParamBinding *a, const ParamBinding *b) {
-                       return a->field().reg != b->field().reg
-                                  ? a->field().reg < b->field().reg
-                                  : a->field().lsb < b->field().lsb;
+                       return a->field().reg != b->field().reg ? a->field().reg < b->field().reg
+                                                               : a->field().lsb < b->field().lsb;
                      });
     for (const ParamBinding *bp : sorted) {
       const ParamBinding &b = *bp;

@@ -65,8 +65,8 @@ void requant(std::vector<std::string> &c, const OpLimits &l) {
   c.push_back("bias (if any) a constant int32 tensor, one value per output channel");
   c.push_back(std::string("requantization ") +
               (l.perChannelRequant && l.perTensorRequant ? "per tensor or per channel"
-               : l.perChannelRequant                      ? "per channel only"
-                                                          : "per tensor only (equal weight scales)") +
+               : l.perChannelRequant                     ? "per channel only"
+                                     : "per tensor only (equal weight scales)") +
               ", exact rounding (not ONNX Runtime's fp32 QLinear rounding unless "
               "--requant exact)");
   c.push_back(l.fusedClamp ? "a fused clamp (Relu, Clip) allowed" : "no fused clamp");
@@ -100,10 +100,10 @@ std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind
       c.push_back("channel multiplier in {" + list(l.depthMultipliers, "any") + "}");
     else
       multiple(c, "output channels", l.outChannelMultiple);
-    c.push_back("fields: " + fields(t, kind,
-                                    {"in_w", "out_w", "in_h", "in_ch", "k_h", "k_w", "stride_h",
-                                     "stride_w", "dil_h", "dil_w", "pad_top", "pad_left", "in_zp",
-                                     "out_zp"}));
+    c.push_back("fields: " +
+                fields(t, kind,
+                       {"in_w", "out_w", "in_h", "in_ch", "k_h", "k_w", "stride_h", "stride_w",
+                        "dil_h", "dil_w", "pad_top", "pad_left", "in_zp", "out_zp"}));
   } else if (kind == "matmul") {
     c.push_back("a matrix product of an activation (leading dimensions 1) and a constant 2-D "
                 "weight matrix; Gemm without transA, alpha = beta = 1");
@@ -137,17 +137,14 @@ std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind
 
 } // namespace
 
-std::string supportedOpsMarkdown(const TargetDesc &t,
-                                 const std::vector<std::string> &onnxOps) {
+std::string supportedOpsMarkdown(const TargetDesc &t, const std::vector<std::string> &onnxOps) {
   struct Row {
     const char *op, *kind, *when;
   };
-  static const Row Rows[] = {{"Conv", "conv", "group 1"},
-                             {"Conv", "depthwise", "group = input channels"},
-                             {"Gemm", "matmul", ""},
-                             {"MatMul", "matmul", ""},
-                             {"MaxPool", "pool", ""},
-                             {"Add", "eltwise", ""}};
+  static const Row Rows[] = {
+      {"Conv", "conv", "group 1"}, {"Conv", "depthwise", "group = input channels"},
+      {"Gemm", "matmul", ""},      {"MatMul", "matmul", ""},
+      {"MaxPool", "pool", ""},     {"Add", "eltwise", ""}};
   std::ostringstream s;
   s << "## " << t.name << "\n\n";
   if (!t.description.empty())

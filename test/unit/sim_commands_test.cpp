@@ -378,8 +378,8 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     r.wait(NPUCC_ENGINE_COMPUTE);
     I8 got = r.store(out, size_t(OH) * OW * OC);
     EXPECT_EQ(got, refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw))
-        << "k=" << kh << "x" << kw << " s=" << s << " dil=" << dil << " pad=" << padT << ","
-        << padL << " mult=" << mult;
+        << "k=" << kh << "x" << kw << " s=" << s << " dil=" << dil << " pad=" << padT << "," << padL
+        << " mult=" << mult;
     const npucc_sim_cmd_stats *st = npucc_sim_command(r.Sim, before);
     ASSERT_NE(st, nullptr);
     EXPECT_EQ(st->macs, uint64_t(OH) * OW * OC * kh * kw * (dw ? 1 : C));
@@ -394,8 +394,7 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
                                     ((C + r.T.compute.macCols - 1) / r.T.compute.macCols) *
                                     ((OC + r.T.compute.macRows - 1) / r.T.compute.macRows) *
                                     t.cyclesPerStep +
-                                t.fillCycles + t.overheadCycles +
-                                r.T.timing.commandOverheadCycles);
+                                t.fillCycles + t.overheadCycles + r.T.timing.commandOverheadCycles);
     }
     EXPECT_GT(st->mac_utilisation, 0.0);
     EXPECT_LE(st->mac_utilisation, 1.0);

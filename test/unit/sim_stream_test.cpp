@@ -165,4 +165,3 @@ TEST(SimStream, ADeviceErrorAtAWaitIsReadBackWithItsEngineAndCode) {
 }
 
 } // namespace
-

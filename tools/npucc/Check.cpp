@@ -29,13 +29,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -77,7 +77,7 @@ struct StageReport {
 
 struct OutputReport {
   int dataset;
-  driver::Comparison cmp;     // vs the golden output
+  driver::Comparison cmp; // vs the golden output
   driver::OutputQuant kind;
   bool stepMode = false;      // cmp is a step comparison
   bool interpChecked = false; // vs the reference interpreter
@@ -231,10 +231,10 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       !s)
     return s.error();
   if (sim)
-    for (const char *f : {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h",
-                          "sim/npucc_sim_ops.c", "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c",
-                          "sim/npucc_sim_delivery.c",
-                          "hal/npucc_timing.h", "include/npucc_requant.h"}) {
+    for (const char *f :
+         {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
+          "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c",
+          "hal/npucc_timing.h", "include/npucc_requant.h"}) {
       const std::string *text = codegen::findRuntimeFile(f);
       std::string base = fs::path(f).filename().string();
       if (!text)
@@ -291,8 +291,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       const lir::IOBuffer &io = cr->program.inputs[i];
       // --io int8: the program takes the int8 tensor; graphs with a float input (the
       // imported stage) keep the data set's values.
-      ir::Tensor data = i < cr->graph->inputs.size() ? driver::toIoType(*t, *cr->graph->inputs[i])
-                                                     : *t;
+      ir::Tensor data =
+          i < cr->graph->inputs.size() ? driver::toIoType(*t, *cr->graph->inputs[i]) : *t;
       if (Status m = driver::checkDataMatches(data, io, inFiles[i].string(), "input"); !m)
         return m.error();
       fs::path raw = build / ("in_" + std::to_string(i) + ".bin");
@@ -354,7 +354,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       if (!r) {
         Diagnostic d = r.error();
         d.notes.push_back("while running the reference interpreter on the compiled graph for "
-                          "--interp-check (" + sets[si].filename().string() + ")");
+                          "--interp-check (" +
+                          sets[si].filename().string() + ")");
         return d;
       }
       interpOut = std::move(*r);
@@ -419,8 +420,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     std::printf("quantized program: dq outputs compare |round(got/s) - round(ref/s)| in steps of "
                 "their DequantizeLinear scale s, softmax(dq) outputs their logits in steps up to "
                 "a per-row shift, int outputs |got - ref|; golden tolerance %g step(s)%s\n",
-                flags.toleranceSteps,
-                interpOn ? "; interpreter: C outputs must be bit-exact" : "");
+                flags.toleranceSteps, interpOn ? "; interpreter: C outputs must be bit-exact" : "");
   for (const InterpStage &st : stages)
     std::printf("also compared with the reference interpreter on %s: %s\n", st.title,
                 st.exact ? (quantized ? "bit-exact (npu-partition's exact rounding of "
