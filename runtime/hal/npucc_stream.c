@@ -7,30 +7,27 @@
 
 static int64_t g_state[2][NPUCC_P_COUNT] NPUCC_RUNTIME_ATTR; /* DMA, compute */
 static npucc_stream_fault g_fault NPUCC_RUNTIME_ATTR;
+/* No fault (rc NPUCC_OK, every index -1). */
+static const npucc_stream_fault g_no_fault = {NPUCC_OK, -1, -1, -1, 0, -1, 0};
 
 void npucc_stream_reset(void) {
   npucc_npu_defaults(g_state[0]);
   npucc_npu_defaults(g_state[1]);
-  g_fault.rc = NPUCC_OK;
-  g_fault.op = -1;
-  g_fault.kind = -1;
-  g_fault.param = -1;
-  g_fault.value = 0;
-  g_fault.engine = -1;
-  g_fault.device_code = 0;
+  g_fault = g_no_fault;
 }
 
 const npucc_stream_fault *npucc_stream_last_fault(void) { return &g_fault; }
 
 /* Records the fault of op i (a command when st is not null) and returns rc. */
 static int fail(int rc, uint32_t i, const npucc_stream_op *op, int param, const int64_t *st) {
+  g_fault = g_no_fault;
   g_fault.rc = rc;
   g_fault.op = (int32_t)i;
   g_fault.kind = op->kind;
-  g_fault.param = (int16_t)(st != NULL ? param : -1);
-  g_fault.value = st != NULL && param >= 0 ? st[param] : 0;
-  g_fault.engine = -1;
-  g_fault.device_code = 0;
+  if (st != NULL && param >= 0) {
+    g_fault.param = (int16_t)param;
+    g_fault.value = st[param];
+  }
   if (rc == NPUCC_ERR_DEVICE) {
     int engine = -1;
     g_fault.device_code = npucc_hal_last_error(&engine);
