@@ -120,6 +120,18 @@ void emitFieldTables(std::ostringstream &o, const npucc_target_desc &d, const Ta
     }
     o << "};\n\n";
   }
+  if (d.num_op_timing) {
+    o << "static const npucc_op_timing " << id << "_op_timing[] = {\n";
+    for (uint16_t i = 0; i < d.num_op_timing; ++i) {
+      const npucc_op_timing &r = d.op_timing[i];
+      const OpTiming &ot = t.compute.operations.at(npucc_kind_name(r.kind)).timing;
+      o << "    {" << KindEnumNames[r.kind] << ", " << r.steps_first << ", " << r.steps_count
+        << ", " << r.macs_first << ", " << r.macs_count << "}, /* steps "
+        << (ot.steps ? commentSafe(printExpr(*ot.steps)) : "formula") << ", macs "
+        << (ot.macs ? commentSafe(printExpr(*ot.macs)) : "formula") << " */\n";
+    }
+    o << "};\n\n";
+  }
 }
 
 } // namespace
@@ -362,6 +374,9 @@ std::string emitCTableSource(const TargetDesc &t) {
   if (d.num_cases)
     o << "    .cases = " << id << "_cases,\n    .num_cases = " << d.num_cases << ",\n"
       << "    .case_conds = " << id << "_case_conds,\n    .num_case_conds = " << d.num_case_conds
+      << ",\n";
+  if (d.num_op_timing)
+    o << "    .op_timing = " << id << "_op_timing,\n    .num_op_timing = " << d.num_op_timing
       << ",\n";
   if (d.num_frames)
     o << "    .frames = " << id << "_frames,\n    .num_frames = " << d.num_frames << ",\n";

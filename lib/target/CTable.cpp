@@ -31,6 +31,7 @@ struct CTable::Impl {
   std::vector<npucc_expr_op> ExprOps;
   std::vector<npucc_expr_case> Cases;
   std::vector<npucc_fixed> CaseConds;
+  std::vector<npucc_op_timing> OpTiming;
   std::vector<npucc_frame_desc> Frames;
   std::vector<npucc_delivery_desc> Deliveries;
   npucc_cmdbuf_desc Cmdbuf{};
@@ -237,6 +238,25 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
       }
       I.FieldBindings.push_back(fb);
     }
+  // Timing expressions after the fields' (their ops append to the same table).
+  for (const auto &op : T.compute.operations) {
+    const OpTiming &t = op.second.timing;
+    if (!t.steps && !t.macs)
+      continue;
+    npucc_op_timing r{};
+    r.kind = uint8_t(commandKindId(op.first));
+    auto put = [&](const std::optional<Expr> &e, uint16_t &first, uint16_t &count) {
+      if (!e)
+        return;
+      first = uint16_t(I.ExprOps.size());
+      for (const auto &o : exprPostfix(*e))
+        I.ExprOps.push_back({o.first, o.second});
+      count = uint16_t(I.ExprOps.size() - first);
+    };
+    put(t.steps, r.steps_first, r.steps_count);
+    put(t.macs, r.macs_first, r.macs_count);
+    I.OpTiming.push_back(r);
+  }
   for (const Frame &f : T.frames)
     I.Frames.push_back(
         {f.name.c_str(), uint8_t(f.wordBits), uint16_t(f.firstReg), uint16_t(f.numWords)});
@@ -319,6 +339,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.num_cases = uint16_t(I.Cases.size());
   D.case_conds = data(I.CaseConds);
   D.num_case_conds = uint16_t(I.CaseConds.size());
+  D.op_timing = data(I.OpTiming);
+  D.num_op_timing = uint16_t(I.OpTiming.size());
   D.frames = data(I.Frames);
   D.num_frames = uint16_t(I.Frames.size());
   D.deliveries = data(I.Deliveries);

@@ -413,6 +413,34 @@ void TargetParser::parseCompute(const Obj &o) {
   o.done();
 }
 
+/// timing.operations.<op>.steps / .macs: an expression over the parameters
+/// of the operation's command; addresses are refused (a cycle count must not
+/// depend on where the firmware places a buffer).
+std::optional<Expr> TargetParser::timingExpr(const Obj &to, const char *key,
+                                             const std::string &op) const {
+  const json *v = to.opt(key);
+  if (!v)
+    return std::nullopt;
+  std::string p = to.at(key);
+  if (!v->is_string())
+    fail(p, "expected an expression over the command's parameters, e.g. \"out_h * out_w\"");
+  ExprError err;
+  std::optional<Expr> e = parseExpr(v->get<std::string>(), err);
+  if (!e)
+    fail(p, "column " + std::to_string(err.column) + ": " + err.message + " in " +
+                shortQuote(v->get<std::string>()));
+  int kind = commandKindId(op);
+  for (int id : exprParams(*e)) {
+    const std::string &name = paramNames()[size_t(id)];
+    if (!paramAllowedFor(id, kind))
+      fail(p, "parameter '" + name + "' does not apply to operation '" + op + "'");
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, "_addr") == 0)
+      fail(p, "parameter '" + name +
+                  "' is an address; a cycle count must not depend on where operands are placed");
+  }
+  return e;
+}
+
 void TargetParser::parseTiming(const Obj &o) {
   TimingDesc &t = T.timing;
   t.clockHz = o.range("clock_hz", 1, U32);
@@ -433,6 +461,8 @@ void TargetParser::parseTiming(const Obj &o) {
       ot.cyclesPerStep = unsigned(to.range("cycles_per_step", 1, 1, U16));
       ot.fillCycles = unsigned(to.range("fill_cycles", 0, 0, U32));
       ot.overheadCycles = unsigned(to.range("overhead_cycles", 0, 0, U32));
+      ot.steps = timingExpr(to, "steps", it.key());
+      ot.macs = timingExpr(to, "macs", it.key());
       to.done();
     }
   }

@@ -60,6 +60,7 @@ private:
                           const std::vector<std::string> &act);
   void parseOperands(const std::string &name, const Obj &oo, OpLimits &l);
   void parseTiming(const Obj &o);
+  std::optional<Expr> timingExpr(const Obj &to, const char *key, const std::string &op) const;
   void checkAddressRange(const Obj &m, const std::string &what, uint64_t base,
                          uint64_t size) const;
   void addRange(const std::string &name, uint64_t base, uint64_t size, const std::string &path);

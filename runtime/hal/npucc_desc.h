@@ -329,6 +329,16 @@ typedef struct npucc_op_limits {
   uint8_t operand_align_log2[NPUCC_OPND_COUNT];
 } npucc_op_limits;
 
+/* The cycle model as data (timing.operations.<op>.steps / .macs): postfix
+ * expressions (expr_ops[first .. first+count-1]) over a command's parameters
+ * that replace npucc_timing.h's formula for the steps or the MACs of one
+ * compute operation; a count of 0 keeps the formula. */
+typedef struct npucc_op_timing {
+  uint8_t kind; /* NPUCC_KIND_* */
+  uint16_t steps_first, steps_count;
+  uint16_t macs_first, macs_count;
+} npucc_op_timing;
+
 typedef struct npucc_target_desc {
   const char *name;
   uint8_t address_bits; /* width of NPU addresses (32..64) */
@@ -403,6 +413,9 @@ typedef struct npucc_target_desc {
   void (*insn)(uint16_t delivery, uint64_t rs1, uint64_t rs2);
   /* The command buffer of buffer delivery; NULL: none. */
   const npucc_cmdbuf_desc *cmdbuf;
+  /* Per-operation steps / MACs expressions; none: the formulas. */
+  const npucc_op_timing *op_timing;
+  uint16_t num_op_timing;
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

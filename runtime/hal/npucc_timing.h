@@ -24,6 +24,13 @@
  *
  * Every command adds the target's command_overhead_cycles (a fence costs
  * only that, after everything before it has finished).
+ *
+ * A description may replace the steps or the MACs of an operation by an
+ * expression over the command's parameters (timing.operations.<op>.steps /
+ * .macs, npucc_op_timing): evaluated by npucc_expr_eval, the evaluator of
+ * computed fields. The compiler proves every command's expressions evaluate
+ * (lib/lower/npu/Proof.cpp) and the simulator refuses a command whose do not
+ * (npucc_timing_exprs), so npucc_command_cycles never meets a failing one.
  */
 #ifndef NPUCC_TIMING_H
 #define NPUCC_TIMING_H
@@ -114,6 +121,41 @@ static inline uint64_t npucc_dma_cycles(const npucc_target_desc *d, const int64_
                  npucc_ceil_div_u64((uint64_t)p[NPUCC_P_LENGTH], rate);
 }
 
+/* The description's timing expressions of a command kind (NULL: none). */
+static inline const npucc_op_timing *npucc_op_timing_of(const npucc_target_desc *d, int kind) {
+  uint16_t i;
+  for (i = 0; i < d->num_op_timing; ++i)
+    if (d->op_timing[i].kind == kind)
+      return &d->op_timing[i];
+  return (const npucc_op_timing *)0;
+}
+
+/* Evaluates the description's steps and MACs expressions of a command kind
+ * into *steps / *macs (left alone where the kind has none). Returns 0, or -1
+ * when an expression fails or is negative (*which: 0 steps, 1 MACs). */
+static inline int npucc_timing_exprs(const npucc_target_desc *d, int kind, const int64_t *p,
+                                     uint64_t *steps, uint64_t *macs, int *which) {
+  const npucc_op_timing *t = npucc_op_timing_of(d, kind);
+  int64_t v;
+  if (t == (const npucc_op_timing *)0)
+    return 0;
+  if (t->steps_count) {
+    if (npucc_expr_eval(d->expr_ops + t->steps_first, t->steps_count, p, &v) != 0 || v < 0) {
+      *which = 0;
+      return -1;
+    }
+    *steps = (uint64_t)v;
+  }
+  if (t->macs_count) {
+    if (npucc_expr_eval(d->expr_ops + t->macs_first, t->macs_count, p, &v) != 0 || v < 0) {
+      *which = 1;
+      return -1;
+    }
+    *macs = (uint64_t)v;
+  }
+  return 0;
+}
+
 /* Cycles of one command with decoded parameters p[NPUCC_P_COUNT] (all values
  * must already be validated as positive where they are sizes). *macs (if not
  * null) receives the multiply-accumulates the command performs. */
@@ -158,6 +200,11 @@ static inline uint64_t npucc_command_cycles(const npucc_target_desc *d, int kind
     break;
   default:
     break;
+  }
+  {
+    int which = 0;
+    if (npucc_timing_exprs(d, kind, p, &steps, &m, &which) != 0)
+      steps = m = 0; /* not reached: proven by the compiler, refused by the simulator */
   }
   if (macs)
     *macs = m;

@@ -322,6 +322,15 @@ void sim_launch(npucc_sim *s, const npucc_cmd_desc *c) {
         end = s->eng[k].end;
     st->end = end + s->d->command_overhead_cycles;
   } else {
+    uint64_t steps = 0, macs = 0;
+    int which = 0;
+    if (npucc_timing_exprs(s->d, c->kind, p, &steps, &macs, &which) != 0) {
+      sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+               "field value out of range: the description's timing.operations.%s.%s expression "
+               "fails (or is negative) for these parameters",
+               npucc_kind_name(c->kind), which ? "macs" : "steps");
+      return;
+    }
     if (sim_exec(s, idx, c->kind, p) != 0)
       return;
     st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);

@@ -181,6 +181,26 @@ TEST(NpuProof, UnprovableCommandsNameCommandParameterAndField) {
                              "its field 'A0.x' (0x10000000..0x1000fff0 in units of 16)");
 }
 
+// The cycle model as data (issue 19, phase 8): a steps expression that fails for a command's
+// parameters makes the command unprovable (the simulator would refuse it), so the layer falls
+// back and says why; one that evaluates everywhere leaves the tiling alone.
+TEST(NpuProof, TimingExpressionsMustEvaluateForEveryCommand) {
+  Layer l = makeLayer(test::sameConv(16, 16, 16, 16, 3));
+  target::TargetDesc fine = described(DefaultJson, [](json &j) {
+    j["timing"]["operations"]["conv"]["steps"] = "out_h * out_w * cdiv(out_ch, 16)";
+  });
+  std::string why;
+  EXPECT_TRUE(lower::npuTilingFits(l.op, fine, &why)) << why;
+  target::TargetDesc bad = described(DefaultJson, [](json &j) {
+    j["timing"]["operations"]["conv"]["steps"] = "out_h * out_w / (in_ch - 16)";
+  });
+  EXPECT_FALSE(lower::npuTilingFits(l.op, bad, &why));
+  EXPECT_NE(why.find("command 'conv': timing.operations.conv.steps = out_h * out_w / (in_ch - 16) "
+                     "fails for these parameters"),
+            std::string::npos)
+      << why;
+}
+
 // --- Operands read from system memory (issue 19, phase 5) -----------------------------------
 
 json systemWeights() {

@@ -388,13 +388,19 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     EXPECT_EQ(st->cycles,
               r.Table->commandCycles(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p, &macs));
     EXPECT_EQ(macs, st->macs);
-    if (!dw) { // conv cycles by hand: taps * input-channel blocks * output-channel blocks
+    if (!dw) { // conv cycles by hand: taps * input-channel blocks * output-channel blocks,
+               // or the description's own steps expression (npu-expr)
       const OpTiming &t = l->timing;
-      EXPECT_EQ(st->cycles, uint64_t(OH) * OW * kh * kw *
-                                    ((C + r.T.compute.macCols - 1) / r.T.compute.macCols) *
-                                    ((OC + r.T.compute.macRows - 1) / r.T.compute.macRows) *
-                                    t.cyclesPerStep +
-                                t.fillCycles + t.overheadCycles + r.T.timing.commandOverheadCycles);
+      uint64_t steps = uint64_t(OH) * OW * kh * kw *
+                       ((C + r.T.compute.macCols - 1) / r.T.compute.macCols) *
+                       ((OC + r.T.compute.macRows - 1) / r.T.compute.macRows);
+      if (t.steps) {
+        std::optional<int64_t> v = evalExpr(*t.steps, p);
+        ASSERT_TRUE(v.has_value());
+        steps = uint64_t(*v);
+      }
+      EXPECT_EQ(st->cycles, steps * t.cyclesPerStep + t.fillCycles + t.overheadCycles +
+                                r.T.timing.commandOverheadCycles);
     }
     EXPECT_GT(st->mac_utilisation, 0.0);
     EXPECT_LE(st->mac_utilisation, 1.0);

@@ -319,6 +319,49 @@ TEST(TargetSchema, TimingPerOperationAndWindowSpeeds) {
             "'cycles_per_stp' (did you mean 'cycles_per_step'?)");
 }
 
+// The cycle model as data: "steps" / "macs" expressions replace the formula of one operation,
+// in the compiler's CTable and (the same table) the simulator.
+TEST(TargetSchema, TimingStepsAndMacsExpressions) {
+  auto r = parseEdited([](json &j) {
+    set(j, "/timing/operations",
+        {{"matmul",
+          {{"steps", "m * cdiv(n, 3) + k"}, {"macs", "2 * m * k * n"}, {"fill_cycles", 7}}}});
+  });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  const OpTiming &t = r->operation("matmul")->timing;
+  ASSERT_TRUE(t.steps && t.macs);
+  EXPECT_EQ(printExpr(*t.steps), "m * cdiv(n, 3) + k");
+  CTable c(*r);
+  std::vector<int64_t> p = CTable::defaultParams();
+  p[NPUCC_P_M] = 4;
+  p[NPUCC_P_K] = 5;
+  p[NPUCC_P_N] = 7;
+  uint64_t macs = 0;
+  // 4 * 3 + 5 steps at 1 cycle + 7 fill; MACs doubled (the formula would give 4 * 5 * 7).
+  EXPECT_EQ(c.commandCycles(NPUCC_KIND_MATMUL, p, &macs), 17u + 7);
+  EXPECT_EQ(macs, 280u);
+  ASSERT_EQ(c.get()->num_op_timing, 1u);
+  EXPECT_EQ(c.get()->op_timing[0].kind, NPUCC_KIND_MATMUL);
+  // Only steps: the MACs keep the formula.
+  r = parseEdited([](json &j) { set(j, "/timing/operations", {{"matmul", {{"steps", "m"}}}}); });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  CTable c2(*r);
+  EXPECT_EQ(c2.commandCycles(NPUCC_KIND_MATMUL, p, &macs), 4u);
+  EXPECT_EQ(macs, 140u);
+  auto bad = [](const json &v) {
+    return errOf([&](json &j) { set(j, "/timing/operations", {{"matmul", {{"steps", v}}}}); });
+  };
+  EXPECT_EQ(bad("m * k_h"), "mini.json: error: /timing/operations/matmul/steps: parameter 'k_h' "
+                            "does not apply to operation 'matmul'");
+  EXPECT_EQ(bad("m + w_addr"),
+            "mini.json: error: /timing/operations/matmul/steps: parameter 'w_addr' is an address; "
+            "a cycle count must not depend on where operands are placed");
+  EXPECT_EQ(bad("m * nn"), "mini.json: error: /timing/operations/matmul/steps: column 5: unknown "
+                           "parameter 'nn' (did you mean 'n'?) in 'm * nn'");
+  EXPECT_EQ(bad(12), "mini.json: error: /timing/operations/matmul/steps: expected an expression "
+                     "over the command's parameters, e.g. \"out_h * out_w\"");
+}
+
 // --- Memory structure: banks, operand alignment, DMA limits ----------------------------------
 
 TEST(TargetSchema, BanksAndOperandAlignment) {

@@ -79,6 +79,9 @@ struct OpTiming {
   unsigned cyclesPerStep = 1; // 2 = a half-rate MAC array
   unsigned fillCycles = 0;    // pipeline fill latency per command
   unsigned overheadCycles = 0;
+  /// "steps" / "macs": expressions over the command's parameters replacing
+  /// npucc_timing.h's formula (the cycle model as data); empty: the formula.
+  std::optional<Expr> steps, macs;
 };
 
 /// Limits of one compute operation ("conv", "depthwise", "matmul", "pool", "eltwise").

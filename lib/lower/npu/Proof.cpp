@@ -25,7 +25,9 @@
 //     values, addresses as 32-bit unsigned offsets from their buffer;
 //   - every computed field ("fields") of the command has a value for these
 //     parameters (its expression does not fail, a case matches) that fits
-//     the field (TargetDesc::fieldProblem).
+//     the field (TargetDesc::fieldProblem);
+//   - the operation's timing expressions ("steps", "macs") evaluate to a
+//     non-negative value.
 // A layer whose commands cannot be proven has no feasible tiling: it runs on
 // the CPU kernels, and the reason names the command, the parameter and the
 // field.
@@ -163,6 +165,19 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
                        regionText(buf[size_t(id)]->region) + " known only at run time");
   if (std::string why = t.fieldProblem(kind, p); !why.empty())
     return error(why);
+  // The description's cycle model ("steps" / "macs" expressions) must
+  // evaluate, as the simulator refuses a command whose do not.
+  if (const target::OpLimits *lim = t.operation(in.callee))
+    for (const auto &[e, key] :
+         {std::make_pair(&lim->timing.steps, "steps"), std::make_pair(&lim->timing.macs, "macs")})
+      if (*e) {
+        std::optional<int64_t> v = target::evalExpr(**e, p);
+        if (!v || *v < 0)
+          return error("command '" + in.callee + "': timing.operations." + in.callee + "." + key +
+                       " = " + target::printExpr(**e) +
+                       (v ? " is " + std::to_string(*v) : std::string(" fails")) +
+                       " for these parameters");
+      }
   if (kind == NPUCC_KIND_DMA) {
     const target::DmaDesc &d = t.dma;
     struct Limit {
