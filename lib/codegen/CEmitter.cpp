@@ -395,6 +395,20 @@ std::string Emitter::weightsHeader() const {
       "#ifndef " + Upper + "_WEIGHTS_H\n#define " + Upper + "_WEIGHTS_H\n\n#include <stdint.h>\n\n";
   h += "/* Each constant is a union of its exact bit patterns (bits) and its typed\n"
        " * elements (v); the long double member aligns it. */\n";
+  for (const lir::ConstBuffer &c : P.constants)
+    if (c.align > MinUnionAlign) {
+      // The NPU reads this blob at offsets that are multiples of c.align
+      // (recorded by the NPU lowering): its first byte must be too.
+      h += "\n/* The NPU constants must start at a multiple of " + Upper + "_NPU_CONST_ALIGN bytes\n"
+           " * (the NPU reads them at offsets that are multiples of it). A compiler\n"
+           " * other than GCC or Clang needs its own NPUCC_ALIGNED(n). */\n"
+           "#define " + Upper + "_NPU_CONST_ALIGN " + std::to_string(c.align) +
+           "\n#ifndef NPUCC_ALIGNED\n#if defined(__GNUC__)\n"
+           "#define NPUCC_ALIGNED(n) __attribute__((aligned(n)))\n#else\n"
+           "#error \"define NPUCC_ALIGNED(n): the NPU constants must start at a multiple of n "
+           "bytes\"\n#endif\n#endif\n";
+      break;
+    }
   for (size_t i = 0; i < P.constants.size(); ++i) {
     const ir::Tensor &t = P.constants[i].data;
     std::string n = constName(int(i));
@@ -402,7 +416,7 @@ std::string Emitter::weightsHeader() const {
     for (size_t k = 0; k < t.shape().size(); ++k)
       h += (k ? "," : "") + std::to_string(t.shape()[k]);
     h += "], " + std::to_string(t.byteSize()) + " bytes */\n";
-    h += unionTypedef(n + "_t", t.dtype(), t.numElements());
+    h += unionTypedef(n + "_t", t.dtype(), t.numElements(), P.constants[i].align);
     h += "extern const " + n + "_t " + n + ";\n";
   }
   h += "\n#endif /* " + Upper + "_WEIGHTS_H */\n";

@@ -84,10 +84,12 @@ const char *bitsCType(size_t elemSize) {
   }
 }
 
-std::string unionTypedef(const std::string &name, ir::DType t, int64_t count) {
+std::string unionTypedef(const std::string &name, ir::DType t, int64_t count, uint64_t align) {
   std::string n = std::to_string(count > 0 ? count : 1);
   return std::string("typedef union {\n  ") + bitsCType(ir::dtypeSize(t)) + " bits[" + n +
-         "];\n  " + ir::dtypeCType(t) + " v[" + n + "];\n  long double align_;\n} " + name + ";\n";
+         "];\n  " + ir::dtypeCType(t) + " v[" + n + "];\n  long double align_;\n} " +
+         (align > MinUnionAlign ? "NPUCC_ALIGNED(" + std::to_string(align) + ") " : "") + name +
+         ";\n";
 }
 
 void appendBits(std::string &out, const uint8_t *data, size_t elemSize, size_t count) {

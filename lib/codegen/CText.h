@@ -37,7 +37,12 @@ const char *bitsCType(size_t elemSize);
 
 /// Elements of a tensor-like byte range in an aligned union type:
 ///   typedef union { uint32_t bits[N]; float v[N]; long double align_; } NAME;
-std::string unionTypedef(const std::string &name, ir::DType t, int64_t count);
+/// The alignment every supported C ABI gives the union's long double member
+/// (8 on Arm EABI; 16 on x86-64 and RISC-V).
+constexpr uint64_t MinUnionAlign = 8;
+/// align > MinUnionAlign adds NPUCC_ALIGNED(align) (defined by the header that
+/// uses it) to the type.
+std::string unionTypedef(const std::string &name, ir::DType t, int64_t count, uint64_t align = 0);
 
 /// Appends the bit patterns of `count` elements of size `elemSize` from
 /// `data`, comma separated, 16 per line, each line indented by two spaces.

@@ -546,6 +546,16 @@ struct ProgramParser {
         return lp.err("constant '@" + *n + "' has " + std::to_string(*need) + " bytes, not " +
                       std::to_string(*bytes));
       ConstBuffer c{*n, ir::Tensor(*t, *s)};
+      c.npu = lp.acceptWord("npu");
+      if (lp.acceptWord("align")) {
+        auto a = lp.integer();
+        if (!a)
+          return a.error();
+        if (*a < 2 || (*a & (*a - 1)) || *a > (int64_t(1) << 20))
+          return lp.err("constant '@" + *n + "' alignment " + std::to_string(*a) +
+                        " is not a power of two in 2..1048576");
+        c.align = uint64_t(*a);
+      }
       ConstIndex[*n] = int(P.constants.size());
       P.constants.push_back(std::move(c));
     } else if (lp.acceptWord("input")) {

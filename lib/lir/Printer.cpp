@@ -142,16 +142,17 @@ void printProgram(std::ostream &os, const Program &p) {
   os << "stats peak " << p.peakLiveBytes << " activations " << p.activationBytes << "\n";
   for (const ConstBuffer &c : p.constants)
     os << "const @" << c.name << ": " << ir::dtypeName(c.data.dtype()) << shapeText(c.data.shape())
-       << " " << c.data.byteSize() << " bytes\n";
+       << " " << c.data.byteSize() << " bytes" << (c.npu ? " npu" : "")
+       << (c.align > 1 ? " align " + std::to_string(c.align) : std::string()) << "\n";
   auto quantText = [](const IOBuffer &b) {
-    return b.quant ? " q(" + floatText(b.quant->first) + ", " + std::to_string(b.quant->second) +
-                         ")"
-                   : std::string();
+    return b.quant
+               ? " q(" + floatText(b.quant->first) + ", " + std::to_string(b.quant->second) + ")"
+               : std::string();
   };
   for (size_t i = 0; i < p.inputs.size(); ++i)
     os << "input %in" << i << " " << quote(p.inputs[i].name) << ": "
-       << ir::dtypeName(p.inputs[i].dtype) << shapeText(p.inputs[i].shape)
-       << quantText(p.inputs[i]) << "\n";
+       << ir::dtypeName(p.inputs[i].dtype) << shapeText(p.inputs[i].shape) << quantText(p.inputs[i])
+       << "\n";
   for (size_t i = 0; i < p.outputs.size(); ++i)
     os << "output %out" << i << " " << quote(p.outputs[i].name) << ": "
        << ir::dtypeName(p.outputs[i].dtype) << shapeText(p.outputs[i].shape)

@@ -12,7 +12,8 @@
 # --arena external: the test programs pass through the fragments (cpu, npu-default), the HAL is
 # initialised in <prefix>_init only, a failing NPU layer is named by <prefix>_last_error, and
 # npucc check runs with the caller's arena. NPU layer hooks (NPUCC_NPU_LAYER_HOOK) run in order
-# beside the CPU ones in the npu-default test program.
+# beside the CPU ones in the npu-default test program. The NPU constant blob is aligned as the
+# description needs (npu-sysmem, npu-align: 64 bytes) with gcc, clang and arm-none-eabi-gcc.
 # Usage: out_component_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -354,6 +355,41 @@ EOF
 else
   bad "--arena external compiles:"; tail -5 "$xe/log" | sed 's/^/    /'
 fi
+
+# The NPU constant blob starts at the alignment the NPU reads it at: npu-sysmem's conv reads
+# weights from system memory at 64-byte aligned offsets (npu-align's DMA moves 64-byte
+# aligned blocks). Without NPUCC_ALIGNED on its type the blob is only long-double aligned
+# (8 on Arm EABI, 16 on the host).
+al="$tmp/align"
+mkdir -p "$al"
+for t in npu-sysmem npu-align; do
+  if ! "$npucc" "$m/model.onnx" -o "$al/$t" --target "$src/test/target/$t.json" > "$al/$t.log" 2>&1; then
+    bad "$t: compile"; tail -3 "$al/$t.log" | sed 's/^/    /'; continue
+  fi
+  cat > "$al/$t/align_check.c" <<'EOF_ALIGN'
+#include <stdint.h>
+#include <stdio.h>
+#include "model_weights.h"
+_Static_assert(_Alignof(model_w_npu_const_t) == MODEL_NPU_CONST_ALIGN, "blob type alignment");
+int main(void) {
+  uintptr_t a = (uintptr_t)&model_w_npu_const;
+  printf("align %d offset %lu\n", MODEL_NPU_CONST_ALIGN, (unsigned long)(a % MODEL_NPU_CONST_ALIGN));
+  return MODEL_NPU_CONST_ALIGN == 64 && a % MODEL_NPU_CONST_ALIGN == 0 ? 0 : 1;
+}
+EOF_ALIGN
+  for cc in gcc clang; do
+    if (cd "$al/$t" && "$cc" -std=c99 $warn -c model_weights.c -o w.o \
+          && "$cc" -std=c11 $warn align_check.c w.o -o align_check && ./align_check) > "$al/run" 2>&1; then
+      ok "$t ($cc): the NPU constant blob is ${cc}-aligned to MODEL_NPU_CONST_ALIGN ($(cat "$al/run"))"
+    else bad "$t ($cc): NPU constant blob alignment:"; tail -3 "$al/run" | sed 's/^/    /'; fi
+  done
+done
+if command -v arm-none-eabi-gcc > /dev/null && [ -f "$al/npu-sysmem/model_weights.c" ] \
+   && arm-none-eabi-gcc -std=c99 $warn -mcpu=cortex-m4 -mthumb -c "$al/npu-sysmem/model_weights.c" \
+        -o "$al/w_m4.o" 2> "$al/m4.log" \
+   && arm-none-eabi-readelf -S -W "$al/w_m4.o" | grep -E '\.rodata' | awk '{print $NF}' | grep -qx 64; then
+  ok "npu-sysmem (arm-none-eabi-gcc): the blob's section is 64-byte aligned on Cortex-M4"
+else bad "npu-sysmem (arm-none-eabi-gcc): blob section alignment"; cat "$al/m4.log" 2>/dev/null | head -3; fi
 
 echo "out_component: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -92,6 +92,9 @@ struct ConstBuffer {
   std::string name; // C identifier-safe name derived from the value name
   ir::Tensor data;
   bool npu = false; // the NPU constant blob (weight records the DMA reads)
+  /// The alignment its first byte needs (the NPU's DMA alignment, operands the
+  /// NPU reads from system memory); 0: none beyond its C type's.
+  uint64_t align = 0;
 };
 
 struct IOBuffer {
@@ -135,6 +138,7 @@ struct Program {
 ///   arena 16384 align 16
 ///   stats peak 12288 activations 28672
 ///   const @w0: f32[16,3,3,3] 1728 bytes
+///   const @npu_const: u8[7104] 7104 bytes npu align 64   (the NPU's blob, its alignment)
 ///   input %in0 "x": f32[1,3,32,32]
 ///   output %out0 "y": f32[1,10]
 ///   kernel "kernels/npucc_conv.c"

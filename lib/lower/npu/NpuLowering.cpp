@@ -201,6 +201,15 @@ Status NpuLowering::finish(lir::Program &p) {
     std::copy(I.Blob.begin(), I.Blob.end(), t.raw());
     p.constants[size_t(I.BlobIndex)].data = std::move(t);
     p.constants[size_t(I.BlobIndex)].npu = true;
+    // The DMA reads the blob at offsets that are multiples of its alignment,
+    // and an operation reading an operand from system memory at multiples of
+    // that operand's: the blob must start at a multiple of the largest.
+    uint64_t align = std::max<uint64_t>(1, I.T.dma.alignment);
+    for (const auto &op : I.T.compute.operations)
+      for (int o = 0; o < target::NumOperands; ++o)
+        if (op.second.inSystem(target::Operand(o)))
+          align = std::max<uint64_t>(align, op.second.systemAlignment[size_t(o)]);
+    p.constants[size_t(I.BlobIndex)].align = align;
   }
   if (!p.usesNpu())
     return success();
