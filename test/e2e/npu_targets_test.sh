@@ -31,7 +31,8 @@
 #  - test/target/npu-sysmem.json (conv, depthwise and matmul read w, bias and rq from system
 #    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
 #  - test/target/npu-weights.json (conv weights channel-blocked by 16 x 4, zero-padded; matmul
-#    weights HWIO): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq.
+#    weights HWIO): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
+#  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -140,6 +141,15 @@ on_targets npu-sysmem "mlpt_kws_qdq mlpt_ic_qdq"
 #     ([O/16][KH][KW][I/4][16][4], zero-padded), its matmul HWIO; the compiler writes them
 #     (Records.cpp) and the simulator reads them through npucc_layout.h.
 on_targets npu-weights "mlpt_kws_qdq mlpt_ic_qdq"
+
+# 2h. Kernel geometry (issue 19, phase 6): a K210-like conv (1x1 and 3x3 only, square, padded by
+#     the NPU itself by 0 and 1, images of at least 4x4): every conv is one whole-image command
+#     (row tiles would be padded at their edges too) and the program stays bit-exact.
+edit geo 'c = j["compute"]["operations"]["conv"]
+c.update({"kernel_sizes": [1, 3], "implied_padding": {"1": 0, "3": 1}, "square_kernels": True,
+          "min_in_h": 4, "min_in_w": 4})
+del c["max_padding"]'
+check "tinycnn_int8 with K210-like conv geometry" "$src/models/tinycnn_int8" "$tmp/geo.json"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})
