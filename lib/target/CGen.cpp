@@ -358,8 +358,22 @@ std::string emitCTableSource(const TargetDesc &t) {
       o << (i ? ", " : "") << unsigned(l.operand_align_log2[i]);
     o << "}},\n";
   }
-  o << "    },\n"
-    << "    .clock_hz = " << d.clock_hz << "u,\n"
+  o << "    },\n";
+  // Weight layouts (phase 6), only where one is not the default OHWI, so
+  // the tables of other descriptions stay as they were.
+  static const char *const WeightKeys[] = {"weight_layout", "weight_block_o", "weight_block_i"};
+  for (int f = 0; f < 3; ++f) {
+    std::string items;
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
+      unsigned v = f == 0 ? d.weight_layout[k] : f == 1 ? d.weight_block_o[k] : d.weight_block_i[k];
+      if (d.weight_layout[k] && (f == 0 || v > 1))
+        items += std::string(items.empty() ? "" : ", ") + "[" + KindEnumNames[k] +
+                 "] = " + std::to_string(v);
+    }
+    if (!items.empty())
+      o << "    ." << WeightKeys[f] << " = {" << items << "},\n";
+  }
+  o << "    .clock_hz = " << d.clock_hz << "u,\n"
     << "    .command_overhead_cycles = " << d.command_overhead_cycles << "u,\n"
     << "    .vector_elems_per_cycle = " << d.vector_elems_per_cycle << "u,\n"
     << "    .reg_access_cycles = " << d.reg_access_cycles << "u,\n"

@@ -318,8 +318,12 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
   D.acc_bits = uint8_t(T.compute.accumulatorBits);
   for (const auto &op : T.compute.operations) {
     int k = commandKindId(op.first);
-    if (k >= 0)
+    if (k >= 0) {
       D.ops[k] = opLimits(op.second);
+      D.weight_layout[k] = uint8_t(op.second.weightLayout);
+      D.weight_block_o[k] = uint16_t(op.second.weightBlockO);
+      D.weight_block_i[k] = uint16_t(op.second.weightBlockI);
+    }
   }
   D.clock_hz = uint32_t(T.timing.clockHz);
   D.command_overhead_cycles = T.timing.commandOverheadCycles;

@@ -210,13 +210,47 @@ void checkSpatial(Checker &c, const NpuOp &op, bool dilations) {
              ".max_padding " + Side[i] + " " + std::to_string(l.maxPad[size_t(i)]));
   c.atMost("input width", op.inW, l.maxInW, "max_in_w");
   c.atMost("output width", op.outW, l.maxOutW, "max_out_w");
-  // The smallest row tile: one output row and the input rows it reads.
+  if (l.squareKernels && op.kh != op.kw)
+    c.fail("kernel " + std::to_string(op.kh) + "x" + std::to_string(op.kw) + " is not square (" +
+           k + ".square_kernels)");
+  if (l.minInW && op.inW < int64_t(l.minInW))
+    c.fail("input width " + std::to_string(op.inW) + " is below " + k + ".min_in_w " +
+           std::to_string(l.minInW));
+  if (l.minInH && op.inH < int64_t(l.minInH))
+    c.fail("input height " + std::to_string(op.inH) + " is below " + k + ".min_in_h " +
+           std::to_string(l.minInH));
+  // Implied padding: the NPU pads every image edge by the padding of its
+  // kernel size, so the model's padding must be that, and a command covers
+  // the whole image (a row tile's edges would be padded too).
+  bool implied = !l.impliedPadding.empty();
+  for (int i = 0; implied && i < 4; ++i) {
+    int64_t ks = i < 2 ? op.kh : op.kw;
+    auto it = l.impliedPadding.find(int(ks));
+    if (it == l.impliedPadding.end())
+      continue; // a kernel size the operation does not take: reported above
+    if (pads[i] != int64_t(it->second)) {
+      c.fail("padding " + std::string(Side[i]) + " " + std::to_string(pads[i]) + " but " + k +
+             ".implied_padding of kernel size " + std::to_string(ks) + " is " +
+             std::to_string(it->second) + " (the NPU pads every image edge by it; " +
+             (pads[i] < int64_t(it->second) ? "cropping the output" : "padding beyond it") +
+             " is not supported)");
+      break;
+    }
+  }
+  // The smallest row tile: one output row and the input rows it reads (at
+  // least min_in_h of them); with implied padding, the whole image.
   int64_t rows = (op.kh - 1) * op.dilH + 1;
-  c.atMost("input rows of one output row", rows, l.maxInH, "max_in_h");
+  rows = std::min<int64_t>(std::max<int64_t>(rows, l.minInH), std::max<int64_t>(rows, op.inH));
+  if (implied)
+    rows = op.inH;
+  c.atMost(implied ? "input rows of the image (implied padding)" : "input rows of one output row",
+           rows, l.maxInH, "max_in_h");
+  if (implied)
+    c.atMost("output rows of the image (implied padding)", op.outH, l.maxOutH, "max_out_h");
   c.fits("in_w", op.inW);
   c.fits("out_w", op.outW);
   c.fits("in_h", rows);
-  c.fits("out_h", 1);
+  c.fits("out_h", implied ? op.outH : 1);
   c.fits("k_h", op.kh);
   c.fits("k_w", op.kw);
   c.fits("stride_h", op.strideH);

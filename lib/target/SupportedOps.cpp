@@ -83,9 +83,22 @@ void spatial(std::vector<std::string> &c, const OpLimits &l, bool dilations) {
   c.push_back("padding at most " + std::to_string(l.maxPad[0]) + " top, " +
               std::to_string(l.maxPad[1]) + " bottom, " + std::to_string(l.maxPad[2]) + " left, " +
               std::to_string(l.maxPad[3]) + " right");
+  if (l.squareKernels)
+    c.push_back("square kernels only");
+  if (!l.impliedPadding.empty()) {
+    std::string s;
+    for (const auto &[k, pad] : l.impliedPadding)
+      s += (s.empty() ? "" : ", ") + std::to_string(k) + "x" + std::to_string(k) + ": " +
+           std::to_string(pad);
+    c.push_back("padding on every side exactly the implied padding of the kernel size (" + s +
+                "); one command covers the whole image");
+  }
+  if (l.minInH || l.minInW)
+    c.push_back("input at least " + std::to_string(l.minInH) + " rows and " +
+                std::to_string(l.minInW) + " columns");
   maxOf(c, "input width", l.maxInW);
   maxOf(c, "output width", l.maxOutW);
-  maxOf(c, "input rows of one output row", l.maxInH);
+  maxOf(c, l.impliedPadding.empty() ? "input rows of one output row" : "input rows", l.maxInH);
 }
 
 std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind) {

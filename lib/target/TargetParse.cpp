@@ -230,6 +230,7 @@ void TargetParser::parseDma(const Obj &o) {
     fail(o.at("max_rows"), "max_rows > 1 needs a DMA with dims >= 2");
   if (ExplicitDma[2] && *ExplicitDma[2] > 1 && d.dims < 3)
     fail(o.at("max_planes"), "max_planes > 1 needs a DMA with dims 3");
+  parseDmaUnit(o);
   o.done();
 }
 
@@ -278,6 +279,7 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     l.maxInW = unsigned(lo.range("max_in_w", 0, 0, U32));
     l.maxOutH = unsigned(lo.range("max_out_h", 0, 0, U32));
     l.maxOutW = unsigned(lo.range("max_out_w", 0, 0, U32));
+    parseGeometry(name, lo, l);
   }
   if (name == "depthwise")
     l.depthMultipliers = intList(lo, "channel_multipliers", {1});
@@ -302,6 +304,8 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     if (l.kinds.empty())
       fail(lo.at("kinds"), "operation '" + name + "' needs a non-empty 'kinds' list");
   }
+  if (name == "conv" || name == "matmul")
+    parseWeights(lo, l);
   if (mac) {
     std::vector<std::string> own = lo.has("requant")
                                        ? strList(lo, "requant", {"per_channel", "per_tensor"})
@@ -324,8 +328,10 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
       "max_in_h", "max_in_w", "max_out_h", "max_out_w", "channel_multipliers", "channel_multiple",
       "max_channels", "in_channel_multiple", "out_channel_multiple", "max_in_channels",
       "max_out_channels", "max_m", "max_k", "max_n", "kinds", "requant"};
+  static const std::set<std::string> LayoutKeys = {"min_in_h", "min_in_w", "square_kernels",
+                                                   "implied_padding", "weights"};
   for (auto it = lo.raw().begin(); it != lo.raw().end(); ++it)
-    if (OtherOps.count(it.key()) && !lo.seen(it.key()))
+    if ((OtherOps.count(it.key()) || LayoutKeys.count(it.key())) && !lo.seen(it.key()))
       fail(lo.at(it.key()), "'" + it.key() + "' does not apply to operation '" + name + "'");
   return l;
 }

@@ -13,6 +13,10 @@
 //                            are delivered (FIFO register, custom
 //                            instructions), with their checks
 //   TargetParseBuffer.cpp    command-buffer delivery (address, length, kick)
+//   TargetParseLayout.cpp    layouts and geometry: the DMA length unit (and
+//                            whether a layout lets the compiler honour it),
+//                            kernel geometry (square kernels, implied
+//                            padding, minimum input size), weight layouts
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -102,6 +106,12 @@ private:
   void parseInit(const json &j, const std::string &path);
   std::vector<FieldRef> writtenFields(const CommandDesc &c) const;
   FieldRef fieldOf(int reg, int field) const;
+
+  // TargetParseLayout.cpp
+  void parseDmaUnit(const Obj &o);
+  void checkDmaUnit(const ParamRange &length) const;
+  void parseGeometry(const std::string &name, const Obj &lo, OpLimits &l) const;
+  void parseWeights(const Obj &lo, OpLimits &l) const;
 
   // TargetProofs.cpp
   void checkCapabilitiesEncodable() const;

@@ -10,8 +10,10 @@
 //   - an address held in units of 2^shift bytes raises the alignment the
 //     compiler allocates with (the effective DMA or operand alignment, in
 //     the C table), and its `minus` is a multiple of the unit;
-//   - the DMA counts (length, rows, planes) are in units of 1 from 1, since
-//     the compiler moves rows of any byte length; the effective DMA limits
+//   - the DMA counts (rows, planes) are in units of 1 from 1; lengths in the
+//     DMA length unit (TargetParseLayout.cpp: 1 unless a layout pads rows
+//     to it), since the compiler moves NHWC rows of any byte length; the
+//     effective DMA limits
 //     are what the fields carry, or the explicit lower ones;
 //   - every memory lies within what the dma command's address fields hold:
 //     src_addr for every memory, dst_addr for every writable one;
@@ -159,7 +161,9 @@ void TargetParser::deriveDmaLimits() {
              "a " + std::to_string(T.dma.dims) + "-D DMA must bind parameter '" + p + "'");
       // Counts take every value from 1 up to the limit: the compiler moves
       // rows of any length (a length in units of 8 bytes could not be honoured).
-      if (used && r.bound && i < 3 && r.step != 1)
+      if (used && i == 0)
+        checkDmaUnit(r);
+      else if (used && r.bound && i < 3 && r.step != 1)
         fail("/commands/dma/params/" + p, "the dma command holds '" + p + "' in units of " +
                                               std::to_string(r.step) + " (shift " +
                                               std::to_string(__builtin_ctzll(uint64_t(r.step))) +

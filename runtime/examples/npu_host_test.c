@@ -16,7 +16,9 @@
  *      (npucc_op_limits.operand_mem), they stay in flash and only the input
  *      is moved;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
- *      channel or per tensor, whichever the NPU's conv has;
+ *      channel or per tensor, whichever the NPU's conv has, its weights in the
+ *      layout the NPU's conv reads (npucc_target_desc.weight_layout,
+ *      npucc_layout.h);
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
  *      plain C reference that uses the same requantization (npucc_requant.h);
  *   5. the simulator's report (cycles per command, MAC utilisation, bytes
@@ -47,6 +49,7 @@
 #include <string.h>
 
 #include "npucc_hal.h"
+#include "npucc_layout.h"
 #include "npucc_npu.h"
 #include "npucc_requant.h"
 #include "npucc_sim.h"
@@ -64,6 +67,9 @@ static int8_t output[H * W * COUT], expect[H * W * COUT];
  * the bias that meets every alignment the description states. */
 static int32_t *table;
 static uint32_t rq_off, table_size;
+/* The weights as the NPU's conv reads them (its weight layout). */
+static int8_t *w_npu;
+static uint32_t w_size;
 
 static const npucc_target_desc *target(void) { return NPUCC_TARGET; }
 
@@ -225,6 +231,23 @@ int main(int argc, char **argv) {
   memcpy(table, bias, sizeof bias);
   memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
   memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);
+  {
+    npucc_wlayout wl;
+    int ky, kx, c;
+    wl.kind = d->weight_layout[NPUCC_KIND_CONV];
+    wl.bo = d->weight_block_o[NPUCC_KIND_CONV];
+    wl.bi = d->weight_block_i[NPUCC_KIND_CONV];
+    w_size = (uint32_t)npucc_wlayout_bytes(wl, COUT, K, K, CIN);
+    w_npu = (int8_t *)calloc(w_size, 1);
+    if (!w_npu)
+      return 2;
+    for (o = 0; o < COUT; o++)
+      for (ky = 0; ky < K; ky++)
+        for (kx = 0; kx < K; kx++)
+          for (c = 0; c < CIN; c++)
+            w_npu[npucc_wlayout_offset(wl, COUT, K, K, CIN, o, ky, kx, c)] =
+                weights[((o * K + ky) * K + kx) * CIN + c];
+  }
 
   sim = npucc_sim_create(d);
   if (!sim)
@@ -235,17 +258,17 @@ int main(int argc, char **argv) {
   in_s = align_up(ram->base, a);
   out_s = align_up(in_s + sizeof input, a);
   w_s = align_up(rom ? rom->base : out_s + sizeof output, a);
-  b_s = align_up(w_s + sizeof weights, a);
+  b_s = align_up(w_s + w_size, a);
   if (npucc_sim_map(sim, in_s, input, sizeof input) != 0 ||
       npucc_sim_map(sim, out_s, output, sizeof output) != 0 ||
-      npucc_sim_map(sim, w_s, weights, sizeof weights) != 0 ||
+      npucc_sim_map(sim, w_s, w_npu, w_size) != 0 ||
       npucc_sim_map(sim, b_s, table, table_size) != 0) {
     printf("%s: cannot map the buffers into the system memory windows\n", d->name);
     return 2;
   }
   /* Scratchpad layout: input, weights, bias/requant table, output, one bank each in turn. */
   in_d = spm_place(spm, sizeof input, a);
-  w_d = spm_place(spm, sizeof weights, a);
+  w_d = spm_place(spm, w_size, a);
   b_d = spm_place(spm, table_size, a);
   out_d = spm_place(spm, sizeof output, a);
 
@@ -259,7 +282,7 @@ int main(int argc, char **argv) {
   if (in_place) {
     w_d = w_s;
     b_d = b_s;
-  } else if (dma(w_s, w_d, sizeof weights, 1) || dma(b_s, b_d, table_size, 1)) {
+  } else if (dma(w_s, w_d, w_size, 1) || dma(b_s, b_d, table_size, 1)) {
     goto done;
   }
   if (dma(in_s, in_d, sizeof input, !race))
@@ -326,5 +349,6 @@ done:
   }
   npucc_sim_destroy(sim);
   free(table);
+  free(w_npu);
   return rc;
 }

@@ -380,6 +380,11 @@ typedef struct npucc_target_desc {
   uint32_t mac_cols;
   uint8_t acc_bits;
   npucc_op_limits ops[NPUCC_KIND_COUNT];
+  /* How conv and matmul read their weights (NPUCC_WL_* of npucc_layout.h;
+   * 0 = OHWI) and the blocks of NPUCC_WL_BLOCKED (0 = 1). */
+  uint8_t weight_layout[NPUCC_KIND_COUNT];
+  uint16_t weight_block_o[NPUCC_KIND_COUNT];
+  uint16_t weight_block_i[NPUCC_KIND_COUNT];
   /* Timing */
   uint32_t clock_hz;
   uint32_t command_overhead_cycles;

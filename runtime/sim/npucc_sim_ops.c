@@ -15,6 +15,7 @@
  * Cycles and MAC counts come from npucc_timing.h (see npucc_sim.c). */
 #include "npucc_sim_internal.h"
 
+#include "npucc_layout.h"
 #include "npucc_npu.h"
 #include "npucc_requant.h"
 #include "npucc_timing.h"
@@ -224,13 +225,24 @@ static int check_banks(npucc_sim *s, int idx, int kind, const int64_t *p) {
   return 0;
 }
 
-/* conv and depthwise: out[oy][ox][oc] over HWC input. */
+/* The weight layout of operation `kind` (npucc_layout.h). */
+static npucc_wlayout weight_layout(const npucc_sim *s, int kind) {
+  npucc_wlayout l;
+  l.kind = s->d->weight_layout[kind];
+  l.bo = s->d->weight_block_o[kind];
+  l.bi = s->d->weight_block_i[kind];
+  return l;
+}
+
+/* conv and depthwise: out[oy][ox][oc] over HWC input; conv weights in the
+ * operation's layout, depthwise [k_h][k_w][channels]. */
 static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[kind];
   int dw = kind == NPUCC_KIND_DEPTHWISE;
   int64_t ic = P(IN_CH), dm = dw ? P(DEPTH_MULT) : 1, oc_n = dw ? P(IN_CH) * dm : P(OUT_CH);
   int64_t oy, ox, oc, ky, kx, c;
   uint64_t in_sz, out_sz, w_sz;
+  npucc_wlayout wl = weight_layout(s, kind);
   sim_window wi, ww, wo;
   rq_ctx q;
   int8_t *tmp;
@@ -241,7 +253,8 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
       check_banks(s, idx, kind, p))
     return -1;
   in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ic);
-  w_sz = (uint64_t)(P(K_H) * P(K_W) * (dw ? oc_n : ic * oc_n));
+  w_sz =
+      dw ? (uint64_t)(P(K_H) * P(K_W) * oc_n) : npucc_wlayout_bytes(wl, oc_n, P(K_H), P(K_W), ic);
   out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * oc_n);
   if (sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
       sim_check_read(s, idx, &wi, in_sz, "input") ||
@@ -270,9 +283,10 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
               int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * oc_n + oc];
               acc += (int32_t)(in[oc / dm] - P(IN_ZP)) * wv;
             } else {
-              const int8_t *wr = (const int8_t *)ww.ptr + ((oc * P(K_H) + ky) * P(K_W) + kx) * ic;
+              const int8_t *wr = (const int8_t *)ww.ptr;
               for (c = 0; c < ic; ++c)
-                acc += (int32_t)(in[c] - P(IN_ZP)) * wr[c];
+                acc += (int32_t)(in[c] - P(IN_ZP)) *
+                       wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)];
             }
           }
         }
@@ -290,6 +304,8 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
 static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_MATMUL];
   int64_t m = P(M), k = P(K), n = P(N), i, j, c;
+  npucc_wlayout wl = weight_layout(s, NPUCC_KIND_MATMUL);
+  uint64_t w_sz = npucc_wlayout_bytes(wl, n, 1, 1, k);
   sim_window wa, ww, wo;
   rq_ctx q;
   int8_t *tmp;
@@ -299,9 +315,8 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   if (check_channels(s, idx, l, k, n) || check_banks(s, idx, NPUCC_KIND_MATMUL, p) ||
       sim_operand(s, idx, P(IN_ADDR), (uint64_t)(m * k), NPUCC_OPND_IN, "in_addr", &wa) ||
       sim_check_read(s, idx, &wa, (uint64_t)(m * k), "input") ||
-      sim_const_operand(s, idx, NPUCC_KIND_MATMUL, P(W_ADDR), (uint64_t)(n * k), NPUCC_OPND_W,
-                        "w_addr", &ww) ||
-      sim_check_read(s, idx, &ww, (uint64_t)(n * k), "weights") ||
+      sim_const_operand(s, idx, NPUCC_KIND_MATMUL, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
+      sim_check_read(s, idx, &ww, w_sz, "weights") ||
       check_quant(s, idx, NPUCC_KIND_MATMUL, p, n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
@@ -311,9 +326,9 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
       int32_t acc = 0;
-      const int8_t *a = (const int8_t *)wa.ptr + i * k, *w = (const int8_t *)ww.ptr + j * k;
+      const int8_t *a = (const int8_t *)wa.ptr + i * k, *w = (const int8_t *)ww.ptr;
       for (c = 0; c < k; ++c)
-        acc += (int32_t)(a[c] - P(IN_ZP)) * w[c];
+        acc += (int32_t)(a[c] - P(IN_ZP)) * w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)];
       tmp[i * n + j] = requant(&q, j, n, acc);
     }
   if (sim_check_write(s, idx, &wo, (uint64_t)(m * n), "output")) {

@@ -49,7 +49,7 @@ for arch in cortex-m4 rv32; do
            "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json" \
            "$src/test/target/npu-tiny.json" "$src/test/target/npu-expr.json" \
            "$src/test/target/npu-fifo.json" "$src/test/target/npu-cmdbuf.json" \
-           "$src/test/target/npu-sysmem.json"; do
+           "$src/test/target/npu-sysmem.json" "$src/test/target/npu-weights.json"; do
     n="$(basename "$t" .json)"
     d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
@@ -351,7 +351,8 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
          "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json" \
          "$src/test/target/npu-tiny.json" "$src/test/target/npu-expr.json" \
          "$src/test/target/npu-fifo.json" "$src/test/target/npu-insn.json" \
-         "$src/test/target/npu-cmdbuf.json" "$src/test/target/npu-sysmem.json"; do
+         "$src/test/target/npu-cmdbuf.json" "$src/test/target/npu-sysmem.json" \
+         "$src/test/target/npu-weights.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

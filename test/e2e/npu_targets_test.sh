@@ -29,7 +29,10 @@
 #    instructions) and npu-cmdbuf (every command a frame appended to a command buffer in memory,
 #    started by a kick): the same three models;
 #  - test/target/npu-sysmem.json (conv, depthwise and matmul read w, bias and rq from system
-#    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq.
+#    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
+#  - test/target/npu-weights.json (conv weights channel-blocked by 16 x 4, zero-padded; matmul
+#    weights HWIO): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
+#  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -134,6 +137,20 @@ on_targets "npu-fifo npu-insn npu-cmdbuf" "mlpt_kws_qdq torch_ptq_qdq"
 #     their weights, bias and requantization tables from the constant blob themselves.
 on_targets npu-sysmem "mlpt_kws_qdq mlpt_ic_qdq"
 
+# 2g. Weight layouts (issue 19, phase 6): npu-weights' conv reads its weights channel-blocked
+#     ([O/16][KH][KW][I/4][16][4], zero-padded), its matmul HWIO; the compiler writes them
+#     (Records.cpp) and the simulator reads them through npucc_layout.h.
+on_targets npu-weights "mlpt_kws_qdq mlpt_ic_qdq"
+
+# 2h. Kernel geometry (issue 19, phase 6): a K210-like conv (1x1 and 3x3 only, square, padded by
+#     the NPU itself by 0 and 1, images of at least 4x4): every conv is one whole-image command
+#     (row tiles would be padded at their edges too) and the program stays bit-exact.
+edit geo 'c = j["compute"]["operations"]["conv"]
+c.update({"kernel_sizes": [1, 3], "implied_padding": {"1": 0, "3": 1}, "square_kernels": True,
+          "min_in_h": 4, "min_in_w": 4})
+del c["max_padding"]'
+check "tinycnn_int8 with K210-like conv geometry" "$src/models/tinycnn_int8" "$tmp/geo.json"
+
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})
 j["commands"]["conv"]["params"]["in_addr"] = {"field": "IN12.a", "shift": 4}'
@@ -174,7 +191,7 @@ for t in far len8 exprk; do
   rc=$?
   case $t in
     far) want="error: /memories/system/1: system memory 'ram' \(0x120000000\.\.0x120ffffff\) is beyond the dma command's 'src_addr'" ;;
-    len8) want="error: /commands/dma/params/length: the dma command holds 'length' in units of 8" ;;
+    len8) want="error: /commands/dma/params/length: the dma command holds 'length' in units of 8 \(shift 3\): NHWC rows can have any length; a DMA length unit of 8 needs a layout that pads rows to it" ;;
     exprk) want="error: /commands/conv: parameter 'k_h' appears only in expressions; bind it to a field of its own or fix it" ;;
   esac
   if [ $rc -eq 1 ] && grep -Eq "$want" "$tmp/log" && [ ! -e "$tmp/out-$t" ]; then

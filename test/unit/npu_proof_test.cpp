@@ -201,6 +201,29 @@ TEST(NpuProof, TimingExpressionsMustEvaluateForEveryCommand) {
       << why;
 }
 
+TEST(NpuProof, DmaLengthsAreMultiplesOfTheLengthUnit) {
+  // The loader refuses a unit it cannot honour; the proof still checks every
+  // length against the unit of the description it is given.
+  auto r = target::loadTarget("npu-default");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  target::TargetDesc t = *r;
+  t.dma.lengthUnit = 8;
+  lir::Instr dma;
+  dma.opcode = "npu", dma.callee = "dma", dma.token = 0;
+  lir::BufferRef spm = region(lir::Region::Spm, 0);
+  spm.size = 64;
+  dma.params = {
+      {"src_addr", region(lir::Region::Arena, 0)}, {"dst_addr", spm}, {"length", int64_t(24)}};
+  EXPECT_TRUE(proveCommand(dma, t).ok());
+  dma.params[2].second = int64_t(20);
+  Status s = proveCommand(dma, t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().str(), "error: command 'dma' parameter 'length' = 20 is not a multiple of "
+                             "the DMA length unit (dma.length_unit 8)");
+  t.dma.lengthUnit = 1;
+  EXPECT_TRUE(proveCommand(dma, t).ok());
+}
+
 // --- Operands read from system memory (issue 19, phase 5) -----------------------------------
 
 json systemWeights() {

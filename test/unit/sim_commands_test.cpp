@@ -13,6 +13,7 @@
 
 #include "npucc_desc.h"
 #include "npucc_hal.h"
+#include "npucc_layout.h"
 #include "npucc_npu.h"
 #include "npucc_requant.h"
 #include "npucc_sim.h"
@@ -312,6 +313,23 @@ TEST_P(SimCommands, DmaZeroFill) {
   EXPECT_NE(std::count(got.begin(), got.begin() + 64, 0), 64);
 }
 
+/// OHWI weights (O x KH x KW x I) re-laid as the description's operation
+/// `kind` reads them (its "weights"; npucc_layout.h), padding zero.
+I8 relaid(const npucc_target_desc *d, int kind, const I8 &w, int O, int KH, int KW, int I) {
+  npucc_wlayout l;
+  l.kind = d->weight_layout[kind];
+  l.bo = d->weight_block_o[kind];
+  l.bi = d->weight_block_i[kind];
+  I8 out(npucc_wlayout_bytes(l, O, KH, KW, I), 0);
+  for (int o = 0; o < O; ++o)
+    for (int y = 0; y < KH; ++y)
+      for (int x = 0; x < KW; ++x)
+        for (int i = 0; i < I; ++i)
+          out[npucc_wlayout_offset(l, O, KH, KW, I, o, y, x, i)] =
+              w[size_t(((o * KH + y) * KW + x) * I + i)];
+  return out;
+}
+
 /// Reference conv / depthwise on HWC data with OHWI (or HWC) weights.
 I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int OH, int OW, int OC,
            int kh, int kw, int s, int dil, int pt, int pl, bool dw) {
@@ -359,7 +377,9 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     Quant q(g, *l, size_t(OC));
     auto p = r.params();
     p[NPUCC_P_IN_ADDR] = int64_t(r.load(in));
-    p[NPUCC_P_W_ADDR] = int64_t(r.constant(dw ? "depthwise" : "conv", Operand::W, w));
+    p[NPUCC_P_W_ADDR] =
+        int64_t(r.constant(dw ? "depthwise" : "conv", Operand::W,
+                           dw ? w : relaid(r.D, NPUCC_KIND_CONV, w, OC, kh, kw, C)));
     q.program(r, p, dw ? "depthwise" : "conv");
     uint64_t out = r.spmAlloc(size_t(OH) * OW * OC);
     p[NPUCC_P_OUT_ADDR] = int64_t(out);
@@ -449,7 +469,8 @@ TEST_P(SimCommands, Matmul) {
   Quant q(g, *r.T.operation("matmul"), N);
   auto p = r.params();
   p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
-  p[NPUCC_P_W_ADDR] = int64_t(r.constant("matmul", Operand::W, w));
+  p[NPUCC_P_W_ADDR] =
+      int64_t(r.constant("matmul", Operand::W, relaid(r.D, NPUCC_KIND_MATMUL, w, N, 1, 1, K)));
   q.program(r, p, "matmul");
   uint64_t out = r.spmAlloc(M * N);
   p[NPUCC_P_OUT_ADDR] = int64_t(out);

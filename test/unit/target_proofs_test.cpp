@@ -82,7 +82,8 @@ TEST(TargetProofs, DmaLengthInUnitsIsRefused) {
               set(j, "/commands/dma/params/length", {{"field", "C"}, {"shift", 3}});
             }),
             "mini.json: error: /commands/dma/params/length: the dma command holds 'length' in "
-            "units of 8 (shift 3), but npucc needs byte lengths in units of 1");
+            "units of 8 (shift 3): NHWC rows can have any length; a DMA length unit of 8 needs "
+            "a layout that pads rows to it");
   // Stored minus one is fine: every length from 1 on is encodable.
   auto r = parseEdited([](json &j) {
     set(j, "/commands/dma/params/length", {{"field", "C"}, {"minus", 1}});
@@ -94,6 +95,27 @@ TEST(TargetProofs, DmaLengthInUnitsIsRefused) {
             }),
             "mini.json: error: /commands/dma/params/length: the dma command cannot carry a length "
             "of 1 byte");
+}
+
+TEST(TargetProofs, DmaLengthUnitIsAcceptedOnlyWhenHonoured) {
+  // "dma": {"length_unit": N}: 1 is every description's unit today.
+  auto r = parseEdited([](json &j) { set(j, "/dma/length_unit", 1); });
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->dma.lengthUnit, 1u);
+  // Accepted, a unit of 8 made every odd-length row fail when it ran
+  // (NPUCC_ERR_ALIGN, -3): activations are NHWC rows of any length.
+  EXPECT_EQ(errOf([](json &j) { set(j, "/dma/length_unit", 8); }),
+            "mini.json: error: /dma/length_unit: NHWC rows can have any length; a DMA length "
+            "unit of 8 needs a layout that pads rows to it");
+  EXPECT_EQ(errOf([](json &j) { set(j, "/dma/length_unit", 0); }),
+            "mini.json: error: /dma/length_unit: value 0 out of range 1..65535");
+  // A length field in units coarser than the declared unit cannot carry it.
+  EXPECT_EQ(errOf([](json &j) {
+              set(j, "/dma/length_unit", 4);
+              set(j, "/commands/dma/params/length", {{"field", "C"}, {"shift", 3}});
+            }),
+            "mini.json: error: /commands/dma/params/length: the dma command holds 'length' in "
+            "units of 8 (shift 3), which cannot carry every multiple of /dma/length_unit 4");
 }
 
 TEST(TargetProofs, AddressUnitsBecomeTheAlignment) {

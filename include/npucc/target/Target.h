@@ -68,6 +68,10 @@ struct DmaDesc {
   unsigned alignment = 1;
   unsigned maxBurst = 0; // bytes, 0 = unlimited
   bool zeroFill = false;
+  /// "length_unit": every DMA length is a multiple of it (1: any length).
+  /// The loader accepts a unit > 1 only when the compiler can honour it
+  /// (lib/target/TargetParseLayout.cpp); lib/lower/npu/Proof.cpp proves it.
+  unsigned lengthUnit = 1;
   /// Effective limits: the description's explicit numbers, else what the
   /// command's fields can hold (TargetDesc::paramRange).
   uint64_t maxLength = 0, maxRows = 1, maxPlanes = 1, maxStride = 0, maxPlaneStride = 0;
@@ -98,6 +102,18 @@ struct OpLimits {
   unsigned inChannelMultiple = 1, outChannelMultiple = 1;
   unsigned maxInChannels = 0, maxOutChannels = 0; // 0 = unlimited
   unsigned maxInH = 0, maxInW = 0, maxOutH = 0, maxOutW = 0;
+  /// Geometry (lib/target/TargetParseLayout.cpp): "min_in_h"/"min_in_w"
+  /// (0: none), "square_kernels", and "implied_padding": kernel size -> the
+  /// padding the NPU applies on every side of such a kernel (empty: the
+  /// command's padding parameters say; else the model's padding must equal
+  /// it and a command covers the whole image).
+  unsigned minInH = 0, minInW = 0;
+  bool squareKernels = false;
+  std::map<int, unsigned> impliedPadding;
+  /// "weights" (conv, matmul): how the NPU reads the weight matrix,
+  /// NPUCC_WL_* of runtime/include/npucc_layout.h (0: OHWI, today's), and
+  /// the output / input channel blocks of the blocked layout.
+  unsigned weightLayout = 0, weightBlockO = 1, weightBlockI = 1;
   unsigned maxM = 0, maxK = 0, maxN = 0;
   std::vector<std::string> kinds; // pool: "max"/"avg"; eltwise: "add"
   bool perChannelRequant = false, perTensorRequant = false;

@@ -77,6 +77,11 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
     addAccess(r, in, "in2_addr", inBytes, false);
   }
   addAccess(r, in, "in_addr", inBytes, false);
+  // A weight layout with padding (blocked) reads more: the scheduler sizes
+  // the weights reference by the layout (recordLayout).
+  if (const lir::Arg *a = paramArg(in, "w_addr"))
+    if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(a))
+      wBytes = std::max<int64_t>(wBytes, b->size);
   addAccess(r, in, "w_addr", wBytes, false);
   addAccess(r, in, "bias_addr", ch * 4, false);
   if (v("per_channel"))

@@ -14,6 +14,7 @@
 #include "npucc/target/CTable.h"
 
 #include "../../../runtime/hal/npucc_params.h"
+#include "../../../runtime/include/npucc_layout.h"
 
 #include <cstdint>
 #include <functional>
@@ -109,6 +110,9 @@ struct RecordLayout {
 RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block);
 /// Records start at multiples of this in the blob and the scratchpad.
 uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);
+/// The layout of the layer's weights on this NPU ("weights" of conv and
+/// matmul; depthwise weights are always [k_h][k_w][channels]).
+npucc_wlayout weightLayoutOf(const target::TargetDesc &t, const Layer &l);
 /// Does the NPU read the layer's records (w, bias, rq) from system memory
 /// ("operands" of its operation)? Then they take no scratchpad and no DMA.
 bool recordsInSystem(const Layer &l, const target::TargetDesc &t);

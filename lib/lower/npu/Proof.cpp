@@ -20,7 +20,7 @@
 //     an offset in the NPU constants, a multiple of its alignment there; the
 //     loader proved its address field reaches every system window;
 //   - DMA lengths, rows, planes and strides are within the effective DMA
-//     limits;
+//     limits, and lengths are multiples of the DMA length unit;
 //   - the value fits the command stream (npucc_stream.h): 32-bit signed
 //     values, addresses as 32-bit unsigned offsets from their buffer;
 //   - every computed field ("fields") of the command has a value for these
@@ -197,6 +197,10 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
         return error(head(l.id) + " = " + std::to_string(p[size_t(l.id)]) +
                      " is outside the DMA's limit (dma." + l.key + " " + std::to_string(l.max) +
                      ")");
+    if (d.lengthUnit > 1 && p[NPUCC_P_LENGTH] % int64_t(d.lengthUnit))
+      return error(head(NPUCC_P_LENGTH) + " = " + std::to_string(p[NPUCC_P_LENGTH]) +
+                   " is not a multiple of the DMA length unit (dma.length_unit " +
+                   std::to_string(d.lengthUnit) + ")");
     if (p[NPUCC_P_ZERO_FILL] && !d.zeroFill)
       return error(head(NPUCC_P_ZERO_FILL) + ": the DMA has no zero fill");
   }

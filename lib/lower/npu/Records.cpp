@@ -2,8 +2,11 @@
 //
 // At compile time the weights are re-laid for the NPU's commands
 // (docs/target.md, "Semantic parameters"): conv weights OHWI, depthwise
-// [k_h][k_w][channels], matmul W[n][k]. Each output-channel block becomes one
-// record of the NPU constant blob, laid out as recordLayout() says:
+// [k_h][k_w][channels], matmul W[n][k], unless the operation's "weights"
+// names another layout (OIHW, HWIO, blocked: runtime/include/npucc_layout.h,
+// the simulator's definition too; a blocked layout's padding is zero). Each
+// output-channel block becomes one record of the NPU constant blob, laid out
+// as recordLayout() says:
 //   [ weights | pad | int32 bias[block] | pad | int32 mult[block], int32 shift[block] ]
 // so one DMA brings everything a block's commands read.
 //
@@ -28,6 +31,17 @@ void putI32(std::vector<uint8_t> &b, uint64_t off, int32_t v) {
 
 } // namespace
 
+npucc_wlayout weightLayoutOf(const target::TargetDesc &t, const Layer &l) {
+  npucc_wlayout wl{NPUCC_WL_OHWI, 1, 1};
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  if (lim && (l.op.kind == NPUCC_KIND_CONV || l.op.kind == NPUCC_KIND_MATMUL)) {
+    wl.kind = uint8_t(lim->weightLayout);
+    wl.bo = uint16_t(lim->weightBlockO);
+    wl.bi = uint16_t(lim->weightBlockI);
+  }
+  return wl;
+}
+
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
                                           const target::TargetDesc &t, int64_t block) {
   const target::NpuOp &op = l.op;
@@ -47,6 +61,9 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
     return transB ? wd[o * l.C + c] : wd[c * l.OC + o];
   };
   uint64_t wAlign = recordAlign(t, l);
+  npucc_wlayout wl = weightLayoutOf(t, l);
+  int64_t kh = op.kind == NPUCC_KIND_MATMUL ? 1 : op.kh,
+          kw = op.kind == NPUCC_KIND_MATMUL ? 1 : op.kw;
   std::vector<uint8_t> out;
   for (int64_t b0 = 0; b0 < l.OC; b0 += block) {
     int64_t nb = std::min(block, l.OC - b0);
@@ -62,10 +79,11 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
             rec[k++] = uint8_t(weight(o, ky, kx, 0));
     } else {
       for (int64_t o = b0; o < b0 + nb; ++o)
-        for (int64_t ky = 0; ky < op.kh; ++ky)
-          for (int64_t kx = 0; kx < op.kw; ++kx)
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx)
             for (int64_t c = 0; c < l.C; ++c)
-              rec[k++] = uint8_t(weight(o, ky, kx, c));
+              rec[npucc_wlayout_offset(wl, nb, kh, kw, l.C, o - b0, ky, kx, c)] =
+                  uint8_t(weight(o, ky, kx, c));
     }
     for (int64_t o = b0; o < b0 + nb; ++o) {
       int32_t bv = bias ? bias->constant->data<int32_t>()[o] : 0;

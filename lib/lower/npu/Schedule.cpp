@@ -396,12 +396,13 @@ RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t b
   if (!l.hasWeights())
     return r;
   const target::NpuOp &op = l.op;
+  npucc_wlayout wl = weightLayoutOf(t, l);
   if (op.kind == NPUCC_KIND_CONV)
-    r.wBytes = uint64_t(block * op.kh * op.kw * l.C);
+    r.wBytes = npucc_wlayout_bytes(wl, block, op.kh, op.kw, l.C);
   else if (op.kind == NPUCC_KIND_DEPTHWISE)
     r.wBytes = uint64_t(op.kh * op.kw * block);
   else
-    r.wBytes = uint64_t(block * l.C);
+    r.wBytes = npucc_wlayout_bytes(wl, block, 1, 1, l.C);
   r.biasOff = alignUp(r.wBytes, recordRoleAlign(t, l, target::Operand::Bias));
   r.size = r.biasOff + uint64_t(block) * 4;
   if (op.perChannel) {

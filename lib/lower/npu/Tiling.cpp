@@ -60,6 +60,12 @@ std::string tileProblem(const Layer &l, const target::TargetDesc &t, const Tilin
     int64_t bottom = (r1 - r0 - 1) * op.strideH + (op.kh - 1) * op.dilH + 1 - top - inH;
     if (inH > hiOf(t, op.kindName, "in_h") || over(inH, lim.maxInH))
       return "input rows per command";
+    if (inH < int64_t(lim.minInH) && inH < l.H)
+      return "input rows per command (min_in_h)";
+    // The NPU pads every edge of what one command covers by the implied
+    // padding: only a tile whose edges are the image's is right.
+    if (!lim.impliedPadding.empty() && (r0 > 0 || r1 < l.OH))
+      return "implied padding (one command covers the whole image)";
     if (r1 - r0 > hiOf(t, op.kindName, "out_h") || over(r1 - r0, lim.maxOutH))
       return "output rows per command";
     if (top > int64_t(lim.maxPad[0]) || bottom > int64_t(lim.maxPad[1]) ||
