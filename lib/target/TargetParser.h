@@ -13,6 +13,7 @@
 //                            are delivered (FIFO register, custom
 //                            instructions), with their checks
 //   TargetParseBuffer.cpp    command-buffer delivery (address, length, kick)
+//   TargetParseArith.cpp     the arithmetic pipeline of an operation (stages)
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -59,6 +60,8 @@ private:
   OpLimits parseOperation(const std::string &name, const Obj &lo, const std::vector<std::string> &rq,
                           const std::vector<std::string> &act);
   void parseOperands(const std::string &name, const Obj &oo, OpLimits &l);
+  // TargetParseArith.cpp
+  void parseArithmetic(const std::string &name, const Obj &ao, OpLimits &l);
   void parseTiming(const Obj &o);
   void checkAddressRange(const Obj &m, const std::string &what, uint64_t base,
                          uint64_t size) const;

@@ -403,6 +403,10 @@ typedef struct npucc_target_desc {
   void (*insn)(uint16_t delivery, uint64_t rs1, uint64_t rs2);
   /* The command buffer of buffer delivery; NULL: none. */
   const npucc_cmdbuf_desc *cmdbuf;
+  /* The arithmetic pipeline of each operation: NPUCC_KIND_COUNT rows of
+   * NPUCC_SLOT_COUNT stage ids (npucc_stage, npucc_params.h); NULL: every
+   * operation runs the default stages. */
+  const uint8_t *arith;
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

@@ -30,6 +30,8 @@
 #    started by a kick): the same three models;
 #  - test/target/npu-sysmem.json (conv, depthwise and matmul read w, bias and rq from system
 #    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq.
+#  - test/target/npu-fp32lut.json (conv, depthwise and matmul requantize with a binary32 scale
+#    per channel, the fp32_scale stage): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -133,6 +135,11 @@ on_targets "npu-fifo npu-insn npu-cmdbuf" "mlpt_kws_qdq torch_ptq_qdq"
 # 2f. Operands read from system memory (issue 19, phase 5): npu-sysmem's MAC operations read
 #     their weights, bias and requantization tables from the constant blob themselves.
 on_targets npu-sysmem "mlpt_kws_qdq mlpt_ic_qdq"
+
+# 2g. Arithmetic stages (issue 19, phase 7): npu-fp32lut's MAC operations requantize with a
+#     binary32 scale per channel (fp32_scale); the nodes take the NPU's float32 rounding, so
+#     the interpreter computes what the NPU computes.
+on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})

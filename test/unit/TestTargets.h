@@ -15,7 +15,8 @@
 // and npu-cmdbuf (every command, DMA too, a frame appended to a command buffer
 // in memory and started by a kick, Ethos-U-like)
 // and npu-sysmem (conv, depthwise and matmul read w, bias and rq from system
-// memory themselves).
+// memory themselves) and npu-fp32lut (conv, depthwise and matmul requantize
+// with a binary32 scale per channel, the fp32_scale stage).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -50,7 +51,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-fifo.json"),
           testTarget("npu-insn.json"),
           testTarget("npu-cmdbuf.json"),
-          testTarget("npu-sysmem.json")};
+          testTarget("npu-sysmem.json"),
+          testTarget("npu-fp32lut.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.
