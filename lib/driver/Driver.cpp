@@ -351,12 +351,17 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// npu-partition's deliberate arithmetic change, applied to the pre-target graph `pre`
 /// (a clone made just before it, node for node in the order of `placed`, the original
 /// nodes, which npu-partition keeps and may modify but never frees): a node that lost
-/// requant="fp32" (it runs on the NPU, which rounds exactly) loses it in `pre` too.
+/// requant="fp32" (it runs on an NPU that rounds exactly) loses it in `pre` too, and
+/// one that gained it (an NPU whose requantization is fp32_scale) gains it there.
 void syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed) {
   const auto &nodes = pre.nodes();
-  for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k)
-    if (nodes[k]->attrs.count("requant") && !placed[k]->attrs.count("requant"))
+  for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k) {
+    auto it = placed[k]->attrs.find("requant");
+    if (it == placed[k]->attrs.end())
       nodes[k]->attrs.erase("requant");
+    else if (quant::requantizesProduct(*nodes[k]))
+      nodes[k]->attrs["requant"] = it->second;
+  }
 }
 
 /// Whether the comma-separated `pipeline` names `pass`.
@@ -474,6 +479,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     ctx.target = &r.target;
     ctx.npuExactForFp32 = opts.requant != "fp32";
     r.npuExactForFp32 = ctx.npuExactForFp32;
+    ctx.npuFp32ForExact = opts.requant != "exact";
+    r.npuFp32ForExact = ctx.npuFp32ForExact;
     Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
     if (!ps)
       return std::move(ps.error().inFile(opts.modelPath));
@@ -512,6 +519,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     r.npuLowering.reset();
     r.stats.erase("npu-partition.npu");
     r.stats.erase("npu-partition.rounding-exact");
+    r.stats.erase("npu-partition.rounding-fp32");
   };
   if (r.npu)
     if (std::string problem = lower::npuWeightsProblem(*r.graph, r.target); !problem.empty())

@@ -201,6 +201,7 @@ CompileReport buildReport(const CompileResult &r) {
     if (r.npu) {
       target::LegalityOptions lo;
       lo.allowExactForFp32 = r.npuExactForFp32;
+      lo.allowFp32ForExact = r.npuFp32ForExact;
       target::Placement p = target::placeNode(n, r.target, lo);
       if (p.op && !row.macs)
         row.macs = p.op->macs; // depthwise, pooling: as the NPU counts them

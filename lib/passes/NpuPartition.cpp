@@ -24,6 +24,7 @@
 #include "npucc/passes/Pass.h"
 
 #include "npucc/lower/NpuLowering.h"
+#include "npucc/quant/Multiplier.h"
 #include "npucc/target/Legality.h"
 
 #include <map>
@@ -78,6 +79,7 @@ public:
   void place() {
     target::LegalityOptions lo;
     lo.allowExactForFp32 = Ctx.npuExactForFp32;
+    lo.allowFp32ForExact = Ctx.npuFp32ForExact;
     for (const auto &n : G.nodes()) {
       target::Placement p = target::placeNode(*n, *Ctx.target, lo);
       if (!p.onNpu()) {
@@ -94,7 +96,12 @@ public:
         continue;
       }
       n->attrs["npu"] = p.op->kindName;
-      if (p.op->roundingChanged) {
+      // The node takes the NPU's rounding, so that the interpreter (which
+      // reads the attribute) computes what the NPU computes.
+      if (p.op->roundingChanged && p.op->fp32Scale) {
+        n->attrs["requant"] = std::string(quant::roundingName(quant::Rounding::Fp32));
+        Ctx.bump("npu-partition.rounding-fp32");
+      } else if (p.op->roundingChanged) {
         n->attrs.erase("requant");
         Ctx.bump("npu-partition.rounding-exact");
       }

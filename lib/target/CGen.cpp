@@ -266,6 +266,20 @@ std::string emitCTableSource(const TargetDesc &t) {
     }
     o << "};\n\n";
   }
+  if (d.arith) {
+    o << "/* The arithmetic pipeline of each operation: stage ids (npucc_params.h) of the\n"
+         " * slots input, correction, mac, requant, activation, pool, output. */\n"
+      << "static const uint8_t " << id << "_arith[" << NPUCC_KIND_COUNT * NPUCC_SLOT_COUNT
+      << "] = {\n";
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
+      o << "    ";
+      for (int sl = 0; sl < NPUCC_SLOT_COUNT; ++sl)
+        o << unsigned(d.arith[k * NPUCC_SLOT_COUNT + sl])
+          << (sl + 1 < NPUCC_SLOT_COUNT ? ", " : "");
+      o << ", /* " << KindEnumNames[k] << " */\n";
+    }
+    o << "};\n";
+  }
   if (d.cmdbuf) {
     const npucc_cmdbuf_desc &b = *d.cmdbuf;
     o << "/* The command buffer (delivery \"buffer\"): define NPUCC_CMDBUF_ATTR to place it\n"
@@ -401,6 +415,8 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "#ifndef NPUCC_HAL_SIM\n    .insn = " << id << "_insn,\n#endif\n";
   if (d.cmdbuf)
     o << "    .cmdbuf = &" << id << "_cmdbuf,\n";
+  if (d.arith)
+    o << "    .arith = " << id << "_arith,\n";
   o << "};\n";
   return o.str();
 }

@@ -4,6 +4,7 @@
 #include "../../runtime/hal/npucc_desc.h"
 #include "../../runtime/hal/npucc_timing.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct CTable::Impl {
   std::vector<npucc_delivery_desc> Deliveries;
   npucc_cmdbuf_desc Cmdbuf{};
   std::vector<uint64_t> CmdbufWords; // the buffer (64-bit slots hold either width)
+  std::vector<uint8_t> Arith;        // NPUCC_KIND_COUNT x NPUCC_SLOT_COUNT stage ids
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -361,6 +363,23 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     I.Cmdbuf.length_bytes = b.lengthBytes ? 1 : 0;
     I.Cmdbuf.kick = {toRef(b.kick.field), b.kick.value};
     D.cmdbuf = &I.Cmdbuf;
+  }
+  // The pipeline table only when some operation leaves the defaults, so the
+  // tables of descriptions without "arithmetic" stay as they were.
+  bool custom = false;
+  for (const auto &op : T.compute.operations)
+    custom = custom || !op.second.defaultArithmetic();
+  if (custom) {
+    I.Arith.assign(size_t(NPUCC_KIND_COUNT) * NPUCC_SLOT_COUNT, 0);
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
+      auto op = std::find_if(T.compute.operations.begin(), T.compute.operations.end(),
+                             [&](const auto &o) { return commandKindId(o.first) == k; });
+      OpLimits def;
+      const OpLimits &l = op == T.compute.operations.end() ? def : op->second;
+      for (size_t s = 0; s < NumStageSlots; ++s)
+        I.Arith[size_t(k) * NPUCC_SLOT_COUNT + s] = uint8_t(l.stage(s));
+    }
+    D.arith = I.Arith.data();
   }
 }
 

@@ -40,6 +40,9 @@ uint64_t descTableBytes(const npucc_target_desc &d) {
   n += uint64_t(d.num_expr_ops) * sizeof(npucc_expr_op);
   n += uint64_t(d.num_cases) * sizeof(npucc_expr_case);
   n += uint64_t(d.num_case_conds) * sizeof(npucc_fixed);
+  if (d.arith)
+    n += uint64_t(NPUCC_KIND_COUNT) * NPUCC_SLOT_COUNT;
+  n += uint64_t(d.num_op_timing) * sizeof(npucc_op_timing);
   return n;
 }
 

@@ -140,12 +140,22 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
     c.fail("bias is not a constant int32 tensor of " + std::to_string(channels) + " elements");
   bool differ = std::adjacent_find(q.scale.begin(), q.scale.end(),
                                    std::not_equal_to<float>()) != q.scale.end();
-  op.perChannel = differ || !l.perTensorRequant;
+  // fp32_scale reads a binary32 scale per channel from the rq table (the
+  // loader requires per_channel): a per-tensor scale is a table of equal ones.
+  op.fp32Scale = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+  op.perChannel = differ || !l.perTensorRequant || op.fp32Scale;
   if (op.perChannel && !l.perChannelRequant)
     c.fail("per-channel requantization but the NPU's " + op.kindName + " has only per_tensor");
-  if (quant::roundingOf(n) == quant::Rounding::Fp32) {
-    if (opts.allowExactForFp32)
+  // The NPU's rounding: q31 is the exact one, fp32_scale ONNX Runtime's
+  // float32 arithmetic (requant="fp32"); a node of the other rounding runs
+  // with the NPU's (at most one step apart) unless --requant keeps it.
+  quant::Rounding npuRounding = op.fp32Scale ? quant::Rounding::Fp32 : quant::Rounding::Exact;
+  if (quant::roundingOf(n) != npuRounding) {
+    if (op.fp32Scale ? opts.allowFp32ForExact : opts.allowExactForFp32)
       op.roundingChanged = true;
+    else if (op.fp32Scale)
+      c.fail("requantization rounding exact (kept by --requant exact); the NPU's " + op.kindName +
+             " requantizes with fp32_scale (float32 rounding)");
     else
       c.fail("requantization rounding fp32 (ONNX Runtime's float32 arithmetic, kept by "
              "--requant fp32); the NPU rounds exactly");
@@ -166,8 +176,8 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
     c.fits("requant_shift", m.shift);
   } else {
     for (size_t i = 0; i < q.scale.size(); ++i) {
-      quant::QuantMultiplier m = quant::productMultiplier(
-          float(qx->first), q.scale[i], float(qy->first), quant::Rounding::Exact);
+      quant::QuantMultiplier m =
+          quant::productMultiplier(float(qx->first), q.scale[i], float(qy->first), npuRounding);
       if (m.shift < -31 || m.shift > 31) {
         c.fail("requantization shift " + std::to_string(m.shift) + " of channel " +
                std::to_string(i) + " outside -31..31");

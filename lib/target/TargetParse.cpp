@@ -322,6 +322,8 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   l.fusedClamp = std::find(acts.begin(), acts.end(), "clamp") != acts.end();
   if (const json *ops = lo.opt("operands"))
     parseOperands(name, Obj(*ops, lo.at("operands")), l);
+  if (const json *ar = lo.opt("arithmetic"))
+    parseArithmetic(name, Obj(*ar, lo.at("arithmetic")), l);
   // A key that another operation takes is not a typo: say where it belongs.
   static const std::set<std::string> OtherOps = {
       "kernel_sizes", "kernel_heights", "kernel_widths", "strides", "dilations", "max_padding",

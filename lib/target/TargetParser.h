@@ -17,6 +17,7 @@
 //                            whether a layout lets the compiler honour it),
 //                            kernel geometry (square kernels, implied
 //                            padding, minimum input size), weight layouts
+//   TargetParseArith.cpp     the arithmetic pipeline of an operation (stages)
 //   TargetProofs.cpp         what the loader proves about every value a
 //                            program will write: capabilities programmable,
 //                            address units (effective alignment), DMA counts
@@ -63,6 +64,8 @@ private:
   OpLimits parseOperation(const std::string &name, const Obj &lo, const std::vector<std::string> &rq,
                           const std::vector<std::string> &act);
   void parseOperands(const std::string &name, const Obj &oo, OpLimits &l);
+  // TargetParseArith.cpp
+  void parseArithmetic(const std::string &name, const Obj &ao, OpLimits &l);
   void parseTiming(const Obj &o);
   std::optional<Expr> timingExpr(const Obj &to, const char *key, const std::string &op) const;
   void checkAddressRange(const Obj &m, const std::string &what, uint64_t base,

@@ -16,11 +16,13 @@
  *      (npucc_op_limits.operand_mem), they stay in flash and only the input
  *      is moved;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
- *      channel or per tensor, whichever the NPU's conv has, its weights in the
- *      layout the NPU's conv reads (npucc_target_desc.weight_layout,
- *      npucc_layout.h);
+ *      channel or per tensor, whichever the NPU's conv has (with binary32
+ *      scales per channel where its requantization stage is fp32_scale), its
+ *      weights in the layout the NPU's conv reads
+ *      (npucc_target_desc.weight_layout, npucc_layout.h);
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
- *      plain C reference that uses the same requantization (npucc_requant.h);
+ *      plain C reference that uses the same requantization (npucc_requant.h,
+ *      npucc_stages.h);
  *   5. the simulator's report (cycles per command, MAC utilisation, bytes
  *      moved) is printed.
  * Any command that cannot be issued, any wait that does not return NPUCC_OK and
@@ -53,6 +55,7 @@
 #include "npucc_npu.h"
 #include "npucc_requant.h"
 #include "npucc_sim.h"
+#include "npucc_stages.h"
 #include "npucc_target.h"
 
 enum { H = 6, W = 6, CIN = 8, COUT = 16, K = 3 };
@@ -156,7 +159,10 @@ static int dma(uint64_t src, uint64_t dst, uint32_t len, int wait) {
 }
 
 /* Deterministic test data and the C reference of the convolution. */
-static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const int32_t *shift) {
+/* scale_bits: the binary32 scales of an NPU whose requantization stage is
+ * fp32_scale (NULL: mult and shift, the q31 stage). */
+static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const int32_t *shift,
+                      const uint32_t *scale_bits) {
   uint32_t s = 12345u;
   int i, oy, ox, o, ky, kx, c;
   for (i = 0; i < (int)sizeof input; i++)
@@ -179,7 +185,9 @@ static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const 
                      (int32_t)weights[((o * K + ky) * K + kx) * CIN + c];
           }
         expect[(oy * W + ox) * COUT + o] =
-            npucc_requant_i8(acc, mult[o], shift[o], out_zp, -128, 127);
+            scale_bits ? (int8_t)npucc_stage_act_clamp(
+                             npucc_stage_rq_fp32(acc, scale_bits[o], out_zp), -128, 127)
+                       : npucc_requant_i8(acc, mult[o], shift[o], out_zp, -128, 127);
       }
 }
 
@@ -193,6 +201,9 @@ int main(int argc, char **argv) {
   int timeout = strcmp(mode, "timeout") == 0, fault = strcmp(mode, "fault") == 0;
   int waw = strcmp(mode, "waw") == 0;
   int per_channel = (d->ops[NPUCC_KIND_CONV].requant & NPUCC_RQ_PER_CHANNEL) != 0;
+  /* fp32_scale: the rq table holds one binary32 scale per channel. */
+  int fp32 = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+  uint32_t scale_bits[COUT];
   /* Operands the conv reads from system memory itself: not moved. */
   unsigned sys_opnd = d->ops[NPUCC_KIND_CONV].operand_mem;
   int in_place = (sys_opnd >> NPUCC_OPND_W) & 1u;
@@ -227,10 +238,18 @@ int main(int argc, char **argv) {
     mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
     shift[o] = 9;                                                     /* x 2^-9 */
   }
-  make_data(-3, 5, mult, shift);
+  for (o = 0; o < COUT; o++) { /* the same multipliers as float32 scales */
+    float f = (float)((double)mult[o] / 1099511627776.0); /* mult * 2^-31 * 2^-9 */
+    memcpy(&scale_bits[o], &f, sizeof f);
+  }
+  make_data(-3, 5, mult, shift, fp32 ? scale_bits : NULL);
   memcpy(table, bias, sizeof bias);
-  memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
-  memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);
+  if (fp32) {
+    memcpy(table + rq_off / sizeof(int32_t), scale_bits, sizeof scale_bits);
+  } else {
+    memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
+    memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);
+  }
   {
     npucc_wlayout wl;
     int ky, kx, c;

@@ -421,6 +421,10 @@ typedef struct npucc_target_desc {
   /* Per-operation steps / MACs expressions; none: the formulas. */
   const npucc_op_timing *op_timing;
   uint16_t num_op_timing;
+  /* The arithmetic pipeline of each operation: NPUCC_KIND_COUNT rows of
+   * NPUCC_SLOT_COUNT stage ids (npucc_stage, npucc_params.h); NULL: every
+   * operation runs the default stages. */
+  const uint8_t *arith;
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

@@ -111,4 +111,47 @@ typedef enum npucc_param {
 /* eltwise_op values */
 #define NPUCC_ELTWISE_ADD 0
 
+/* The NPU's arithmetic as a pipeline of stages (docs/target.md, "Arithmetic
+ * stages"): one stage per slot, the slots in this order. A description picks
+ * a stage per slot with compute.operations.<op>.arithmetic; a slot it does not
+ * name takes the slot's default stage (today's pipeline: int8 input,
+ * subtract_zp, mac, q31 requantization, clamp activation, no pool, int8
+ * output). The arithmetic of each stage is one C function in
+ * runtime/include/npucc_stages.h, shared by the simulator and the compiler's
+ * interpreter.
+ *
+ *   NPUCC_STAGE(ID, "name", slot, is_default)
+ */
+#define NPUCC_SLOT_INPUT 0
+#define NPUCC_SLOT_CORRECTION 1
+#define NPUCC_SLOT_MAC 2
+#define NPUCC_SLOT_REQUANT 3
+#define NPUCC_SLOT_ACTIVATION 4
+#define NPUCC_SLOT_POOL 5
+#define NPUCC_SLOT_OUTPUT 6
+#define NPUCC_SLOT_COUNT 7
+
+/* clang-format off */
+#define NPUCC_SLOT_LIST(X)                                                                    \
+  X(INPUT, "input") X(CORRECTION, "correction") X(MAC, "mac") X(REQUANT, "requant")          \
+  X(ACTIVATION, "activation") X(POOL, "pool") X(OUTPUT, "output")
+
+#define NPUCC_STAGE_LIST(X)                                                                   \
+  X(IN_INT8, "int8", NPUCC_SLOT_INPUT, 1)                                                     \
+  X(SUBTRACT_ZP, "subtract_zp", NPUCC_SLOT_CORRECTION, 1)                                     \
+  X(MAC, "mac", NPUCC_SLOT_MAC, 1)                                                            \
+  X(RQ_Q31, "q31", NPUCC_SLOT_REQUANT, 1)                                                     \
+  X(RQ_FP32, "fp32_scale", NPUCC_SLOT_REQUANT, 0)                                             \
+  X(ACT_CLAMP, "clamp", NPUCC_SLOT_ACTIVATION, 1)                                             \
+  X(POOL_NONE, "none", NPUCC_SLOT_POOL, 1)                                                    \
+  X(OUT_INT8, "int8", NPUCC_SLOT_OUTPUT, 1)
+/* clang-format on */
+
+typedef enum npucc_stage {
+#define NPUCC_STAGE_ENUM(id, name, slot, def) NPUCC_STAGE_##id,
+  NPUCC_STAGE_LIST(NPUCC_STAGE_ENUM)
+#undef NPUCC_STAGE_ENUM
+      NPUCC_STAGE_COUNT
+} npucc_stage;
+
 #endif /* NPUCC_PARAMS_H */

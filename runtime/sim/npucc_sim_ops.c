@@ -12,12 +12,16 @@
  *   reads input channel c); matmul A [m][k], W [n][k]; bias int32[out_ch];
  *   per-channel requant table at rq_addr: int32 mult[out_ch] followed by
  *   int32 shift[out_ch].
+ * The MAC operations compute each output element through the stages of the
+ * description's pipeline (npucc_target_desc.arith; npucc_stages.h holds the
+ * arithmetic of each stage, shared with the compiler's interpreter).
  * Cycles and MAC counts come from npucc_timing.h (see npucc_sim.c). */
 #include "npucc_sim_internal.h"
 
 #include "npucc_layout.h"
 #include "npucc_npu.h"
 #include "npucc_requant.h"
+#include "npucc_stages.h"
 #include "npucc_timing.h"
 
 #include <stdlib.h>
@@ -99,17 +103,21 @@ static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
   return 0;
 }
 
-/* Checks shared by the MAC-array commands; reads bias and requant tables. */
+/* Checks shared by the MAC-array commands; reads bias and requant tables.
+ * st: the stage of each pipeline slot. */
 typedef struct rq_ctx {
   const uint8_t *bias, *rq;
   int per_channel;
   int32_t mult, shift, out_zp, lo, hi;
+  int st[NPUCC_SLOT_COUNT];
+  unsigned acc_bits;
 } rq_ctx;
 
 static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_t channels,
                        rq_ctx *q) {
   const npucc_op_limits *l = &s->d->ops[kind];
   sim_window w;
+  int i;
   if (P(IN_ZP) < -128 || P(IN_ZP) > 127 || P(OUT_ZP) < -128 || P(OUT_ZP) > 127)
     return sim_fail(s, idx, LIMIT, "field value out of range: zero points %lld/%lld",
                     (long long)P(IN_ZP), (long long)P(OUT_ZP));
@@ -123,6 +131,13 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
   q->hi = (int32_t)P(ACT_MAX);
   if (kind == NPUCC_KIND_POOL || kind == NPUCC_KIND_ELTWISE)
     return 0;
+  for (i = 0; i < NPUCC_SLOT_COUNT; ++i) {
+    q->st[i] = npucc_stage_of(s->d->arith, kind, i);
+    if (npucc_stage_slot(q->st[i]) != i)
+      return sim_fail(s, idx, LIMIT, "pipeline slot %d holds stage %d, not one of that slot", i,
+                      q->st[i]);
+  }
+  q->acc_bits = s->d->acc_bits >= 2 && s->d->acc_bits <= 63 ? s->d->acc_bits : 32;
   q->per_channel = P(PER_CHANNEL) != 0;
   if (q->per_channel && !(l->requant & NPUCC_RQ_PER_CHANNEL))
     return sim_fail(s, idx, LIMIT, "field value out of range: per-channel requant not supported");
@@ -139,18 +154,35 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
     return -1;
   q->bias = w.ptr;
   q->rq = NULL;
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 && !q->per_channel)
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: fp32_scale reads its scales from the rq table "
+                    "(per_channel 0)");
   if (q->per_channel) {
-    if (sim_const_operand(s, idx, kind, P(RQ_ADDR), (uint64_t)channels * 8, NPUCC_OPND_RQ,
-                          "rq_addr", &w) ||
-        sim_check_read(s, idx, &w, (uint64_t)channels * 8, "requant table"))
+    /* q31: int32 mult[], int32 shift[]; fp32_scale: binary32 scale[]. */
+    uint64_t bytes =
+        (uint64_t)channels * (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 ? 4 : 8);
+    if (sim_const_operand(s, idx, kind, P(RQ_ADDR), bytes, NPUCC_OPND_RQ, "rq_addr", &w) ||
+        sim_check_read(s, idx, &w, bytes, "requant table"))
       return -1;
     q->rq = w.ptr;
+    if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32)
+      for (i = 0; i < (int)channels; ++i)
+        if (!npucc_stage_fp32_finite((uint32_t)rd_i32(q->rq, (size_t)i)))
+          return sim_fail(s, idx, LIMIT, "requant table: scale of channel %d is not finite", i);
   }
   return 0;
 }
 
-static int8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc) {
-  int32_t m = q->mult, sh = q->shift;
+/* The stages after the MAC: requant (with the bias), activation, output. */
+static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc) {
+  int32_t m = q->mult, sh = q->shift, v;
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32) {
+    v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
+    v = npucc_stage_rq_fp32(v, (uint32_t)rd_i32(q->rq, (size_t)ch), q->out_zp);
+    v = npucc_stage_act_clamp(v, q->lo, q->hi);
+    return npucc_stage_out_int8(v);
+  }
   if (q->per_channel) {
     m = rd_i32(q->rq, (size_t)ch);
     sh = rd_i32(q->rq, (size_t)(channels + ch));
@@ -159,7 +191,18 @@ static int8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc
     if (sh > 31)
       sh = 31;
   }
-  return npucc_requant_i8(acc + rd_i32(q->bias, (size_t)ch), m, sh, q->out_zp, q->lo, q->hi);
+  v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
+  v = npucc_stage_rq_q31(v, m, sh, q->out_zp);
+  v = npucc_stage_act_clamp(v, q->lo, q->hi);
+  return npucc_stage_out_int8(v);
+}
+
+/* The accumulator's width: an overflow is a limit error. */
+static int check_acc(npucc_sim *s, int idx, const rq_ctx *q, int64_t acc) {
+  if (npucc_stage_acc_fits(acc, q->acc_bits))
+    return 0;
+  return sim_fail(s, idx, LIMIT, "accumulator overflow: %lld does not fit %u bits", (long long)acc,
+                  q->acc_bits);
 }
 
 static int check_channels(npucc_sim *s, int idx, const npucc_op_limits *l, int64_t in,
@@ -245,7 +288,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   npucc_wlayout wl = weight_layout(s, kind);
   sim_window wi, ww, wo;
   rq_ctx q;
-  int8_t *tmp;
+  uint8_t *tmp;
   if (dw && !in_mask(l->depth_mult_mask, dm))
     return sim_fail(s, idx, LIMIT, "field value out of range: channel multiplier %lld",
                     (long long)dm);
@@ -262,35 +305,43 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
       sim_check_read(s, idx, &ww, w_sz, "weights") || check_quant(s, idx, kind, p, oc_n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
-  tmp = (int8_t *)malloc((size_t)out_sz);
+  tmp = (uint8_t *)malloc((size_t)out_sz);
   if (tmp == NULL)
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
     for (ox = 0; ox < P(OUT_W); ++ox)
       for (oc = 0; oc < oc_n; ++oc) {
-        int32_t acc = 0;
+        int64_t acc = 0;
+        int32_t zp = (int32_t)P(IN_ZP);
         for (ky = 0; ky < P(K_H); ++ky) {
           int64_t iy = oy * P(STRIDE_H) - P(PAD_TOP) + ky * P(DIL_H);
           if (iy < 0 || iy >= P(IN_H))
             continue;
           for (kx = 0; kx < P(K_W); ++kx) {
             int64_t ix = ox * P(STRIDE_W) - P(PAD_LEFT) + kx * P(DIL_W);
-            const int8_t *in;
+            const uint8_t *in;
             if (ix < 0 || ix >= P(IN_W))
               continue;
-            in = (const int8_t *)wi.ptr + (iy * P(IN_W) + ix) * ic;
+            in = wi.ptr + (iy * P(IN_W) + ix) * ic;
             if (dw) {
               int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * oc_n + oc];
-              acc += (int32_t)(in[oc / dm] - P(IN_ZP)) * wv;
+              acc = npucc_stage_mac(
+                  acc, npucc_stage_subtract_zp(npucc_stage_in_int8(in[oc / dm]), zp, wv));
             } else {
               const int8_t *wr = (const int8_t *)ww.ptr;
               for (c = 0; c < ic; ++c)
-                acc += (int32_t)(in[c] - P(IN_ZP)) *
-                       wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)];
+                acc = npucc_stage_mac(
+                    acc, npucc_stage_subtract_zp(
+                             npucc_stage_in_int8(in[c]), zp,
+                             wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)]));
             }
           }
         }
-        tmp[(oy * P(OUT_W) + ox) * oc_n + oc] = requant(&q, oc, oc_n, acc);
+        if (check_acc(s, idx, &q, acc)) {
+          free(tmp);
+          return -1;
+        }
+        tmp[(oy * P(OUT_W) + ox) * oc_n + oc] = requant(&q, oc, oc_n, (int32_t)acc);
       }
   if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
@@ -308,7 +359,7 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   uint64_t w_sz = npucc_wlayout_bytes(wl, n, 1, 1, k);
   sim_window wa, ww, wo;
   rq_ctx q;
-  int8_t *tmp;
+  uint8_t *tmp;
   if (m <= 0 || over(l->max_m, m) || over(l->max_k, k) || over(l->max_n, n))
     return sim_fail(s, idx, LIMIT, "field value out of range: m=%lld k=%lld n=%lld", (long long)m,
                     (long long)k, (long long)n);
@@ -320,16 +371,23 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
       check_quant(s, idx, NPUCC_KIND_MATMUL, p, n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), (uint64_t)(m * n), NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
-  tmp = (int8_t *)malloc((size_t)(m * n));
+  tmp = (uint8_t *)malloc((size_t)(m * n));
   if (tmp == NULL)
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
-      int32_t acc = 0;
-      const int8_t *a = (const int8_t *)wa.ptr + i * k, *w = (const int8_t *)ww.ptr;
+      int64_t acc = 0;
+      const uint8_t *a = wa.ptr + i * k;
+      const int8_t *w = (const int8_t *)ww.ptr;
       for (c = 0; c < k; ++c)
-        acc += (int32_t)(a[c] - P(IN_ZP)) * w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)];
-      tmp[i * n + j] = requant(&q, j, n, acc);
+        acc = npucc_stage_mac(acc, npucc_stage_subtract_zp(
+                                       npucc_stage_in_int8(a[c]), (int32_t)P(IN_ZP),
+                                       w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)]));
+      if (check_acc(s, idx, &q, acc)) {
+        free(tmp);
+        return -1;
+      }
+      tmp[i * n + j] = requant(&q, j, n, (int32_t)acc);
     }
   if (sim_check_write(s, idx, &wo, (uint64_t)(m * n), "output")) {
     free(tmp);

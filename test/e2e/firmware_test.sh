@@ -6,7 +6,8 @@
 #    register; npu-cmdbuf: frames appended to a command buffer and kicked (npu-insn, whose words are RV64 custom instructions, runs the host test only:
 #    its runtime needs NPUCC_HAL_INSN from the port on these CPUs); npu-tiny: 8-bit
 #    read-modify-write control register, clear register, init write; npu-sysmem: conv, depthwise
-#    and matmul read weights and tables from system memory themselves) builds for Cortex-M4 and
+#    and matmul read weights and tables from system memory themselves; npu-fp32lut: binary32
+#    requantization scales, the fp32_scale stage) builds for Cortex-M4 and
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
@@ -49,7 +50,8 @@ for arch in cortex-m4 rv32; do
            "$src/test/target/npu-wide.json" "$src/test/target/npu-wide64.json" \
            "$src/test/target/npu-tiny.json" "$src/test/target/npu-expr.json" \
            "$src/test/target/npu-fifo.json" "$src/test/target/npu-cmdbuf.json" \
-           "$src/test/target/npu-sysmem.json" "$src/test/target/npu-weights.json"; do
+           "$src/test/target/npu-sysmem.json" "$src/test/target/npu-weights.json" \
+           "$src/test/target/npu-fp32lut.json"; do
     n="$(basename "$t" .json)"
     d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
@@ -352,7 +354,7 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
          "$src/test/target/npu-tiny.json" "$src/test/target/npu-expr.json" \
          "$src/test/target/npu-fifo.json" "$src/test/target/npu-insn.json" \
          "$src/test/target/npu-cmdbuf.json" "$src/test/target/npu-sysmem.json" \
-         "$src/test/target/npu-weights.json"; do
+         "$src/test/target/npu-weights.json" "$src/test/target/npu-fp32lut.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

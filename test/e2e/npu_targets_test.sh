@@ -32,7 +32,9 @@
 #    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
 #  - test/target/npu-weights.json (conv weights channel-blocked by 16 x 4, zero-padded; matmul
 #    weights HWIO): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
-#  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8.
+#  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8;
+#  - test/target/npu-fp32lut.json (conv, depthwise and matmul requantize with a binary32 scale
+#    per channel, the fp32_scale stage): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -150,6 +152,11 @@ c.update({"kernel_sizes": [1, 3], "implied_padding": {"1": 0, "3": 1}, "square_k
           "min_in_h": 4, "min_in_w": 4})
 del c["max_padding"]'
 check "tinycnn_int8 with K210-like conv geometry" "$src/models/tinycnn_int8" "$tmp/geo.json"
+
+# 2i. Arithmetic stages (issue 19, phase 7): npu-fp32lut's MAC operations requantize with a
+#     binary32 scale per channel (fp32_scale); the nodes take the NPU's float32 rounding, so
+#     the interpreter computes what the NPU computes.
+on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})

@@ -16,7 +16,8 @@
 // in memory and started by a kick, Ethos-U-like)
 // and npu-sysmem (conv, depthwise and matmul read w, bias and rq from system
 // memory themselves) and npu-weights (conv weights channel-blocked, matmul
-// weights HWIO: npucc_layout.h).
+// weights HWIO: npucc_layout.h) and npu-fp32lut (conv, depthwise and
+// matmul requantize with a binary32 scale per channel, the fp32_scale stage).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -52,7 +53,7 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-insn.json"),
           testTarget("npu-cmdbuf.json"),
           testTarget("npu-sysmem.json"),
-          testTarget("npu-weights.json")};
+          testTarget("npu-weights.json"), testTarget("npu-fp32lut.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

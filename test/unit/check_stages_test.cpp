@@ -247,4 +247,37 @@ TEST(CheckStages, PreTargetGraphRoundsLikeTheNpu) {
   }
 }
 
+/// On an NPU whose requantization stage is fp32_scale (test/target/npu-fp32lut.json), a node
+/// with the exact rounding takes the NPU's float32 rounding (requant="fp32") in the final
+/// graph and in the pre-target graph, so both interpreters compute what the NPU computes;
+/// `--requant exact` keeps the exact rounding and the node on the CPU.
+TEST(CheckStages, PreTargetGraphTakesTheNpusFp32Rounding) {
+  driver::CompileOptions o;
+  o.modelPath = std::string(NPUCC_SOURCE_DIR) + "/models/tinycnn_int8/model.onnx";
+  o.target = std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-fp32lut.json";
+  o.keepStageGraphs = true;
+  auto conv = [](const ir::Graph &g) -> const ir::Node * {
+    for (const auto &n : g.nodes())
+      if (n->kind == ir::OpKind::Conv)
+        return n.get();
+    return nullptr;
+  };
+  auto r = driver::compileModel(o);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  ASSERT_TRUE(r->stats.count("npu-partition.rounding-fp32"));
+  EXPECT_FALSE(r->stats.count("npu-partition.rounding-exact"));
+  ASSERT_TRUE(conv(*r->graph) && r->preTargetGraph && conv(*r->preTargetGraph));
+  EXPECT_EQ(conv(*r->graph)->attrString("npu", ""), "conv");
+  EXPECT_EQ(conv(*r->graph)->attrString("requant", "none"), "fp32");
+  EXPECT_EQ(conv(*r->preTargetGraph)->attrString("requant", "none"), "fp32");
+
+  o.requant = "exact";
+  auto e = driver::compileModel(o);
+  ASSERT_TRUE(e.ok()) << e.error().str();
+  EXPECT_FALSE(e->stats.count("npu-partition.rounding-fp32"));
+  ASSERT_TRUE(conv(*e->graph));
+  EXPECT_EQ(conv(*e->graph)->attrString("npu", ""), "");
+  EXPECT_EQ(conv(*e->graph)->attrString("requant", "none"), "none");
+}
+
 } // namespace

@@ -410,7 +410,10 @@ TEST_P(NpuWaitsOnSim, ScheduledConvRunsWithoutHazardAndAsEstimated) {
   const target::OpLimits *conv = t.operation("conv");
   ASSERT_TRUE(conv);
   // Big enough for several row tiles and channel blocks on every test NPU.
-  target::NpuOp op = test::sameConv(24, 16, 32, 64, 3, !conv->perTensorRequant);
+  // fp32_scale (npu-fp32lut) reads per-channel scales, as Legality.cpp decides.
+  bool fp32 = conv->stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+  target::NpuOp op = test::sameConv(24, 16, 32, 64, 3, !conv->perTensorRequant || fp32);
+  op.fp32Scale = fp32;
   uint64_t constBytes = 0, arenaBytes = 0;
   lir::Program p = scheduledLayer(op, t, constBytes, arenaBytes);
   ASSERT_FALSE(p.body.empty());
@@ -432,7 +435,8 @@ TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
   // one conv, store its output: the waits come from insertNpuWaits alone.
   TargetDesc t = load(GetParam());
   const target::Scratchpad &s = t.scratchpads[0];
-  bool perChannel = !t.operation("conv")->perTensorRequant;
+  bool perChannel = !t.operation("conv")->perTensorRequant ||
+                    t.operation("conv")->stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
   auto up = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
   int64_t a = 64;
   for (unsigned x : s.operandAlignment)

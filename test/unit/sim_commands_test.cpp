@@ -24,6 +24,7 @@
 #include "TestTargets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -151,17 +152,31 @@ I32 randI32(std::mt19937 &g, size_t n, int lo, int hi) {
   return v;
 }
 
-/// Quantization setup shared by conv / depthwise / matmul.
+/// acc * scale in the host's binary32 arithmetic, rounded to nearest even
+/// (the fp32_scale stage's definition), + zp, saturated to int32.
+int32_t hostFp32(int32_t acc, float scale, int32_t zp) {
+  volatile float x = float(acc);
+  volatile float prod = x * scale;
+  return int32_t(std::clamp(std::nearbyint(double(prod)) + zp, -2147483648.0, 2147483647.0));
+}
+
+/// Quantization setup shared by conv / depthwise / matmul: the operation's
+/// requantization stage (q31: mult and shift; fp32_scale: one binary32 scale
+/// per channel in the rq table) with random values.
 struct Quant {
-  bool perChannel = false;
+  bool perChannel = false, fp32 = false;
   I32 mult, shift, bias;
+  std::vector<float> scale;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
 
   Quant(std::mt19937 &g, const OpLimits &op, size_t ch) {
+    fp32 = op.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
     perChannel = op.perChannelRequant;
     size_t n = perChannel ? ch : 1;
     mult = randI32(g, n, 1 << 30, INT32_MAX);
     shift = randI32(g, n, 7, 11);
+    for (size_t i = 0; i < n; ++i)
+      scale.push_back(float(std::ldexp(double(mult[i]), -31 - shift[i])));
     bias = randI32(g, ch, -3000, 3000);
     inZp = randI32(g, 1, -20, 20)[0];
     outZp = randI32(g, 1, -10, 10)[0];
@@ -170,12 +185,19 @@ struct Quant {
   }
   int8_t apply(size_t ch, int32_t acc) const {
     size_t i = perChannel ? ch : 0;
+    if (fp32)
+      return int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax));
     return npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
   }
   /// Loads bias (and the per-channel table) and sets the parameters.
   void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
     p[NPUCC_P_BIAS_ADDR] = int64_t(r.constant(op, Operand::Bias, bias));
-    if (perChannel) {
+    if (fp32) {
+      I32 table(scale.size());
+      std::memcpy(table.data(), scale.data(), 4 * scale.size());
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
+      p[NPUCC_P_PER_CHANNEL] = 1;
+    } else if (perChannel) {
       I32 table = mult;
       table.insert(table.end(), shift.begin(), shift.end());
       p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
@@ -613,6 +635,69 @@ TEST(SimSystemOperands, UnmappedOrMisalignedReadsFail) {
   e = matmulReading([](Rig &r, uint64_t) { return r.spmAlloc(80); });
   EXPECT_NE(e.find("is in a scratchpad, but matmul reads it from system memory"), std::string::npos)
       << e;
+}
+
+// --- Arithmetic stages (issue 19, phase 7) ---------------------------------------------------
+
+/// A 1 x K x 1 matmul on `name` (its simulator replaced by one of `alt` when given) with the
+/// rq table `table` and per_channel `perChannel`: the simulator's error ("" if none).
+std::string matmulStages(const std::string &name, const npucc_target_desc *alt, const I32 &table,
+                         int perChannel, int8_t x = 1, int8_t wv = 1, int K = 4) {
+  Rig r(name);
+  EXPECT_TRUE(r.ok());
+  if (!r.ok())
+    return "no simulator";
+  if (alt) {
+    npucc_sim_destroy(r.Sim);
+    r.D = alt;
+    r.Sim = npucc_sim_create(alt);
+    npucc_sim_attach(r.Sim);
+    EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
+  }
+  auto p = r.params();
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(I8(size_t(K), x)));
+  p[NPUCC_P_W_ADDR] = int64_t(r.load(I8(size_t(K), wv)));
+  p[NPUCC_P_BIAS_ADDR] = int64_t(r.load(I32{0}));
+  p[NPUCC_P_RQ_ADDR] = int64_t(r.load(table));
+  p[NPUCC_P_PER_CHANNEL] = perChannel;
+  uint64_t out = r.spmAlloc(16);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
+  p[NPUCC_P_M] = 1, p[NPUCC_P_K] = K, p[NPUCC_P_N] = 1;
+  int bad = -1;
+  EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
+  if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK || npucc_sim_failed(r.Sim))
+    return npucc_sim_error(r.Sim);
+  return "";
+}
+
+int32_t floatBits(float f) {
+  int32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+TEST(SimArithmetic, Fp32ScaleNeedsTheTableAndFiniteScales) {
+  const std::string t = npucc::test::testTarget("npu-fp32lut.json");
+  EXPECT_EQ(matmulStages(t, nullptr, {floatBits(0.5f)}, 1), "");
+  std::string e = matmulStages(t, nullptr, {floatBits(0.5f)}, 0);
+  EXPECT_NE(e.find("fp32_scale reads its scales from the rq table (per_channel 0)"),
+            std::string::npos)
+      << e;
+  e = matmulStages(t, nullptr, {int32_t(0x7FC00000)}, 1);
+  EXPECT_NE(e.find("requant table: scale of channel 0 is not finite"), std::string::npos) << e;
+}
+
+TEST(SimArithmetic, AccumulatorOverflowIsALimitError) {
+  // npu-default with a 16-bit accumulator: 8 terms of (-128) * (-128) = 131072 overflow it.
+  auto t = loadTarget("npu-default");
+  ASSERT_TRUE(t.ok());
+  CTable table(*t);
+  npucc_target_desc d = *table.get();
+  d.acc_bits = 16;
+  I32 rq = {1 << 30, 0};
+  EXPECT_EQ(matmulStages("npu-default", &d, rq, 1, -128, -128, 1), "");
+  std::string e = matmulStages("npu-default", &d, rq, 1, -128, -128, 8);
+  EXPECT_NE(e.find("accumulator overflow: 131072 does not fit 16 bits"), std::string::npos) << e;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::test::allTargets()),

@@ -234,7 +234,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     for (const char *f :
          {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
           "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c",
-          "hal/npucc_timing.h", "include/npucc_requant.h", "include/npucc_layout.h"}) {
+          "hal/npucc_timing.h", "include/npucc_requant.h", "include/npucc_layout.h",
+          "include/npucc_stages.h"}) {
       const std::string *text = codegen::findRuntimeFile(f);
       std::string base = fs::path(f).filename().string();
       if (!text)
@@ -416,6 +417,11 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
                 "layers; --requant fp32 keeps them on the CPU kernels, bit-exact with ONNX "
                 "Runtime\n",
                 static_cast<long long>(cr->stats.at("npu-partition.rounding-exact")));
+  if (cr->stats.count("npu-partition.rounding-fp32"))
+    std::printf("note: %lld Conv/Gemm/MatMul with exact requantization run on the NPU with its "
+                "fp32_scale requantization (float32 rounding): a step apart per layer where the "
+                "two roundings differ; --requant exact keeps them on the CPU kernels\n",
+                static_cast<long long>(cr->stats.at("npu-partition.rounding-fp32")));
   if (quantized)
     std::printf("quantized program: dq outputs compare |round(got/s) - round(ref/s)| in steps of "
                 "their DequantizeLinear scale s, softmax(dq) outputs their logits in steps up to "
@@ -423,8 +429,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
                 flags.toleranceSteps, interpOn ? "; interpreter: C outputs must be bit-exact" : "");
   for (const InterpStage &st : stages)
     std::printf("also compared with the reference interpreter on %s: %s\n", st.title,
-                st.exact ? (quantized ? "bit-exact (npu-partition's exact rounding of "
-                                        "fp32-requantized nodes applied)"
+                st.exact ? (quantized ? "bit-exact (npu-partition's change of rounding to "
+                                        "the NPU's applied)"
                                       : "float outputs within --tolerance")
                          : (quantized ? "quantized outputs within max(1, --tolerance-steps) "
                                         "steps, float outputs within --tolerance"
@@ -448,9 +454,9 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     j["estimated_cycles"] = rep.cycles;
     j["ideal_cycles"] = rep.idealCycles;
     j["roofline_cycles"] = rep.rooflineCycles;
-    j["rounding_changed"] = cr->stats.count("npu-partition.rounding-exact")
-                                ? cr->stats.at("npu-partition.rounding-exact")
-                                : 0;
+    auto stat = [&](const char *k) { return cr->stats.count(k) ? cr->stats.at(k) : 0; };
+    j["rounding_changed"] =
+        stat("npu-partition.rounding-exact") + stat("npu-partition.rounding-fp32");
   }
   for (const OutputReport &r : reports) {
     std::string interpText = "-";

@@ -352,6 +352,11 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
               << " nodes imported with ONNX Runtime's float32 requantization run on the NPU "
                  "with exact rounding (one step apart per layer; --requant fp32 keeps them on "
                  "the CPU kernels, bit-exact with ONNX Runtime)\n";
+  if (cr->stats.count("npu-partition.rounding-fp32"))
+    std::cout << "  requantization: " << cr->stats.at("npu-partition.rounding-fp32")
+              << " nodes with exact requantization run on the NPU with its fp32_scale "
+                 "(float32) rounding (one step apart per layer; --requant exact keeps them on "
+                 "the CPU kernels)\n";
   if (!common.quantize.empty()) {
     std::cout << "  quantized: int8, calibration method " << cr->calibMethod << ", "
               << cr->equalized << " activations channel-equalized, " << cr->floatOps.size()

@@ -30,7 +30,8 @@ int runEmitRuntime(const std::string &targetName, const std::string &dir, bool s
     for (const char *s :
          {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
           "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c",
-          "include/npucc_requant.h", "include/npucc_layout.h"})
+          "include/npucc_requant.h", "include/npucc_layout.h",
+          "include/npucc_stages.h"})
       names.push_back(s);
   std::vector<codegen::EmittedFile> files;
   for (const std::string &n : names) {

@@ -77,6 +77,7 @@ struct CompileResult {
   target::TargetDesc target; // the loaded NPU description
   bool npu = false;          // compiled for target (false: --target cpu)
   bool npuExactForFp32 = true; // false with --requant fp32 (target::LegalityOptions)
+  bool npuFp32ForExact = true; // false with --requant exact
   std::unique_ptr<lower::NpuLowering> npuLowering; // its per-layer plans
   codegen::EmitStats emitStats;
   // Quantized compiles (quant.mode == "int8"): `graph` is the typed int8 graph.

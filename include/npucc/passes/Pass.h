@@ -32,6 +32,9 @@ struct PassContext {
   /// npu-partition: nodes imported with fp32 requantization may run on the
   /// NPU with exact rounding (false with an explicit --requant fp32).
   bool npuExactForFp32 = true;
+  /// npu-partition: nodes with exact rounding may run on an NPU whose
+  /// requantization is fp32_scale (false with an explicit --requant exact).
+  bool npuFp32ForExact = true;
   /// Names also accepted in printAfter: passes of a later stage (the loop-IR
   /// passes) that print there.
   std::vector<std::string> laterPassNames;

@@ -36,7 +36,11 @@ struct NpuOp {
   int64_t length = 0;          // eltwise elements
   int poolKind = 0;            // NPUCC_POOL_*
   bool perChannel = false;     // needs per-channel requantization
-  bool roundingChanged = false; // imported with fp32 requantization, runs exact
+  bool roundingChanged = false; // the NPU rounds otherwise than the graph (npuRounding)
+  /// The requantization stage of the NPU's pipeline is fp32_scale (binary32
+  /// scales per channel, ONNX Runtime's float32 rounding, requant="fp32"),
+  /// else q31 (exact rounding).
+  bool fp32Scale = false;
   uint64_t macs = 0;
 };
 
@@ -52,6 +56,10 @@ struct LegalityOptions {
   /// may run on the NPU with its exact rounding (at most one step apart).
   /// False with an explicit `--requant fp32`.
   bool allowExactForFp32 = true;
+  /// Nodes with exact requantization may run on an NPU whose requantization
+  /// stage is fp32_scale (ONNX Runtime's float32 rounding, at most one step
+  /// apart). False with an explicit `--requant exact`.
+  bool allowFp32ForExact = true;
 };
 
 /// Where `n` runs on NPU `t`. Never fails: an op the NPU cannot run gets its

@@ -89,6 +89,9 @@ struct OpTiming {
 };
 
 /// Limits of one compute operation ("conv", "depthwise", "matmul", "pool", "eltwise").
+/// Slots of the arithmetic pipeline (NPUCC_SLOT_COUNT, npucc_params.h).
+inline constexpr size_t NumStageSlots = 7;
+
 struct OpLimits {
   std::vector<int> kernelHeights, kernelWidths; // allowed k_h / k_w values
   /// The JSON keys they came from ("kernel_sizes" when given as one list),
@@ -124,8 +127,15 @@ struct OpLimits {
   /// alignment there (1: none). Default: every operand in the scratchpad.
   std::array<bool, NumOperands> systemOperand{};
   std::array<unsigned, NumOperands> systemAlignment{1, 1, 1, 1, 1, 1};
+  /// "arithmetic": the stage (NPUCC_STAGE_*, npucc_params.h) of each pipeline
+  /// slot (NPUCC_SLOT_* order); -1: the slot's default stage.
+  std::array<int, NumStageSlots> stages{-1, -1, -1, -1, -1, -1, -1};
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
+  /// The stage of a slot, the default resolved (TargetParseArith.cpp).
+  int stage(size_t slot) const;
+  /// True when every slot runs its default stage (today's arithmetic).
+  bool defaultArithmetic() const;
   bool allowsKernel(int kh, int kw) const;
   bool allowsStride(int s) const;
   bool allowsDilation(int d) const;

@@ -84,8 +84,13 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
       wBytes = std::max<int64_t>(wBytes, b->size);
   addAccess(r, in, "w_addr", wBytes, false);
   addAccess(r, in, "bias_addr", ch * 4, false);
-  if (v("per_channel"))
-    addAccess(r, in, "rq_addr", ch * 8, false);
+  if (v("per_channel")) {
+    // 8 bytes per channel (q31: mult, shift), or the fewer the table's
+    // reference says (fp32_scale: one binary32 scale per channel).
+    const lir::Arg *a = paramArg(in, "rq_addr");
+    const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
+    addAccess(r, in, "rq_addr", b && b->size > 0 && b->size < ch * 8 ? b->size : ch * 8, false);
+  }
   addAccess(r, in, "out_addr", outBytes, true);
   return r;
 }

@@ -108,6 +108,9 @@ struct RecordLayout {
   uint64_t wOff = 0, wBytes = 0, biasOff = 0, rqOff = 0, size = 0;
 };
 RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block);
+/// Bytes per output channel of the requantization table: int32 mult and
+/// shift (q31), or one binary32 scale (fp32_scale).
+inline int64_t rqBytesPerChannel(const target::NpuOp &op) { return op.fp32Scale ? 4 : 8; }
 /// Records start at multiples of this in the blob and the scratchpad.
 uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);
 /// The layout of the layer's weights on this NPU ("weights" of conv and

@@ -8,6 +8,7 @@
 // output-channel block becomes one record of the NPU constant blob, laid out
 // as recordLayout() says:
 //   [ weights | pad | int32 bias[block] | pad | int32 mult[block], int32 shift[block] ]
+// (the requantization stage fp32_scale: binary32 scale[block] instead of mult and shift)
 // so one DMA brings everything a block's commands read.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 
 #include "npucc/quant/Multiplier.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace npucc::lower::npu {
@@ -91,8 +93,17 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
       if (op.perChannel) {
         const std::vector<float> &sw = w->quant->scale;
         float s = sw.size() == 1 ? sw[0] : sw[size_t(o)];
-        quant::QuantMultiplier m = quant::productMultiplier(x->quant->scale[0], s, y->quant->scale[0],
-                                                            quant::Rounding::Exact);
+        quant::QuantMultiplier m =
+            quant::productMultiplier(x->quant->scale[0], s, y->quant->scale[0],
+                                     op.fp32Scale ? quant::Rounding::Fp32 : quant::Rounding::Exact);
+        if (op.fp32Scale) {
+          // The binary32 scale fl(fl(sx * sw) / sy), which m holds exactly.
+          float f = float(std::ldexp(double(m.mult), -31 - m.shift));
+          uint32_t bits = 0;
+          std::memcpy(&bits, &f, 4);
+          putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, int32_t(bits));
+          continue;
+        }
         putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, m.mult);
         putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, m.shift);
       }

@@ -244,7 +244,7 @@ Status Emitter::compute(int64_t tile) {
     set(in, "w_addr", at(Io.blob, rec + int64_t(rl.wOff), int64_t(rl.wBytes)));
     set(in, "bias_addr", at(Io.blob, rec + int64_t(rl.biasOff), nb * 4));
     if (op.perChannel) {
-      set(in, "rq_addr", at(Io.blob, rec + int64_t(rl.rqOff), nb * 8));
+      set(in, "rq_addr", at(Io.blob, rec + int64_t(rl.rqOff), nb * rqBytesPerChannel(op)));
       set(in, "per_channel", 1);
     }
   } else if (L.hasWeights()) {
@@ -255,7 +255,7 @@ Status Emitter::compute(int64_t tile) {
     set(in, "w_addr", spmRef(wBuf, inner + int64_t(rl.wOff), int64_t(rl.wBytes)));
     set(in, "bias_addr", spmRef(wBuf, inner + int64_t(rl.biasOff), nb * 4));
     if (op.perChannel) {
-      set(in, "rq_addr", spmRef(wBuf, inner + int64_t(rl.rqOff), nb * 8));
+      set(in, "rq_addr", spmRef(wBuf, inner + int64_t(rl.rqOff), nb * rqBytesPerChannel(op)));
       set(in, "per_channel", 1);
     }
   }
@@ -407,7 +407,7 @@ RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t b
   r.size = r.biasOff + uint64_t(block) * 4;
   if (op.perChannel) {
     r.rqOff = alignUp(r.size, recordRoleAlign(t, l, target::Operand::Rq));
-    r.size = r.rqOff + uint64_t(block) * 8;
+    r.size = r.rqOff + uint64_t(block * rqBytesPerChannel(op));
   }
   return r;
 }

@@ -1,0 +1,99 @@
+//===- TargetParseArith.cpp - The arithmetic pipeline of an operation -----===//
+//
+// compute.operations.<op>.arithmetic: one stage per slot of the MAC
+// operations' pipeline, named by slot ("requant": "fp32_scale"); a slot not
+// named runs its default stage. The vocabulary is NPUCC_STAGE_LIST
+// (runtime/hal/npucc_params.h), the arithmetic of each stage is in
+// runtime/include/npucc_stages.h. docs/target.md, "Arithmetic stages".
+//
+//===----------------------------------------------------------------------===//
+#include "TargetParser.h"
+
+#include "../../runtime/include/npucc_stages.h"
+
+#include <set>
+
+namespace npucc::target {
+
+static_assert(NumStageSlots == NPUCC_SLOT_COUNT, "Target.h's NumStageSlots");
+
+namespace {
+
+struct StageRow {
+  int id;
+  const char *name;
+  int slot;
+};
+
+constexpr StageRow Stages[] = {
+#define NPUCC_STAGE_ROW(id, name, slot, def) {NPUCC_STAGE_##id, name, slot},
+    NPUCC_STAGE_LIST(NPUCC_STAGE_ROW)
+#undef NPUCC_STAGE_ROW
+};
+
+constexpr const char *SlotNames[] = {
+#define NPUCC_SLOT_NAME(id, name) name,
+    NPUCC_SLOT_LIST(NPUCC_SLOT_NAME)
+#undef NPUCC_SLOT_NAME
+};
+
+} // namespace
+
+int OpLimits::stage(size_t slot) const {
+  if (slot >= NumStageSlots)
+    return -1;
+  return stages[slot] >= 0 ? stages[slot] : npucc_stage_default(int(slot));
+}
+
+bool OpLimits::defaultArithmetic() const {
+  for (size_t s = 0; s < NumStageSlots; ++s)
+    if (stage(s) != npucc_stage_default(int(s)))
+      return false;
+  return true;
+}
+
+void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLimits &l) {
+  if (name != "conv" && name != "depthwise" && name != "matmul")
+    json_reader::fail(ao.path(), "operation '" + name +
+                                     "' has no arithmetic pipeline (only conv, depthwise and "
+                                     "matmul have one)");
+  std::set<std::string> slots(std::begin(SlotNames), std::end(SlotNames));
+  for (auto it = ao.raw().begin(); it != ao.raw().end(); ++it) {
+    std::string p = ao.at(it.key());
+    ao.opt(it.key());
+    int slot = -1;
+    for (int s = 0; s < NPUCC_SLOT_COUNT; ++s)
+      if (it.key() == SlotNames[s])
+        slot = s;
+    if (slot < 0) {
+      std::string near = json_reader::closest(it.key(), slots);
+      json_reader::fail(p, "unknown pipeline slot " + json_reader::shortQuote(it.key()) +
+                               (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                               " (slots: input, correction, mac, requant, activation, pool, "
+                               "output)");
+    }
+    std::string stage = Obj::asString(it.value(), p);
+    std::string known;
+    std::set<std::string> names;
+    for (const StageRow &r : Stages)
+      if (r.slot == slot) {
+        if (stage == r.name)
+          l.stages[size_t(slot)] = r.id;
+        known += std::string(known.empty() ? "" : ", ") + r.name;
+        names.insert(r.name);
+      }
+    if (l.stages[size_t(slot)] < 0) {
+      std::string near = json_reader::closest(stage, names);
+      json_reader::fail(p, "unknown " + it.key() + " stage " + json_reader::shortQuote(stage) +
+                               (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                               " (expected " + known + ")");
+    }
+  }
+  if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 && !l.perChannelRequant)
+    json_reader::fail(ao.at("requant"), "requant stage fp32_scale reads a binary32 scale per "
+                                        "channel from the rq table: operation '" +
+                                            name + "' needs the per_channel requant mode");
+  ao.done();
+}
+
+} // namespace npucc::target

@@ -1,0 +1,140 @@
+/* npucc_stages.h - The arithmetic of the NPU's pipeline stages.
+ *
+ * A MAC operation (conv, depthwise, matmul) computes each output element as
+ * a pipeline of stages, one per slot (NPUCC_STAGE_LIST in npucc_params.h):
+ *   input -> correction -> mac -> requant -> activation -> pool -> output.
+ * Each stage's arithmetic is one function here, shared by the simulator
+ * (runtime/sim/npucc_sim_ops.c) and the compiler's integer interpreter; a
+ * naive reference checks each of them (test/unit/stage_ops_test.cpp).
+ * Static inline C99 on top of npucc_requant.h; no other dependency.
+ */
+#ifndef NPUCC_STAGES_H
+#define NPUCC_STAGES_H
+
+#include <stdint.h>
+
+#include "npucc_params.h"
+#include "npucc_requant.h"
+
+/* The slot a stage fills (-1: no such stage). */
+static inline int npucc_stage_slot(int stage) {
+  switch (stage) {
+#define NPUCC_STAGE_SLOT_CASE(id, name, slot, def)                                                 \
+  case NPUCC_STAGE_##id:                                                                           \
+    return slot;
+    NPUCC_STAGE_LIST(NPUCC_STAGE_SLOT_CASE)
+#undef NPUCC_STAGE_SLOT_CASE
+  default:
+    return -1;
+  }
+}
+
+/* The default stage of a slot (-1: no such slot). */
+static inline int npucc_stage_default(int slot) {
+#define NPUCC_STAGE_DEFAULT_IF(id, name, s, def)                                                   \
+  if ((s) == slot && (def))                                                                        \
+    return NPUCC_STAGE_##id;
+  NPUCC_STAGE_LIST(NPUCC_STAGE_DEFAULT_IF)
+#undef NPUCC_STAGE_DEFAULT_IF
+  return -1;
+}
+
+/* The stage of `slot` for command kind `kind` in a description's pipeline
+ * table (npucc_target_desc.arith; NULL: the defaults). */
+static inline int npucc_stage_of(const uint8_t *arith, int kind, int slot) {
+  if (arith == 0 || kind < 0 || kind >= NPUCC_KIND_COUNT || slot < 0 || slot >= NPUCC_SLOT_COUNT)
+    return npucc_stage_default(slot);
+  return arith[kind * NPUCC_SLOT_COUNT + slot];
+}
+
+/* ---- input: int8 ----
+ * One stored byte read as a signed 8-bit element. */
+static inline int32_t npucc_stage_in_int8(uint8_t byte) { return (int32_t)(int8_t)byte; }
+
+/* ---- correction: subtract_zp ----
+ * One product term of the MAC: (x - in_zp) * w, weights symmetric (no weight
+ * zero point). |x - in_zp| <= 255, |w| <= 128: exact in int32. */
+static inline int32_t npucc_stage_subtract_zp(int32_t x, int32_t in_zp, int32_t w) {
+  return (x - in_zp) * w;
+}
+
+/* ---- mac ----
+ * The accumulator plus one term, in 64 bits; the caller checks the result
+ * against the accumulator's width with npucc_stage_acc_fits. */
+static inline int64_t npucc_stage_mac(int64_t acc, int32_t term) { return acc + term; }
+
+/* True when `acc` is representable in a two's complement accumulator of
+ * `bits` bits (2..63). */
+static inline int npucc_stage_acc_fits(int64_t acc, unsigned bits) {
+  int64_t lim = (int64_t)1 << (bits - 1);
+  return acc >= -lim && acc < lim;
+}
+
+/* ---- requant: q31 ----
+ * acc (the accumulator plus the bias) times M = mult * 2^-31 * 2^-shift,
+ * rounded once to nearest, ties to even (npucc_mul_qmult_rne), plus out_zp,
+ * saturated to int32. shift in -31..31. */
+static inline int32_t npucc_stage_rq_q31(int32_t acc, int32_t mult, int32_t shift, int32_t out_zp) {
+  return npucc_sat_i32((int64_t)npucc_mul_qmult_rne(acc, mult, shift) + out_zp);
+}
+
+/* ---- requant: fp32_scale ----
+ * acc (the accumulator plus the bias) times a binary32 scale (its bit
+ * pattern `scale_bits`) as float32 arithmetic computes it, with integers
+ * only: acc converted to float32 (rounded to 24 significant bits), the
+ * product rounded to 24 significant bits, then to an integer, all ties to
+ * even (IEEE's default rounding); plus out_zp, saturated to int32. This is
+ * ONNX Runtime's requantization of QLinearConv/QLinearMatMul
+ * (float(acc) * scale, rounded, + zero point). A non-finite scale is the
+ * caller's error (npucc_stage_fp32_finite); here infinity saturates and NaN
+ * gives out_zp. */
+static inline int npucc_stage_fp32_finite(uint32_t scale_bits) {
+  return ((scale_bits >> 23) & 0xFFu) != 0xFFu;
+}
+
+static inline int32_t npucc_stage_rq_fp32(int32_t acc, uint32_t scale_bits, int32_t out_zp) {
+  uint32_t ex = (scale_bits >> 23) & 0xFFu, man = scale_bits & 0x7FFFFFu;
+  int neg = (int)(scale_bits >> 31) != (acc < 0);
+  uint64_t a = acc < 0 ? (uint64_t)0 - (uint64_t)(int64_t)acc : (uint64_t)acc; /* <= 2^31 */
+  uint64_t m, p, q;
+  int e;
+  if (ex == 0xFFu) {
+    if (man != 0 || a == 0)
+      return out_zp;
+    return neg ? INT32_MIN : INT32_MAX;
+  }
+  m = ex ? (man | 0x800000u) : man; /* scale = m * 2^e */
+  e = ex ? (int)ex - 150 : -149;
+  p = npucc_round_sig24(npucc_round_sig24(a) * m); /* < 2^55 */
+  if (p == 0) {
+    q = 0;
+  } else if (e >= 0) {
+    q = npucc_bitlen_u64(p) + e > 32 ? (uint64_t)1 << 32 : p << e;
+  } else if (-e >= 60) {
+    q = 0; /* p / 2^-e < 2^55 / 2^60: below one half */
+  } else {
+    uint64_t rem = p & ((((uint64_t)1) << -e) - 1), half = (uint64_t)1 << (-e - 1);
+    q = p >> -e;
+    if (rem > half || (rem == half && (q & 1)))
+      ++q;
+  }
+  if (q > (uint64_t)1 << 32)
+    q = (uint64_t)1 << 32;
+  return npucc_sat_i32((neg ? -(int64_t)q : (int64_t)q) + out_zp);
+}
+
+/* ---- activation: clamp ----
+ * The fused clamp [act_min, act_max] within the int8 range. */
+static inline int32_t npucc_stage_act_clamp(int32_t v, int32_t act_min, int32_t act_max) {
+  int32_t lo = act_min < -128 ? -128 : act_min;
+  int32_t hi = act_max > 127 ? 127 : act_max;
+  return npucc_clamp_i32(v, lo, hi);
+}
+
+/* ---- output: int8 ----
+ * The stored byte of an activated value (saturated to int8). */
+static inline uint8_t npucc_stage_out_int8(int32_t v) {
+  return (uint8_t)(int8_t)npucc_clamp_i32(v, -128, 127);
+}
+
+#endif /* NPUCC_STAGES_H */

@@ -1,0 +1,243 @@
+//===- stage_ops_test.cpp - The NPU's pipeline stages against a reference -===//
+//
+// runtime/include/npucc_stages.h holds the arithmetic of each stage of the
+// NPU pipeline (NPUCC_STAGE_LIST, runtime/hal/npucc_params.h), shared by the
+// simulator and the interpreter. Each stage is checked here against a naive
+// model written from its documentation: 128-bit integers for the integer
+// stages, the host's IEEE binary32 arithmetic for the float ones.
+//
+//===----------------------------------------------------------------------===//
+#include "RequantReference.h"
+
+#include "../../runtime/include/npucc_stages.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+
+namespace {
+
+using npucc::testref::I128;
+
+struct Row {
+  int id;
+  std::string name;
+  int slot;
+  bool def;
+};
+
+std::vector<Row> stageRows() {
+  return {
+#define ROW(id, name, slot, def) {NPUCC_STAGE_##id, name, slot, def != 0},
+      NPUCC_STAGE_LIST(ROW)
+#undef ROW
+  };
+}
+
+TEST(StageOps, TableHasOneDefaultPerSlotAndUniqueNames) {
+  std::vector<Row> rows = stageRows();
+  ASSERT_EQ(int(rows.size()), NPUCC_STAGE_COUNT);
+  for (int slot = 0; slot < NPUCC_SLOT_COUNT; ++slot) {
+    int defaults = 0;
+    std::set<std::string> names;
+    for (const Row &r : rows)
+      if (r.slot == slot) {
+        defaults += r.def;
+        EXPECT_TRUE(names.insert(r.name).second) << r.name << " twice in slot " << slot;
+        if (r.def) {
+          EXPECT_EQ(npucc_stage_default(slot), r.id);
+        }
+      }
+    EXPECT_EQ(defaults, 1) << "slot " << slot;
+  }
+  for (const Row &r : rows) {
+    EXPECT_EQ(npucc_stage_slot(r.id), r.slot) << r.name;
+    EXPECT_GE(r.slot, 0);
+    EXPECT_LT(r.slot, NPUCC_SLOT_COUNT);
+  }
+  EXPECT_EQ(npucc_stage_slot(NPUCC_STAGE_COUNT), -1);
+  EXPECT_EQ(npucc_stage_default(NPUCC_SLOT_COUNT), -1);
+}
+
+TEST(StageOps, PipelineTableLookup) {
+  for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
+    for (int s = 0; s < NPUCC_SLOT_COUNT; ++s)
+      EXPECT_EQ(npucc_stage_of(nullptr, k, s), npucc_stage_default(s));
+  std::vector<uint8_t> t(NPUCC_KIND_COUNT * NPUCC_SLOT_COUNT, 0);
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = uint8_t(i % 251);
+  EXPECT_EQ(npucc_stage_of(t.data(), NPUCC_KIND_MATMUL, NPUCC_SLOT_REQUANT),
+            int(t[NPUCC_KIND_MATMUL * NPUCC_SLOT_COUNT + NPUCC_SLOT_REQUANT]));
+}
+
+TEST(StageOps, InputOutputInt8) {
+  for (int b = 0; b < 256; ++b) {
+    int32_t x = npucc_stage_in_int8(uint8_t(b));
+    EXPECT_EQ(x, b < 128 ? b : b - 256);
+    EXPECT_EQ(npucc_stage_out_int8(x), uint8_t(b));
+  }
+  EXPECT_EQ(npucc_stage_out_int8(1000), uint8_t(127));
+  EXPECT_EQ(npucc_stage_out_int8(-1000), uint8_t(0x80));
+}
+
+TEST(StageOps, SubtractZpAndMac) {
+  std::mt19937 rng(7);
+  for (int x = -128; x <= 127; ++x)
+    for (int zp : {-128, -1, 0, 5, 127})
+      for (int w : {-128, -3, 0, 1, 127})
+        EXPECT_EQ(npucc_stage_subtract_zp(x, zp, w), int64_t(int64_t(x) - zp) * w);
+  // A long MAC chain, in 64 bits, against a 128-bit sum.
+  int64_t acc = 0;
+  I128 ref = 0;
+  for (int i = 0; i < 100000; ++i) {
+    int32_t t = int32_t(rng() % 65281) - 32640;
+    acc = npucc_stage_mac(acc, t);
+    ref += t;
+    ASSERT_EQ(I128(acc), ref);
+  }
+}
+
+TEST(StageOps, AccumulatorWidth) {
+  for (unsigned bits : {8u, 24u, 32u, 36u, 48u}) {
+    int64_t lim = int64_t(1) << (bits - 1);
+    EXPECT_TRUE(npucc_stage_acc_fits(lim - 1, bits)) << bits;
+    EXPECT_TRUE(npucc_stage_acc_fits(-lim, bits)) << bits;
+    EXPECT_FALSE(npucc_stage_acc_fits(lim, bits)) << bits;
+    EXPECT_FALSE(npucc_stage_acc_fits(-lim - 1, bits)) << bits;
+  }
+}
+
+/// acc * mult / 2^(31 + shift), one rounding to nearest even, + zp, saturated.
+int32_t refQ31(int32_t acc, int32_t mult, int32_t shift, int32_t zp) {
+  using namespace npucc::testref;
+  I128 x = acc;
+  if (shift < 0) {
+    x = sat32(x * pow2(-shift));
+    shift = 0;
+  }
+  return sat32(I128(sat32(roundDiv2(x * mult, 31 + shift, Tie::Even))) + zp);
+}
+
+TEST(StageOps, RequantQ31) {
+  std::mt19937 rng(11);
+  const int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, 1 << 20, -(1 << 20), 12345};
+  for (int i = 0; i < 200000; ++i) {
+    int32_t acc = i < 10 ? edges[i] : int32_t(rng());
+    if (i % 3 == 0)
+      acc >>= rng() % 31;
+    int32_t mult = int32_t((1u << 30) + (rng() & ((1u << 30) - 1)));
+    int32_t shift = int32_t(rng() % 63) - 31;
+    int32_t zp = int32_t(rng() % 256) - 128;
+    ASSERT_EQ(npucc_stage_rq_q31(acc, mult, shift, zp), refQ31(acc, mult, shift, zp))
+        << acc << " " << mult << " " << shift << " " << zp;
+  }
+  // Ties go to even: 3 * 2^30 / 2^31 = 1.5 -> 2; 5 * 2^30 / 2^31 = 2.5 -> 2.
+  EXPECT_EQ(npucc_stage_rq_q31(3, 1 << 30, 0, 0), 2);
+  EXPECT_EQ(npucc_stage_rq_q31(5, 1 << 30, 0, 0), 2);
+  EXPECT_EQ(npucc_stage_rq_q31(-5, 1 << 30, 0, 0), -2);
+}
+
+TEST(StageOps, ActivationClamp) {
+  for (int v = -300; v <= 300; ++v)
+    for (int lo : {-200, -128, -5, 0})
+      for (int hi : {0, 6, 127, 200}) {
+        int ref = std::min(std::max(v, std::max(lo, -128)), std::min(hi, 127));
+        if (lo <= hi) {
+          EXPECT_EQ(npucc_stage_act_clamp(v, lo, hi), ref);
+        }
+      }
+}
+
+/// The default pipeline is today's npucc_requant_i8 (the simulator's
+/// arithmetic before the stages).
+TEST(StageOps, DefaultPipelineEqualsRequantI8) {
+  std::mt19937 rng(3);
+  for (int i = 0; i < 100000; ++i) {
+    int32_t acc = int32_t(rng()) >> (rng() % 24);
+    int32_t mult = int32_t((1u << 30) + (rng() & ((1u << 30) - 1)));
+    int32_t shift = int32_t(rng() % 63) - 31;
+    int32_t zp = int32_t(rng() % 256) - 128;
+    int32_t lo = int32_t(rng() % 256) - 128, hi = std::max(lo, int32_t(rng() % 256) - 128);
+    int32_t v = npucc_stage_act_clamp(npucc_stage_rq_q31(acc, mult, shift, zp), lo, hi);
+    ASSERT_EQ(int8_t(npucc_stage_out_int8(v)), npucc_requant_i8(acc, mult, shift, zp, lo, hi));
+  }
+}
+
+/// The float32 reference: the host's binary32 arithmetic (SSE on x86-64,
+/// round to nearest even), then rounded to an integer, ties to even.
+int32_t refFp32(int32_t acc, float scale, int32_t zp) {
+  volatile float x = float(acc);             // one rounding to 24 significant bits
+  volatile float p = x * scale;              // the float32 product
+  double r = std::nearbyint(double(p)) + zp; // finite here: the scales below are small
+  return int32_t(std::clamp(r, -2147483648.0, 2147483647.0));
+}
+
+uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+TEST(StageOps, RequantFp32ScaleAgainstHostFloat) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<float> mant(1.0f, 2.0f);
+  for (int i = 0; i < 400000; ++i) {
+    int32_t acc = int32_t(rng()) >> (rng() % 32);
+    float scale = std::ldexp(mant(rng), int(rng() % 40) - 30); // 2^-30 .. 2^10
+    if (i % 5 == 0)
+      scale = -scale;
+    int32_t zp = int32_t(rng() % 256) - 128;
+    ASSERT_EQ(npucc_stage_rq_fp32(acc, bitsOf(scale), zp), refFp32(acc, scale, zp))
+        << acc << " * " << scale << " + " << zp;
+  }
+  // Ties in the final rounding go to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -2.5 -> -2.
+  EXPECT_EQ(npucc_stage_rq_fp32(1, bitsOf(0.5f), 0), 0);
+  EXPECT_EQ(npucc_stage_rq_fp32(3, bitsOf(0.5f), 0), 2);
+  EXPECT_EQ(npucc_stage_rq_fp32(5, bitsOf(0.5f), 0), 2);
+  EXPECT_EQ(npucc_stage_rq_fp32(-5, bitsOf(0.5f), 0), -2);
+  // acc beyond 2^24 is rounded to 24 bits first: 2^24 + 1 -> 2^24.
+  EXPECT_EQ(npucc_stage_rq_fp32((1 << 24) + 1, bitsOf(1.0f), 0), 1 << 24);
+  // Subnormal, zero and huge scales; saturation; NaN gives the zero point.
+  EXPECT_EQ(npucc_stage_rq_fp32(INT32_MAX, 1u, 3), 3);
+  EXPECT_EQ(npucc_stage_rq_fp32(1000, bitsOf(0.0f), -7), -7);
+  EXPECT_EQ(npucc_stage_rq_fp32(1000, bitsOf(1e30f), 0), INT32_MAX);
+  EXPECT_EQ(npucc_stage_rq_fp32(-1000, bitsOf(1e30f), 0), INT32_MIN);
+  EXPECT_EQ(npucc_stage_rq_fp32(5, 0x7F800000u, 0), INT32_MAX);
+  EXPECT_EQ(npucc_stage_rq_fp32(5, 0x7FC00000u, 9), 9);
+  EXPECT_FALSE(npucc_stage_fp32_finite(0x7F800000u));
+  EXPECT_TRUE(npucc_stage_fp32_finite(bitsOf(3.0e38f)));
+}
+
+/// fp32_scale with the float32 scale of a Q31 multiplier whose mult is a
+/// multiple of 2^7 (a float32 value), followed by the clamp to int8, is
+/// npucc_requant_i8_r with NPUCC_RQ_FP32, the integer emulation the
+/// interpreter and the CPU kernels use for requant="fp32". (Beyond int32
+/// the two saturate at different points: the stage after adding the zero
+/// point, npucc_mul_qmult_fp32 before; the int8 results agree.)
+TEST(StageOps, RequantFp32ScaleEqualsQmultFp32) {
+  std::mt19937 rng(23);
+  for (int i = 0; i < 200000; ++i) {
+    int32_t acc = int32_t(rng()) >> (rng() % 32);
+    int32_t mult = int32_t((1u << 30) + ((rng() & ((1u << 30) - 1)) & ~127u));
+    int32_t shift = int32_t(rng() % 63) - 31;
+    float scale = float(std::ldexp(double(mult), -31 - shift));
+    ASSERT_EQ(double(scale), std::ldexp(double(mult), -31 - shift)); // exact
+    int32_t zp = int32_t(rng() % 256) - 128;
+    int32_t lo = -128, hi = 127;
+    ASSERT_EQ(npucc_stage_act_clamp(npucc_stage_rq_fp32(acc, bitsOf(scale), zp), lo, hi),
+              npucc_requant_i8_r(acc, mult, shift, zp, lo, hi, NPUCC_RQ_FP32))
+        << acc << " " << mult << " " << shift;
+    if (std::fabs(double(acc) * double(scale)) < 2e9) {
+      ASSERT_EQ(npucc_stage_rq_fp32(acc, bitsOf(scale), zp),
+                npucc_sat_i32(int64_t(npucc_mul_qmult_fp32(acc, mult, shift)) + zp))
+          << acc << " " << mult << " " << shift;
+    }
+  }
+}
+
+} // namespace

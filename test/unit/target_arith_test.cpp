@@ -1,0 +1,107 @@
+//===- target_arith_test.cpp - compute.operations.<op>.arithmetic ---------===//
+//
+// Issue 19, phase 7: the arithmetic of a MAC operation as a pipeline of
+// stages (NPUCC_STAGE_LIST). The loader's acceptance and refusals (each with
+// its JSON path), the C table's pipeline rows (absent for the defaults, so
+// existing tables stay byte-identical), the legality of the fp32_scale
+// requantization and the records it writes (one binary32 scale per channel).
+//
+//===----------------------------------------------------------------------===//
+#include "npucc/target/CTable.h"
+#include "npucc/target/Legality.h"
+#include "npucc/target/Target.h"
+
+#include "npucc_desc.h"
+#include "npucc_stages.h"
+
+#include <gtest/gtest.h>
+
+#include "TargetJsonEdit.h"
+
+using namespace npucc::target;
+using namespace npucc::test;
+
+namespace {
+
+json defaultJson() {
+  return json::parse(readText(std::string(NPUCC_SOURCE_DIR) + "/runtime/targets/npu-default.json"));
+}
+
+/// The error of npu-default whose `op` has "arithmetic": `a` ("" if it loads).
+std::string arithErr(const char *op, const json &a, bool perTensorOnly = false) {
+  json j = defaultJson();
+  j["compute"]["operations"][op]["arithmetic"] = a;
+  if (perTensorOnly)
+    j["compute"]["operations"][op]["requant"] = {"per_tensor"};
+  auto r = parseTargetJson(j.dump(2), "npu.json");
+  return r ? std::string() : r.error().str();
+}
+
+TEST(TargetArith, Refusals) {
+  EXPECT_EQ(arithErr("pool", {{"requant", "q31"}}),
+            "npu.json: error: /compute/operations/pool/arithmetic: operation 'pool' has no "
+            "arithmetic pipeline (only conv, depthwise and matmul have one)");
+  EXPECT_EQ(arithErr("conv", {{"requnt", "q31"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/requnt: unknown pipeline slot "
+            "'requnt' (did you mean 'requant'?) (slots: input, correction, mac, requant, "
+            "activation, pool, output)");
+  EXPECT_EQ(arithErr("conv", {{"requant", "fp32_scal"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/requant: unknown requant stage "
+            "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale)");
+  EXPECT_EQ(arithErr("matmul", {{"activation", "sigmoid"}}),
+            "npu.json: error: /compute/operations/matmul/arithmetic/activation: unknown "
+            "activation stage 'sigmoid' (expected clamp)");
+  EXPECT_EQ(arithErr("conv", {{"requant", 1}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/requant: expected a string, "
+            "got integer");
+  EXPECT_EQ(arithErr("conv", "fp32_scale"),
+            "npu.json: error: /compute/operations/conv/arithmetic: expected an object, got string");
+  EXPECT_EQ(arithErr("depthwise", {{"requant", "fp32_scale"}}, true),
+            "npu.json: error: /compute/operations/depthwise/arithmetic/requant: requant stage "
+            "fp32_scale reads a binary32 scale per channel from the rq table: operation "
+            "'depthwise' needs the per_channel requant mode");
+}
+
+TEST(TargetArith, DefaultsLeaveTheCTableAsItWas) {
+  // No key, or every default named: the same table, no pipeline rows.
+  for (const json &a : {json(nullptr), json{{"input", "int8"},
+                                            {"correction", "subtract_zp"},
+                                            {"mac", "mac"},
+                                            {"requant", "q31"},
+                                            {"activation", "clamp"},
+                                            {"pool", "none"},
+                                            {"output", "int8"}}}) {
+    json j = defaultJson();
+    if (!a.is_null())
+      j["compute"]["operations"]["conv"]["arithmetic"] = a;
+    auto r = parseTargetJson(j.dump(2), "npu.json");
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    EXPECT_TRUE(r->operation("conv")->defaultArithmetic());
+    CTable t(*r);
+    EXPECT_EQ(t.get()->arith, nullptr);
+    EXPECT_EQ(emitCTableSource(*r).find("_arith"), std::string::npos);
+  }
+}
+
+TEST(TargetArith, Fp32ScaleInTheDescriptionAndTheCTable) {
+  json j = defaultJson();
+  j["compute"]["operations"]["matmul"]["arithmetic"] = {{"requant", "fp32_scale"}};
+  auto r = parseTargetJson(j.dump(2), "npu.json");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->operation("matmul")->stage(NPUCC_SLOT_REQUANT), NPUCC_STAGE_RQ_FP32);
+  EXPECT_EQ(r->operation("conv")->stage(NPUCC_SLOT_REQUANT), NPUCC_STAGE_RQ_Q31);
+  CTable t(*r);
+  const uint8_t *a = t.get()->arith;
+  ASSERT_NE(a, nullptr);
+  for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
+    for (int s = 0; s < NPUCC_SLOT_COUNT; ++s)
+      EXPECT_EQ(a[k * NPUCC_SLOT_COUNT + s], k == NPUCC_KIND_MATMUL && s == NPUCC_SLOT_REQUANT
+                                                 ? NPUCC_STAGE_RQ_FP32
+                                                 : npucc_stage_default(s))
+          << k << " " << s;
+  std::string src = emitCTableSource(*r);
+  EXPECT_NE(src.find("static const uint8_t npu_default_arith[49] = {"), std::string::npos) << src;
+  EXPECT_NE(src.find("    .arith = npu_default_arith,\n"), std::string::npos);
+}
+
+} // namespace
