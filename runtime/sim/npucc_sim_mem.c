@@ -158,6 +158,7 @@ int sim_const_operand(npucc_sim *s, int idx, int kind, int64_t addr, uint64_t le
     return sim_fail(s, idx, NPUCC_DEVERR_MEMORY,
                     "%s 0x%08llx is in a scratchpad, but %s reads it from system memory", what,
                     (unsigned long long)addr, npucc_kind_name(kind));
+  s->cmds[idx].sys_bytes_read += len; /* the NPU's own read, as a DMA's is counted */
   return 0;
 }
 

@@ -250,17 +250,25 @@ struct Timeline {
     (e == 0 ? E.dmaBusy : E.computeBusy) += c;
     E.macs += macs;
     E.commands++;
+    auto sys = [&](const char *name) -> const lir::BufferRef * {
+      const lir::Arg *a = paramArg(in, name);
+      const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
+      return b && b->region != lir::Region::Spm ? b : nullptr;
+    };
     if (kind == NPUCC_KIND_DMA) {
       uint64_t bytes = uint64_t(p[NPUCC_P_LENGTH] * p[NPUCC_P_ROWS] * p[NPUCC_P_PLANES]);
-      auto sys = [&](const char *name) {
-        const lir::Arg *a = paramArg(in, name);
-        const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
-        return b && b->region != lir::Region::Spm;
-      };
       if (!p[NPUCC_P_ZERO_FILL] && sys("src_addr"))
         E.sysRead += bytes;
       if (sys("dst_addr"))
         E.sysWrite += bytes;
+    } else {
+      // Operands the NPU reads from system memory itself (the constant blob):
+      // the record parts the schedule sized (Schedule.cpp), as the simulator
+      // counts them.
+      for (const char *name : {"w_addr", "bias_addr", "rq_addr"})
+        if (const lir::BufferRef *b = sys(name))
+          if (std::string(name) != "rq_addr" || p[NPUCC_P_PER_CHANNEL])
+            E.sysRead += uint64_t(b->size);
     }
   }
 
