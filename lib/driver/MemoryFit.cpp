@@ -99,6 +99,15 @@ MemoryBudget estimateMemory(const CompileResult &r, lower::McuConfig c) {
   b.ram.push_back({"arena", uint64_t(r.program.arenaSize), false, "arena"});
   if (code.runtimeRam)
     b.ram.push_back({"runtime data (.data, .bss)", code.runtimeRam, true, "data"});
+  if (r.npu && r.target.cmdbuf.capacityWords) {
+    // Buffer delivery: the command buffer in <id>_target.c (NPUCC_CMDBUF_ATTR),
+    // exact: capacity_words words of the frame's width.
+    const target::CommandBuffer &cb = r.target.cmdbuf;
+    b.ram.push_back({"NPU command buffer (" + target::cIdentifier(r.target.name) +
+                         "_target.c, NPUCC_CMDBUF_ATTR)",
+                     uint64_t(cb.capacityWords) * (r.target.frames[size_t(cb.frame)].wordBits / 8u),
+                     false, "data"});
+  }
   b.ram.push_back({"stack (deepest kernel call path + run function)", code.stack, true, "stack"});
   return b;
 }

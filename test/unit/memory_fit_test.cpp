@@ -117,6 +117,14 @@ TEST(MemoryFit, NpuProgramsCountStreamAndDescriptionTables) {
   EXPECT_EQ(find(b.flash, "NPU command stream tables"), r->emitStats.npuStreamBytes);
   EXPECT_GT(find(b.flash, "NPU description tables"), 1000u);
   EXPECT_GT(find(b.ram, "runtime data"), 0u);
+  for (const driver::MemoryItem &i : b.ram) // register delivery: no command buffer
+    EXPECT_EQ(i.what.find("command buffer"), std::string::npos) << i.what;
+  // Buffer delivery: the command buffer (64 64-bit words on npu-cmdbuf) is RAM too.
+  o.target = std::string(NPUCC_SOURCE_DIR) + "/test/target/npu-cmdbuf.json";
+  r = driver::compileModel(o);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  b = driver::estimateMemory(*r, McuConfig::CortexM4Os);
+  EXPECT_EQ(find(b.ram, "NPU command buffer"), 512u);
 }
 
 TEST(MemoryFit, ByteSizes) {
