@@ -1,0 +1,228 @@
+//===- SimRig.h - One NPU description on the simulator, for command tests ---===//
+//
+// The fixture of the simulator command tests (sim_commands_test.cpp,
+// sim_operands_test.cpp): a description on the host simulator with mapped
+// system memory, scratchpad allocation, DMA in and out, and a random
+// quantization set-up for the MAC operations with its C++ reference.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "npucc/target/CTable.h"
+#include "npucc/target/Target.h"
+
+#include "npucc_desc.h"
+#include "npucc_hal.h"
+#include "npucc_npu.h"
+#include "npucc_requant.h"
+#include "npucc_sim.h"
+#include "npucc_stages.h"
+
+#include <gtest/gtest.h>
+
+#include "SimTarget.h"
+#include "TestTargets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace npucc::test {
+
+using namespace npucc::target;
+
+using I8 = std::vector<int8_t>;
+using I32 = std::vector<int32_t>;
+
+/// One NPU under test: description, C table, simulator, system memory.
+struct Rig : npucc::test::SimTarget {
+  std::vector<uint8_t> Ram;
+  uint64_t RamBase = 0, RamNext = 0;
+  std::vector<uint64_t> BankNext; // next free byte per bank of the first scratchpad
+  size_t NextBank = 0;
+
+  explicit Rig(const std::string &name) : SimTarget(loadTarget(name)) {
+    if (!Sim)
+      return;
+    uint64_t size = 0;
+    for (const SystemRange &s : T.system)
+      if (s.writable) {
+        RamBase = s.base;
+        size = std::min<uint64_t>(s.size, 1u << 20);
+        break;
+      }
+    Ram.assign(size, 0);
+    EXPECT_EQ(npucc_sim_map(Sim, RamBase, Ram.data(), Ram.size()), 0);
+    RamNext = RamBase;
+    const Scratchpad &sp = T.scratchpads[0];
+    for (unsigned b = 0; b < sp.banks; ++b)
+      BankNext.push_back(sp.base + b * sp.bankSize);
+  }
+
+  bool ok() const { return Sim != nullptr; }
+  bool dims(unsigned n) const { return T.dma.dims >= n; }
+
+  uint64_t sysAlloc(size_t n) {
+    uint64_t a = RamNext;
+    RamNext += (n + 63) & ~size_t(63);
+    return a;
+  }
+  /// Buffers go to the banks in turn, so that consecutive operands (input,
+  /// weights) never share a bank on NPUs that require separate banks.
+  uint64_t spmAlloc(size_t n) {
+    const Scratchpad &sp = T.scratchpads[0];
+    size_t b = NextBank++ % BankNext.size();
+    uint64_t a = BankNext[b];
+    BankNext[b] += (n + 63) & ~size_t(63);
+    EXPECT_LE(BankNext[b], sp.base + (b + 1) * sp.bankSize);
+    return a;
+  }
+  uint8_t *host(uint64_t sysAddr) { return Ram.data() + (sysAddr - RamBase); }
+
+  std::vector<int64_t> params() {
+    std::vector<int64_t> p(NPUCC_P_COUNT);
+    npucc_npu_defaults(p.data());
+    return p;
+  }
+  void issue(int kind, const std::vector<int64_t> &p) {
+    int bad = -1;
+    int rc = npucc_npu_issue(D, kind, p.data(), &bad);
+    ASSERT_EQ(rc, NPUCC_OK) << "issue " << npucc_kind_name(kind) << " failed on parameter "
+                            << npucc_param_name(bad);
+  }
+  void wait(int engine) {
+    int rc = npucc_hal_wait(engine, 10000000);
+    ASSERT_EQ(rc, NPUCC_OK) << npucc_sim_error(Sim);
+  }
+  void dma(uint64_t src, uint64_t dst, uint64_t len) {
+    auto p = params();
+    p[NPUCC_P_SRC_ADDR] = int64_t(src);
+    p[NPUCC_P_DST_ADDR] = int64_t(dst);
+    p[NPUCC_P_LENGTH] = int64_t(len);
+    issue(NPUCC_KIND_DMA, p);
+    wait(NPUCC_ENGINE_DMA);
+  }
+  /// Copies bytes to system memory, then DMAs them into a new scratchpad buffer.
+  template <typename T> uint64_t load(const std::vector<T> &v) {
+    size_t n = v.size() * sizeof(T);
+    uint64_t s = sysAlloc(n), d = spmAlloc(n);
+    std::memcpy(host(s), v.data(), n);
+    dma(s, d, n);
+    return d;
+  }
+  /// A constant operand of operation `op`: in system memory (aligned as the
+  /// description asks) where the NPU reads it from there, else DMA'd into
+  /// the scratchpad (load).
+  template <typename T> uint64_t constant(const char *op, Operand o, const std::vector<T> &v) {
+    const OpLimits *l = this->T.operation(op);
+    if (!l || !l->inSystem(o))
+      return load(v);
+    size_t n = v.size() * sizeof(T);
+    uint64_t a = l->systemAlignment[size_t(o)];
+    RamNext = (RamNext + a - 1) / a * a;
+    uint64_t s = sysAlloc(n);
+    std::memcpy(host(s), v.data(), n);
+    return s;
+  }
+  I8 store(uint64_t spm, size_t n) {
+    uint64_t s = sysAlloc(n);
+    dma(spm, s, n);
+    return I8(host(s), host(s) + n);
+  }
+};
+
+inline I8 randI8(std::mt19937 &g, size_t n) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  I8 v(n);
+  for (auto &x : v)
+    x = int8_t(d(g));
+  return v;
+}
+inline I32 randI32(std::mt19937 &g, size_t n, int lo, int hi) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  I32 v(n);
+  for (auto &x : v)
+    x = d(g);
+  return v;
+}
+
+/// acc * scale in the host's binary32 arithmetic, rounded to nearest even
+/// (the fp32_scale stage's definition), + zp, saturated to int32.
+inline int32_t hostFp32(int32_t acc, float scale, int32_t zp) {
+  volatile float x = float(acc);
+  volatile float prod = x * scale;
+  return int32_t(std::clamp(std::nearbyint(double(prod)) + zp, -2147483648.0, 2147483647.0));
+}
+
+/// Quantization setup shared by conv / depthwise / matmul: the operation's
+/// requantization stage (q31: mult and shift; fp32_scale: one binary32 scale
+/// per channel in the rq table) with random values.
+struct Quant {
+  bool perChannel = false, fp32 = false;
+  I32 mult, shift, bias;
+  std::vector<float> scale;
+  int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
+
+  Quant(std::mt19937 &g, const OpLimits &op, size_t ch) {
+    fp32 = op.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+    perChannel = op.perChannelRequant;
+    size_t n = perChannel ? ch : 1;
+    mult = randI32(g, n, 1 << 30, INT32_MAX);
+    shift = randI32(g, n, 7, 11);
+    for (size_t i = 0; i < n; ++i)
+      scale.push_back(float(std::ldexp(double(mult[i]), -31 - shift[i])));
+    bias = randI32(g, ch, -3000, 3000);
+    inZp = randI32(g, 1, -20, 20)[0];
+    outZp = randI32(g, 1, -10, 10)[0];
+    actMin = -100;
+    actMax = 110;
+  }
+  int8_t apply(size_t ch, int32_t acc) const {
+    size_t i = perChannel ? ch : 0;
+    if (fp32)
+      return int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax));
+    return npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
+  }
+  /// Loads bias (and the per-channel table) and sets the parameters.
+  void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
+    p[NPUCC_P_BIAS_ADDR] = int64_t(r.constant(op, Operand::Bias, bias));
+    if (fp32) {
+      I32 table(scale.size());
+      std::memcpy(table.data(), scale.data(), 4 * scale.size());
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
+      p[NPUCC_P_PER_CHANNEL] = 1;
+    } else if (perChannel) {
+      I32 table = mult;
+      table.insert(table.end(), shift.begin(), shift.end());
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
+      p[NPUCC_P_PER_CHANNEL] = 1;
+    } else {
+      p[NPUCC_P_REQUANT_MULT] = mult[0];
+      p[NPUCC_P_REQUANT_SHIFT] = shift[0];
+      p[NPUCC_P_PER_CHANNEL] = 0;
+    }
+    p[NPUCC_P_IN_ZP] = inZp;
+    p[NPUCC_P_OUT_ZP] = outZp;
+    p[NPUCC_P_ACT_MIN] = actMin;
+    p[NPUCC_P_ACT_MAX] = actMax;
+  }
+};
+
+/// The matmul the NPU computes: a (M x K) times w^T (w: N x K), requantized by q.
+inline I8 matmulRef(const I8 &a, const I8 &w, int M, int K, int N, const Quant &q) {
+  I8 ref(size_t(M) * size_t(N));
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      int32_t acc = 0;
+      for (int c = 0; c < K; ++c)
+        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
+      ref[i * N + j] = q.apply(size_t(j), acc);
+    }
+  return ref;
+}
+
+} // namespace npucc::test

@@ -1,0 +1,130 @@
+//===- sim_operands_test.cpp - Operands in system memory; arithmetic stages ---===//
+//
+// The simulator resolves operands the NPU reads from system memory itself
+// (issue 19, phase 5: npu-sysmem's matmul reads its weights in place; an
+// unmapped, misaligned or scratchpad address is an error) and checks the
+// arithmetic stages' own limits (phase 7: fp32_scale needs its per-channel
+// table and finite scales; an accumulator wider than acc_bits is a limit
+// error).
+//
+//===----------------------------------------------------------------------===//
+#include "SimRig.h"
+
+using namespace npucc::test;
+using namespace npucc::target;
+
+namespace {
+
+// --- Operands the NPU reads from system memory (issue 19, phase 5) ---------------------------
+
+/// npu-sysmem's matmul, its weights, bias and requantization table in
+/// system memory: `wAt` is where the weights are (a mapped address, or not).
+std::string matmulReading(uint64_t (*wAt)(Rig &, uint64_t mapped)) {
+  Rig r(npucc::test::testTarget("npu-sysmem.json"));
+  EXPECT_TRUE(r.ok());
+  if (!r.ok())
+    return "no simulator";
+  std::mt19937 g(9);
+  const int M = 3, K = 20, N = 4;
+  I8 a = randI8(g, M * K), w = randI8(g, N * K);
+  Quant q(g, *r.T.operation("matmul"), N);
+  auto p = r.params();
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(a));
+  p[NPUCC_P_W_ADDR] = int64_t(wAt(r, r.constant("matmul", Operand::W, w)));
+  q.program(r, p, "matmul");
+  uint64_t out = r.spmAlloc(M * N);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
+  p[NPUCC_P_M] = M, p[NPUCC_P_K] = K, p[NPUCC_P_N] = N;
+  int bad = -1;
+  EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
+  if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK)
+    return npucc_sim_error(r.Sim);
+  EXPECT_EQ(r.store(out, M * N), matmulRef(a, w, M, K, N, q));
+  return npucc_sim_failed(r.Sim) ? npucc_sim_error(r.Sim) : "";
+}
+
+TEST(SimSystemOperands, ComputeReadsMappedSystemMemory) {
+  // The weights where the Rig mapped them (the RAM window): read in place.
+  EXPECT_EQ(matmulReading([](Rig &, uint64_t mapped) { return mapped; }), "");
+}
+
+TEST(SimSystemOperands, UnmappedOrMisalignedReadsFail) {
+  // The flash window (0x08000000) is in the description but nothing is mapped there.
+  std::string e = matmulReading([](Rig &, uint64_t) { return uint64_t(0x08000000); });
+  EXPECT_NE(e.find("w_addr 0x08000000..0x08000050 is outside the scratchpad and the mapped "
+                   "system memory ranges"),
+            std::string::npos)
+      << e;
+  // 64-byte alignment asked of the weights.
+  e = matmulReading([](Rig &, uint64_t mapped) { return mapped + 8; });
+  EXPECT_NE(e.find("(system memory) is not aligned to 64 bytes"), std::string::npos) << e;
+  // A scratchpad address for an operand read from system memory.
+  e = matmulReading([](Rig &r, uint64_t) { return r.spmAlloc(80); });
+  EXPECT_NE(e.find("is in a scratchpad, but matmul reads it from system memory"), std::string::npos)
+      << e;
+}
+
+// --- Arithmetic stages (issue 19, phase 7) ---------------------------------------------------
+
+/// A 1 x K x 1 matmul on `name` (its simulator replaced by one of `alt` when given) with the
+/// rq table `table` and per_channel `perChannel`: the simulator's error ("" if none).
+std::string matmulStages(const std::string &name, const npucc_target_desc *alt, const I32 &table,
+                         int perChannel, int8_t x = 1, int8_t wv = 1, int K = 4) {
+  Rig r(name);
+  EXPECT_TRUE(r.ok());
+  if (!r.ok())
+    return "no simulator";
+  if (alt) {
+    npucc_sim_destroy(r.Sim);
+    r.D = alt;
+    r.Sim = npucc_sim_create(alt);
+    npucc_sim_attach(r.Sim);
+    EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
+  }
+  auto p = r.params();
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(I8(size_t(K), x)));
+  p[NPUCC_P_W_ADDR] = int64_t(r.load(I8(size_t(K), wv)));
+  p[NPUCC_P_BIAS_ADDR] = int64_t(r.load(I32{0}));
+  p[NPUCC_P_RQ_ADDR] = int64_t(r.load(table));
+  p[NPUCC_P_PER_CHANNEL] = perChannel;
+  uint64_t out = r.spmAlloc(16);
+  p[NPUCC_P_OUT_ADDR] = int64_t(out);
+  p[NPUCC_P_M] = 1, p[NPUCC_P_K] = K, p[NPUCC_P_N] = 1;
+  int bad = -1;
+  EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
+  if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK || npucc_sim_failed(r.Sim))
+    return npucc_sim_error(r.Sim);
+  return "";
+}
+
+int32_t floatBits(float f) {
+  int32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+TEST(SimArithmetic, Fp32ScaleNeedsTheTableAndFiniteScales) {
+  const std::string t = npucc::test::testTarget("npu-fp32lut.json");
+  EXPECT_EQ(matmulStages(t, nullptr, {floatBits(0.5f)}, 1), "");
+  std::string e = matmulStages(t, nullptr, {floatBits(0.5f)}, 0);
+  EXPECT_NE(e.find("fp32_scale reads its scales from the rq table (per_channel 0)"),
+            std::string::npos)
+      << e;
+  e = matmulStages(t, nullptr, {int32_t(0x7FC00000)}, 1);
+  EXPECT_NE(e.find("requant table: scale of channel 0 is not finite"), std::string::npos) << e;
+}
+
+TEST(SimArithmetic, AccumulatorOverflowIsALimitError) {
+  // npu-default with a 16-bit accumulator: 8 terms of (-128) * (-128) = 131072 overflow it.
+  auto t = loadTarget("npu-default");
+  ASSERT_TRUE(t.ok());
+  CTable table(*t);
+  npucc_target_desc d = *table.get();
+  d.acc_bits = 16;
+  I32 rq = {1 << 30, 0};
+  EXPECT_EQ(matmulStages("npu-default", &d, rq, 1, -128, -128, 1), "");
+  std::string e = matmulStages("npu-default", &d, rq, 1, -128, -128, 8);
+  EXPECT_NE(e.find("accumulator overflow: 131072 does not fit 16 bits"), std::string::npos) << e;
+}
+
+} // namespace
