@@ -109,7 +109,8 @@ TEST(NpuGeometry, LoaderReadsTheKeys) {
   EXPECT_EQ(l.maxPad[0], 1u);
   EXPECT_EQ(l.maxPad[3], 1u);
   // The defaults: no geometry limits.
-  const target::OpLimits &d = *described([](Json &) {}).operation("conv");
+  TargetDesc plain = described([](Json &) {});
+  const target::OpLimits &d = *plain.operation("conv");
   EXPECT_FALSE(d.squareKernels);
   EXPECT_EQ(d.minInH, 0u);
   EXPECT_TRUE(d.impliedPadding.empty());
