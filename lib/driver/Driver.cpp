@@ -101,8 +101,8 @@ Result<Quantized> buildQuantized(const ir::Graph &floatGraph,
   q.constrained = st->constrained;
   NPUCC_TRY(ir::verifyGraph(*q.qdq));
   q.folded = q.qdq->clone();
-  std::string pl = pipeline.find("fold-qdq") == std::string::npos ? "fold-qdq," + pipeline
-                                                                   : pipeline;
+  std::string pl =
+      pipeline.find("fold-qdq") == std::string::npos ? "fold-qdq," + pipeline : pipeline;
   NPUCC_TRY(passes::runPipeline(*q.folded, pl, ctx));
   return q;
 }
@@ -261,17 +261,18 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
       sampleBytes += static_cast<int64_t>(v->byteSize());
     if (qo.randomSamples > kMaxRandomSamples ||
         static_cast<int64_t>(qo.randomSamples) * sampleBytes > ir::kMaxTensorBytes)
-      return error("--calib-random " + std::to_string(qo.randomSamples) + ": at most " +
-                   std::to_string(std::min<int64_t>(
-                       kMaxRandomSamples, ir::kMaxTensorBytes / std::max<int64_t>(sampleBytes, 1))) +
-                   " samples for this model (random inputs are for smoke tests; calibrate on "
-                   "real inputs with --calib DIR)");
+      return error(
+          "--calib-random " + std::to_string(qo.randomSamples) + ": at most " +
+          std::to_string(std::min<int64_t>(
+              kMaxRandomSamples, ir::kMaxTensorBytes / std::max<int64_t>(sampleBytes, 1))) +
+          " samples for this model (random inputs are for smoke tests; calibrate on "
+          "real inputs with --calib DIR)");
   }
   for (const auto &n : r.graph->nodes())
     if (n->kind == ir::OpKind::QuantizeLinear || n->kind == ir::OpKind::DequantizeLinear ||
         (n->output(0) && n->output(0)->quant))
-      return error("--quantize int8: the model is already quantized (node '" + n->name +
-                   "' is " + n->opName() + " or integer); compile it without --quantize");
+      return error("--quantize int8: the model is already quantized (node '" + n->name + "' is " +
+                   n->opName() + " or integer); compile it without --quantize");
   std::vector<quant::CalibMethod> methods;
   if (qo.method == "auto") {
     methods = {quant::CalibMethod::Entropy, quant::CalibMethod::Percentile,
@@ -353,15 +354,25 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// nodes, which npu-partition keeps and may modify but never frees): a node that lost
 /// requant="fp32" (it runs on an NPU that rounds exactly) loses it in `pre` too, and
 /// one that gained it (an NPU whose requantization is fp32_scale) gains it there.
-void syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed) {
+/// Returns whether any node changed; `npu` receives the placed nodes' indices and NPU ops.
+bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
+                  std::vector<std::pair<size_t, std::string>> &npu) {
   const auto &nodes = pre.nodes();
+  bool changed = false;
   for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k) {
+    if (auto op = placed[k]->attrs.find("npu"); op != placed[k]->attrs.end())
+      if (const auto *s = std::get_if<std::string>(&op->second))
+        npu.emplace_back(k, *s);
     auto it = placed[k]->attrs.find("requant");
-    if (it == placed[k]->attrs.end())
-      nodes[k]->attrs.erase("requant");
-    else if (quant::requantizesProduct(*nodes[k]))
+    if (it == placed[k]->attrs.end()) {
+      changed = nodes[k]->attrs.erase("requant") > 0 || changed;
+    } else if (quant::requantizesProduct(*nodes[k])) {
+      auto old = nodes[k]->attrs.find("requant");
+      changed = changed || old == nodes[k]->attrs.end() || !(old->second == it->second);
       nodes[k]->attrs["requant"] = it->second;
+    }
   }
+  return changed;
 }
 
 /// Whether the comma-separated `pipeline` names `pass`.
@@ -484,9 +495,11 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     Status ps = passes::runPipeline(*r.graph, "npu-partition", ctx);
     if (!ps)
       return std::move(ps.error().inFile(opts.modelPath));
-    if (r.preTargetGraph && ctx.stats.count("npu-partition.npu"))
-      syncRounding(*r.preTargetGraph, placed);
-    else
+    if (r.preTargetGraph && ctx.stats.count("npu-partition.npu")) {
+      std::unique_ptr<ir::Graph> model = r.preTargetGraph->clone();
+      if (syncRounding(*r.preTargetGraph, placed, r.preTargetNpu))
+        r.modelArithGraph = std::move(model);
+    } else
       r.preTargetGraph.reset(); // nothing placed: the final graph is the pre-target graph
     for (const std::string &w : ctx.warnings)
       r.warnings.push_back(w);
@@ -516,6 +529,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     r.warnings.push_back(problem + " of '" + r.target.name + "'; every op runs on the CPU kernels");
     r.graph = std::move(beforeNpu);
     r.preTargetGraph.reset(); // the final graph is the pre-target graph now
+    r.modelArithGraph.reset();
+    r.preTargetNpu.clear();
     r.npuLowering.reset();
     r.stats.erase("npu-partition.npu");
     r.stats.erase("npu-partition.rounding-exact");
@@ -554,7 +569,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
     lctx.target = &r.target;
     lctx.printAfter = opts.printAfter;
     lctx.printOut = opts.irOut;
-    Status ls = lower::runLirPipeline(r.program, "npu-prefetch,npu-waits,verify-waits,verify-spm", lctx);
+    Status ls =
+        lower::runLirPipeline(r.program, "npu-prefetch,npu-waits,verify-waits,verify-spm", lctx);
     if (!ls)
       return std::move(ls.error().inFile(opts.modelPath));
   }

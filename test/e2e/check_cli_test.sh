@@ -153,5 +153,50 @@ if "$npucc" "$m/model.onnx" --io int8 --target cpu -o "$tmp/io8" --emit-test --d
   ok "--io int8 --emit-test: int8 input in the header, the test program passes on the quantized data set"
 else bad "--io int8 --emit-test:"; cat "$tmp/io8.log" "$tmp/io8.cc" "$tmp/io8.run" 2>/dev/null | sed 's/^/    /' | head; fi
 
+# Issue 19, phase 7f: the per-layer distance of the NPU's arithmetic to the model's. A
+# QLinearMatMul (ONNX Runtime's float32 requantization, scale 0.75 * 1 / 0.3) over every int8
+# value runs on npu-default with exact rounding: odd accumulators are float32 ties (2.5 * acc)
+# and just below the tie exactly, one step apart on 84 of 1024 elements; the golden data (the
+# exact rounding) passes, the C output stays bit-exact with the interpreter.
+mkdir -p "$tmp/qmm/test_data_set_0"
+"$py" - "$tmp/qmm" <<'PYEOF'
+import sys, os, numpy as np, onnx
+from fractions import Fraction
+from onnx import helper as h, numpy_helper as nh, TensorProto as T
+d = sys.argv[1]
+x = np.arange(-128, 128, dtype=np.int8).reshape(256, 1)
+w = np.array([[1, -1, 3, 1]], dtype=np.int8)
+c = lambda v, t, n: nh.from_array(np.array(v, t), n)
+inits = [nh.from_array(w, "w"), c(0.75, np.float32, "xs"), c(0, np.int8, "xz"),
+         c(1.0, np.float32, "ws"), c(0, np.int8, "wz"), c(0.3, np.float32, "ys"), c(3, np.int8, "yz")]
+n = h.make_node("QLinearMatMul", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], name="qmm")
+g = h.make_graph([n], "qmm", [h.make_tensor_value_info("x", T.INT8, [256, 1])],
+                 [h.make_tensor_value_info("y", T.INT8, [256, 4])], inits)
+m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, os.path.join(d, "model.onnx"))
+r = Fraction(float(np.float32(0.75))) / Fraction(float(np.float32(0.3)))
+acc = x.astype(np.int64) @ w.astype(np.int64)
+y = np.array([[round(Fraction(int(a)) * r) + 3 for a in row] for row in acc]).clip(-128, 127)
+open(os.path.join(d, "test_data_set_0/input_0.pb"), "wb").write(nh.from_array(x, "x").SerializeToString())
+open(os.path.join(d, "test_data_set_0/output_0.pb"), "wb").write(
+    nh.from_array(y.astype(np.int8), "y").SerializeToString())
+PYEOF
+check_case "per-layer distance: QLinearMatMul on npu-default, one step on 84 elements" 0 pass \
+  "j['layer_distance']['rounding_changed'] and j['layer_distance']['layers'] == [{'node': 'qmm', \
+   'npu_op': 'matmul', 'requant_changed': True, 'own_max_steps': 1, 'max_steps': 1, \
+   'mismatches': 84, 'elements': 1024}] and '1 of 1 NPU layers requantize differently; own \
+distance at most 1 step(s), accumulated at most 1 step(s)' in text and j['outputs'][0]['interp']['bit_exact']" \
+  "$tmp/qmm"
+check_case "per-layer distance: --requant fp32 keeps it on the CPU, nothing measured" 0 pass \
+  "'layer_distance' not in j and 'per-layer distance' not in text" "$tmp/qmm" --requant fp32
+check_case "per-layer distance: tinycnn_int8 on npu-fp32lut (4 MAC layers take float32 rounding)" 0 pass \
+  "j['layer_distance']['rounding_changed'] and len(j['layer_distance']['layers']) == 5 \
+   and sum(l['requant_changed'] for l in j['layer_distance']['layers']) == 4" \
+  "$m" --target "$src/test/target/npu-fp32lut.json"
+check_case "per-layer distance: tinycnn_int8 on npu-default (no change)" 0 pass \
+  "not j['layer_distance']['rounding_changed'] and j['layer_distance']['layers'] == [] \
+   and \"every NPU layer computes the model's own requantization (0 steps)\" in text" "$m"
+
 echo "check_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,6 +21,7 @@
 
 #include "npucc/codegen/EmbeddedRuntime.h"
 #include "npucc/driver/Compare.h"
+#include "npucc/driver/LayerDistance.h"
 #include "npucc/driver/Report.h"
 #include "npucc/interp/Interpreter.h"
 #include "npucc/support/FileWrite.h"
@@ -271,7 +272,8 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
   }
 
   std::vector<OutputReport> reports;
-  std::vector<SimFigures> simFigures; // per data set, NPU programs
+  std::vector<SimFigures> simFigures;           // per data set, NPU programs
+  std::vector<driver::LayerDistance> layerDist; // NPU arithmetic vs the model's, per layer
   bool allPass = true;
   size_t nIn = cr->program.inputs.size(), nOut = cr->program.outputs.size();
   for (size_t si = 0; si < sets.size(); ++si) {
@@ -327,9 +329,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
     }
     // Per stage, its outputs by index (stage graphs keep the graph's inputs and outputs in
     // order; their names may differ).
-    std::vector<std::vector<ir::Tensor>> stageOut(stages.size());
-    for (size_t k = 0; k < stages.size(); ++k) {
-      const ir::Graph &sg = *stages[k].graph;
+    auto inputsFor = [&](const ir::Graph &sg) {
       std::map<std::string, ir::Tensor> in;
       for (size_t i = 0; i < nIn && i < sg.inputs.size() && i < cr->graph->inputs.size(); ++i)
         if (auto it = interpIn.find(cr->graph->inputs[i]->name); it != interpIn.end()) {
@@ -337,7 +337,12 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
           bool useFloat = f != floatIn.end() && sg.inputs[i]->dtype == f->second.dtype();
           in.emplace(sg.inputs[i]->name, useFloat ? f->second : it->second);
         }
-      auto r = interp::runGraph(sg, in);
+      return in;
+    };
+    std::vector<std::vector<ir::Tensor>> stageOut(stages.size());
+    for (size_t k = 0; k < stages.size(); ++k) {
+      const ir::Graph &sg = *stages[k].graph;
+      auto r = interp::runGraph(sg, inputsFor(sg));
       if (!r) {
         Diagnostic d = r.error();
         d.notes.push_back(std::string("while running the reference interpreter on ") +
@@ -349,6 +354,16 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
         stageOut[k].push_back(it != r->end() ? std::move(it->second) : ir::Tensor());
       }
     }
+    if (interpOn && cr->preTargetGraph && cr->modelArithGraph)
+      if (Status ls = driver::accumulateLayerDistances(*cr->preTargetGraph, *cr->modelArithGraph,
+                                                       cr->preTargetNpu,
+                                                       inputsFor(*cr->preTargetGraph), layerDist);
+          !ls) {
+        Diagnostic d = ls.error();
+        d.notes.push_back("while measuring the per-layer distance to the model's arithmetic (" +
+                          sets[si].filename().string() + ")");
+        return d;
+      }
     std::map<std::string, ir::Tensor> interpOut;
     if (interpOn) {
       auto r = interp::runGraph(*cr->graph, interpIn);
@@ -538,6 +553,11 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
                                  {"dram_write_bytes", f.dramWrite},
                                  {"hazards", f.hazards}};
     allPass = allPass && f.hazards == 0;
+  }
+  if (interpOn && cr->preTargetGraph) { // phase 7f: the NPU's arithmetic vs the model's
+    std::printf("%s",
+                driver::layerDistanceText(layerDist, 20, cr->modelArithGraph != nullptr).c_str());
+    j["layer_distance"] = driver::layerDistanceJson(layerDist, cr->modelArithGraph != nullptr);
   }
   std::printf("%s: %s\n", dir.filename().string().c_str(), allPass ? "PASS" : "FAIL");
   return allPass ? 0 : 1;

@@ -29,13 +29,13 @@ inline constexpr int kMaxRandomSamples = 1000;
 
 /// `--quantize int8 --calib DIR ...` (docs/quantization.md, "Calibration").
 struct QuantOptions {
-  std::string mode;               // "" (float model as given) or "int8"
-  std::string calibDir;           // --calib DIR: sample inputs (quant/Samples.h)
-  std::string method = "auto";    // minmax | percentile | entropy | mse | auto (best SNR)
-  double percentile = 99.99;      // --calib-percentile
-  int randomSamples = 0;          // --calib-random N: N seeded N(0,1) samples (smoke tests)
+  std::string mode;            // "" (float model as given) or "int8"
+  std::string calibDir;        // --calib DIR: sample inputs (quant/Samples.h)
+  std::string method = "auto"; // minmax | percentile | entropy | mse | auto (best SNR)
+  double percentile = 99.99;   // --calib-percentile
+  int randomSamples = 0;       // --calib-random N: N seeded N(0,1) samples (smoke tests)
   unsigned randomSeed = 1;
-  bool equalize = true;           // channel equalization (quant/Equalize.h); --no-equalize
+  bool equalize = true;             // channel equalization (quant/Equalize.h); --no-equalize
   std::ostream *progress = nullptr; // calibration progress bar (stderr)
   bool progressTty = false;         // '\r'-updated bar instead of plain lines
 };
@@ -74,8 +74,8 @@ struct CompileResult {
   lir::Program program;
   std::vector<codegen::EmittedFile> files;
   std::map<std::string, int64_t> stats;
-  target::TargetDesc target; // the loaded NPU description
-  bool npu = false;          // compiled for target (false: --target cpu)
+  target::TargetDesc target;   // the loaded NPU description
+  bool npu = false;            // compiled for target (false: --target cpu)
   bool npuExactForFp32 = true; // false with --requant fp32 (target::LegalityOptions)
   bool npuFp32ForExact = true; // false with --requant exact
   std::unique_ptr<lower::NpuLowering> npuLowering; // its per-layer plans
@@ -91,9 +91,9 @@ struct CompileResult {
   /// for the accuracy report's comparison. Both empty when nothing changed.
   std::vector<std::string> quantConstraints;
   std::unique_ptr<ir::Graph> unconstrainedGraph;
-  int equalized = 0;                     // activations rescaled by channel equalization
-  std::vector<std::string> warnings;     // e.g. --calib-random accuracy warning
-  std::vector<std::string> notes;        // e.g. a batch dim defaulted to 1 (ImportOptions)
+  int equalized = 0;                         // activations rescaled by channel equalization
+  std::vector<std::string> warnings;         // e.g. --calib-random accuracy warning
+  std::vector<std::string> notes;            // e.g. a batch dim defaulted to 1 (ImportOptions)
   int64_t requantExact = 0, requantFp32 = 0; // integer Conv/Gemm/MatMul per rounding
   // With CompileOptions::keepStageGraphs (else null):
   // - importedGraph: the graph as imported, before any pass (null with --quantize: the
@@ -104,8 +104,15 @@ struct CompileResult {
   //   requantization that runs on the NPU rounds exactly), so that it computes bit for bit
   //   what the final graph computes unless a rewrite is wrong. Null for --target cpu and
   //   when the CPU fallback leaves the graph as it was (it equals `graph` then).
+  // - modelArithGraph: preTargetGraph without that change (every node with the model's own
+  //   requantization), for npucc check's per-layer distance (LayerDistance.h); null when
+  //   the change touched no node or preTargetGraph is null.
+  // - preTargetNpu: preTargetGraph's nodes (by index) that npu-partition placed on the NPU,
+  //   with their NPU operation ("conv", "matmul", ...).
   std::unique_ptr<ir::Graph> importedGraph;
   std::unique_ptr<ir::Graph> preTargetGraph;
+  std::unique_ptr<ir::Graph> modelArithGraph;
+  std::vector<std::pair<size_t, std::string>> preTargetNpu;
 };
 
 /// Loads `--target NAME|FILE.json` like target::loadTarget, but reads a file
