@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace npucc::target {
 namespace {
@@ -143,7 +144,10 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
   // fp32_scale reads a binary32 scale per channel from the rq table (the
   // loader requires per_channel): a per-tensor scale is a table of equal ones.
   op.fp32Scale = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
-  op.perChannel = differ || !l.perTensorRequant || op.fp32Scale;
+  // shift likewise reads one right shift per channel (the loader requires
+  // per_channel) and rounds exactly, as q31 does.
+  op.rqShift = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
+  op.perChannel = differ || !l.perTensorRequant || op.fp32Scale || op.rqShift;
   if (op.perChannel && !l.perChannelRequant)
     c.fail("per-channel requantization but the NPU's " + op.kindName + " has only per_tensor");
   // The NPU's rounding: q31 is the exact one, fp32_scale ONNX Runtime's
@@ -181,6 +185,18 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
       if (m.shift < -31 || m.shift > 31) {
         c.fail("requantization shift " + std::to_string(m.shift) + " of channel " +
                std::to_string(i) + " outside -31..31");
+        break;
+      }
+      // shift: the Q31 multiplier the CPU would use must be 2^-s exactly
+      // (mult 2^30), s in 0..31, so the rounding right shift is the same.
+      double ratio = double(qx->first) * double(q.scale[i]) / double(qy->first);
+      if (op.rqShift && (m.mult != (int32_t(1) << 30) || m.shift < -1 || m.shift > 30 ||
+                         quant::multiplierValue(m) != ratio)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.9g", ratio);
+        c.fail("requantization ratio " + std::string(buf) + " of channel " + std::to_string(i) +
+               " is not 2^-s with s in 0..31 (the NPU's " + op.kindName +
+               " requantizes with a rounding right shift)");
         break;
       }
     }

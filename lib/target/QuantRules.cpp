@@ -9,6 +9,8 @@
 
 #include "npucc/target/Legality.h"
 
+#include "../../runtime/hal/npucc_params.h"
+
 namespace npucc::target {
 
 namespace {
@@ -17,6 +19,13 @@ namespace {
 bool shiftOnly(const TargetDesc &t, const std::string &kind) {
   ParamRange m = t.paramRange(kind, "requant_mult");
   return !m.bound && m.lo > 0 && (m.lo & (m.lo - 1)) == 0;
+}
+
+/// The requantization stage is `shift` (a rounding right shift per channel):
+/// only power-of-two ratios run on the NPU.
+bool shiftStage(const TargetDesc &t, const std::string &kind) {
+  const OpLimits *l = t.supports(kind) ? t.operation(kind) : nullptr;
+  return l && l->stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
 }
 
 } // namespace
@@ -28,6 +37,11 @@ quant::WeightRule weightRuleFor(const ir::Node &n, const TargetDesc &t) {
     return r;
   if (!t.supports(kind))
     return r;
+  if (shiftStage(t, kind)) {
+    r.powerOfTwo = true;
+    r.reason = "the NPU's " + kind + " requantizes by a rounding right shift (requant stage shift)";
+    return r;
+  }
   const OpLimits *l = t.operation(kind);
   if (!l || l->perChannelRequant || !l->perTensorRequant)
     return r;
@@ -49,6 +63,11 @@ quant::QdqOptions quantRules(const TargetDesc &t) {
   quant::QdqOptions o;
   bool any = false;
   for (const char *kind : {"conv", "depthwise", "matmul"}) {
+    if (shiftStage(t, kind)) {
+      any = true;
+      o.powerOfTwoActivations = true;
+      continue;
+    }
     const OpLimits *l = t.supports(kind) ? t.operation(kind) : nullptr;
     if (!l || l->perChannelRequant || !l->perTensorRequant)
       continue;

@@ -93,6 +93,10 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
     json_reader::fail(ao.at("requant"), "requant stage fp32_scale reads a binary32 scale per "
                                         "channel from the rq table: operation '" +
                                             name + "' needs the per_channel requant mode");
+  if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT && !l.perChannelRequant)
+    json_reader::fail(ao.at("requant"), "requant stage shift reads a right shift per channel "
+                                        "from the rq table: operation '" +
+                                            name + "' needs the per_channel requant mode");
   ao.done();
 }
 

@@ -17,7 +17,8 @@
  *      is moved;
  *   3. one 3x3 convolution (pad 1) runs on the compute engine, requantized per
  *      channel or per tensor, whichever the NPU's conv has (with binary32
- *      scales per channel where its requantization stage is fp32_scale), its
+ *      scales per channel where its requantization stage is fp32_scale, one
+ *      right shift per channel where it is shift), its
  *      weights in the layout the NPU's conv reads
  *      (npucc_target_desc.weight_layout, npucc_layout.h);
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
@@ -203,6 +204,10 @@ int main(int argc, char **argv) {
   int per_channel = (d->ops[NPUCC_KIND_CONV].requant & NPUCC_RQ_PER_CHANNEL) != 0;
   /* fp32_scale: the rq table holds one binary32 scale per channel. */
   int fp32 = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+  /* shift: the rq table holds one right shift per channel (multiplier 2^-s). */
+  int rshift =
+      npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
+  int32_t rs[COUT];
   uint32_t scale_bits[COUT];
   /* Operands the conv reads from system memory itself: not moved. */
   unsigned sys_opnd = d->ops[NPUCC_KIND_CONV].operand_mem;
@@ -237,6 +242,11 @@ int main(int argc, char **argv) {
   for (o = 0; o < COUT; o++) {
     mult[o] = (int32_t)(1u << 30) + (per_channel ? o * 3000000 : 0); /* ~0.5 .. 0.52 */
     shift[o] = 9;                                                     /* x 2^-9 */
+    if (rshift) { /* 2^-rs: the q31 multiplier 2^30 with shift rs - 1 */
+      rs[o] = 9 + (per_channel ? o % 3 : 0);
+      mult[o] = (int32_t)(1u << 30);
+      shift[o] = rs[o] - 1;
+    }
   }
   for (o = 0; o < COUT; o++) { /* the same multipliers as float32 scales */
     float f = (float)((double)mult[o] / 1099511627776.0); /* mult * 2^-31 * 2^-9 */
@@ -246,6 +256,8 @@ int main(int argc, char **argv) {
   memcpy(table, bias, sizeof bias);
   if (fp32) {
     memcpy(table + rq_off / sizeof(int32_t), scale_bits, sizeof scale_bits);
+  } else if (rshift) {
+    memcpy(table + rq_off / sizeof(int32_t), rs, sizeof rs);
   } else {
     memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
     memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);

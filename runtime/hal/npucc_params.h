@@ -144,7 +144,8 @@ typedef enum npucc_param {
   X(RQ_FP32, "fp32_scale", NPUCC_SLOT_REQUANT, 0)                                             \
   X(ACT_CLAMP, "clamp", NPUCC_SLOT_ACTIVATION, 1)                                             \
   X(POOL_NONE, "none", NPUCC_SLOT_POOL, 1)                                                    \
-  X(OUT_INT8, "int8", NPUCC_SLOT_OUTPUT, 1)
+  X(OUT_INT8, "int8", NPUCC_SLOT_OUTPUT, 1)                                                   \
+  X(RQ_SHIFT, "shift", NPUCC_SLOT_REQUANT, 0)
 /* clang-format on */
 
 typedef enum npucc_stage {

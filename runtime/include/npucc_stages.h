@@ -123,6 +123,25 @@ static inline int32_t npucc_stage_rq_fp32(int32_t acc, uint32_t scale_bits, int3
   return npucc_sat_i32((neg ? -(int64_t)q : (int64_t)q) + out_zp);
 }
 
+/* ---- requant: shift ----
+ * acc (the accumulator plus the bias) shifted right by `shift` (0..31) with
+ * rounding to nearest, ties to even, plus out_zp, saturated to int32: the
+ * q31 stage's result for the multiplier 2^-shift (mult 2^30, shift - 1;
+ * for shift 0 q31 saturates acc * 2 first: the same int8 after the clamp),
+ * so a layer whose requantization ratio is a power of two runs with no
+ * approximation. A shift outside 0..31 is the caller's error. */
+static inline int32_t npucc_stage_rq_shift(int32_t acc, int32_t shift, int32_t out_zp) {
+  int64_t mag = acc < 0 ? -(int64_t)acc : (int64_t)acc, q, rem, half;
+  if (shift <= 0)
+    return npucc_sat_i32((int64_t)acc + out_zp);
+  q = mag >> shift;
+  rem = mag & ((((int64_t)1) << shift) - 1);
+  half = (int64_t)1 << (shift - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    ++q;
+  return npucc_sat_i32((acc < 0 ? -q : q) + out_zp);
+}
+
 /* ---- activation: clamp ----
  * The fused clamp [act_min, act_max] within the int8 range. */
 static inline int32_t npucc_stage_act_clamp(int32_t v, int32_t act_min, int32_t act_max) {

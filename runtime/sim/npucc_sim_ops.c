@@ -158,10 +158,16 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: fp32_scale reads its scales from the rq table "
                     "(per_channel 0)");
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT && !q->per_channel)
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: shift reads its shifts from the rq table "
+                    "(per_channel 0)");
   if (q->per_channel) {
-    /* q31: int32 mult[], int32 shift[]; fp32_scale: binary32 scale[]. */
-    uint64_t bytes =
-        (uint64_t)channels * (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 ? 4 : 8);
+    /* q31: int32 mult[], int32 shift[]; fp32_scale: binary32 scale[]; shift:
+     * int32 shift[]. */
+    int narrow = q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 ||
+                 q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT;
+    uint64_t bytes = (uint64_t)channels * (narrow ? 4 : 8);
     if (sim_const_operand(s, idx, kind, P(RQ_ADDR), bytes, NPUCC_OPND_RQ, "rq_addr", &w) ||
         sim_check_read(s, idx, &w, bytes, "requant table"))
       return -1;
@@ -170,6 +176,11 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
       for (i = 0; i < (int)channels; ++i)
         if (!npucc_stage_fp32_finite((uint32_t)rd_i32(q->rq, (size_t)i)))
           return sim_fail(s, idx, LIMIT, "requant table: scale of channel %d is not finite", i);
+    if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT)
+      for (i = 0; i < (int)channels; ++i)
+        if (rd_i32(q->rq, (size_t)i) < 0 || rd_i32(q->rq, (size_t)i) > 31)
+          return sim_fail(s, idx, LIMIT, "requant table: shift %ld of channel %d outside 0..31",
+                          (long)rd_i32(q->rq, (size_t)i), i);
   }
   return 0;
 }
@@ -180,6 +191,12 @@ static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t ac
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32) {
     v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
     v = npucc_stage_rq_fp32(v, (uint32_t)rd_i32(q->rq, (size_t)ch), q->out_zp);
+    v = npucc_stage_act_clamp(v, q->lo, q->hi);
+    return npucc_stage_out_int8(v);
+  }
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT) {
+    v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
+    v = npucc_stage_rq_shift(v, rd_i32(q->rq, (size_t)ch), q->out_zp);
     v = npucc_stage_act_clamp(v, q->lo, q->hi);
     return npucc_stage_out_int8(v);
   }

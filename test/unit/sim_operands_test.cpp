@@ -4,8 +4,8 @@
 // (issue 19, phase 5: npu-sysmem's matmul reads its weights in place; an
 // unmapped, misaligned or scratchpad address is an error) and checks the
 // arithmetic stages' own limits (phase 7: fp32_scale needs its per-channel
-// table and finite scales; an accumulator wider than acc_bits is a limit
-// error).
+// table and finite scales; shift needs its table and shifts in 0..31 and
+// rounds ties to even; an accumulator wider than acc_bits is a limit error).
 //
 //===----------------------------------------------------------------------===//
 #include "SimRig.h"
@@ -69,7 +69,8 @@ TEST(SimSystemOperands, UnmappedOrMisalignedReadsFail) {
 /// A 1 x K x 1 matmul on `name` (its simulator replaced by one of `alt` when given) with the
 /// rq table `table` and per_channel `perChannel`: the simulator's error ("" if none).
 std::string matmulStages(const std::string &name, const npucc_target_desc *alt, const I32 &table,
-                         int perChannel, int8_t x = 1, int8_t wv = 1, int K = 4) {
+                         int perChannel, int8_t x = 1, int8_t wv = 1, int K = 4,
+                         int8_t *result = nullptr) {
   Rig r(name);
   EXPECT_TRUE(r.ok());
   if (!r.ok())
@@ -94,6 +95,8 @@ std::string matmulStages(const std::string &name, const npucc_target_desc *alt, 
   EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_MATMUL, p.data(), &bad), NPUCC_OK);
   if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK || npucc_sim_failed(r.Sim))
     return npucc_sim_error(r.Sim);
+  if (result)
+    *result = r.store(out, 1)[0];
   return "";
 }
 
@@ -112,6 +115,31 @@ TEST(SimArithmetic, Fp32ScaleNeedsTheTableAndFiniteScales) {
       << e;
   e = matmulStages(t, nullptr, {int32_t(0x7FC00000)}, 1);
   EXPECT_NE(e.find("requant table: scale of channel 0 is not finite"), std::string::npos) << e;
+}
+
+TEST(SimArithmetic, ShiftStageRoundsToEvenAndNeedsItsTable) {
+  const std::string t = npucc::test::testTarget("npu-shift.json");
+  // acc = K * x * w: 4 * 3 * 5 = 60; 60 / 8 = 7.5 -> 8; 60 / 16 = 3.75 -> 4; 60 / 32 -> 2;
+  // -60 / 8 -> -8; 36 / 8 = 4.5 -> 4 (ties to even); 60 / 1 -> 60.
+  struct Case {
+    int8_t x, w;
+    int K;
+    int32_t s;
+    int8_t want;
+  } cases[] = {{3, 5, 4, 3, 8},   {3, 5, 4, 4, 4}, {3, 5, 4, 5, 2},
+               {-3, 5, 4, 3, -8}, {3, 3, 4, 3, 4}, {3, 5, 4, 0, 60}};
+  for (const Case &c : cases) {
+    int8_t got = 0;
+    EXPECT_EQ(matmulStages(t, nullptr, {c.s}, 1, c.x, c.w, c.K, &got), "") << c.s;
+    EXPECT_EQ(got, c.want) << int(c.x) << " " << int(c.w) << " " << c.s;
+  }
+  std::string e = matmulStages(t, nullptr, {3}, 0);
+  EXPECT_NE(e.find("shift reads its shifts from the rq table (per_channel 0)"), std::string::npos)
+      << e;
+  e = matmulStages(t, nullptr, {32}, 1);
+  EXPECT_NE(e.find("requant table: shift 32 of channel 0 outside 0..31"), std::string::npos) << e;
+  e = matmulStages(t, nullptr, {-1}, 1);
+  EXPECT_NE(e.find("requant table: shift -1 of channel 0 outside 0..31"), std::string::npos) << e;
 }
 
 TEST(SimArithmetic, AccumulatorOverflowIsALimitError) {

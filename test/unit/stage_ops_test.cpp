@@ -142,6 +142,44 @@ TEST(StageOps, RequantQ31) {
   EXPECT_EQ(npucc_stage_rq_q31(-5, 1 << 30, 0, 0), -2);
 }
 
+/// acc / 2^s, one rounding to nearest even, + zp, saturated.
+int32_t refShift(int32_t acc, int32_t s, int32_t zp) {
+  using namespace npucc::testref;
+  return sat32(roundDiv2(I128(acc), s, Tie::Even) + zp);
+}
+
+TEST(StageOps, RequantShift) {
+  std::mt19937 rng(13);
+  const int32_t edges[] = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, 12345};
+  for (int i = 0; i < 200000; ++i) {
+    int32_t acc = i < 10 ? edges[i] : int32_t(rng());
+    if (i % 3 == 0)
+      acc >>= rng() % 31;
+    int32_t s = int32_t(rng() % 32);
+    int32_t zp = int32_t(rng() % 256) - 128;
+    ASSERT_EQ(npucc_stage_rq_shift(acc, s, zp), refShift(acc, s, zp)) << acc << " " << s;
+    // The q31 stage with the multiplier 2^-s (mult 2^30, shift s - 1); for s = 0 q31
+    // saturates acc * 2 first, so the two agree once clamped to int8.
+    if (s > 0) {
+      ASSERT_EQ(npucc_stage_rq_shift(acc, s, zp), npucc_stage_rq_q31(acc, 1 << 30, s - 1, zp))
+          << acc << " " << s;
+    }
+    ASSERT_EQ(npucc_stage_act_clamp(npucc_stage_rq_shift(acc, s, zp), -128, 127),
+              npucc_stage_act_clamp(npucc_stage_rq_q31(acc, 1 << 30, s - 1, zp), -128, 127))
+        << acc << " " << s;
+  }
+  // Ties to even: 6 / 4 = 1.5 -> 2, 10 / 4 = 2.5 -> 2, -10 / 4 -> -2, 14 / 4 = 3.5 -> 4.
+  EXPECT_EQ(npucc_stage_rq_shift(6, 2, 0), 2);
+  EXPECT_EQ(npucc_stage_rq_shift(10, 2, 0), 2);
+  EXPECT_EQ(npucc_stage_rq_shift(-10, 2, 0), -2);
+  EXPECT_EQ(npucc_stage_rq_shift(14, 2, 0), 4);
+  EXPECT_EQ(npucc_stage_rq_shift(11, 2, 0), 3);
+  EXPECT_EQ(npucc_stage_rq_shift(-11, 2, 0), -3);
+  EXPECT_EQ(npucc_stage_rq_shift(INT32_MIN, 31, 0), -1);
+  EXPECT_EQ(npucc_stage_rq_shift(INT32_MAX, 0, 5), INT32_MAX);
+  EXPECT_EQ(npucc_stage_rq_shift(-7, 0, 5), -2);
+}
+
 TEST(StageOps, ActivationClamp) {
   for (int v = -300; v <= 300; ++v)
     for (int lo : {-200, -128, -5, 0})

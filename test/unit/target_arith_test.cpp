@@ -4,7 +4,8 @@
 // stages (NPUCC_STAGE_LIST). The loader's acceptance and refusals (each with
 // its JSON path), the C table's pipeline rows (absent for the defaults, so
 // existing tables stay byte-identical), the legality of the fp32_scale
-// requantization and the records it writes (one binary32 scale per channel).
+// requantization and the records it writes (one binary32 scale per channel),
+// the shift stage's acceptance and refusal.
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/target/CTable.h"
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "TargetJsonEdit.h"
+#include "TestTargets.h"
 
 using namespace npucc::target;
 using namespace npucc::test;
@@ -47,7 +49,7 @@ TEST(TargetArith, Refusals) {
             "activation, pool, output)");
   EXPECT_EQ(arithErr("conv", {{"requant", "fp32_scal"}}),
             "npu.json: error: /compute/operations/conv/arithmetic/requant: unknown requant stage "
-            "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale)");
+            "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale, shift)");
   EXPECT_EQ(arithErr("matmul", {{"activation", "sigmoid"}}),
             "npu.json: error: /compute/operations/matmul/arithmetic/activation: unknown "
             "activation stage 'sigmoid' (expected clamp)");
@@ -60,6 +62,20 @@ TEST(TargetArith, Refusals) {
             "npu.json: error: /compute/operations/depthwise/arithmetic/requant: requant stage "
             "fp32_scale reads a binary32 scale per channel from the rq table: operation "
             "'depthwise' needs the per_channel requant mode");
+  EXPECT_EQ(arithErr("matmul", {{"requant", "shift"}}, true),
+            "npu.json: error: /compute/operations/matmul/arithmetic/requant: requant stage "
+            "shift reads a right shift per channel from the rq table: operation 'matmul' needs "
+            "the per_channel requant mode");
+}
+
+TEST(TargetArith, ShiftStageAccepted) {
+  EXPECT_EQ(arithErr("conv", {{"requant", "shift"}}), "");
+  auto r = loadTarget(testTarget("npu-shift.json"));
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  for (const char *op : {"conv", "depthwise", "matmul"})
+    EXPECT_EQ(r->operation(op)->stage(NPUCC_SLOT_REQUANT), NPUCC_STAGE_RQ_SHIFT) << op;
+  std::string src = emitCTableSource(*r);
+  EXPECT_NE(src.find("    .arith = npu_shift_arith,\n"), std::string::npos) << src;
 }
 
 TEST(TargetArith, DefaultsLeaveTheCTableAsItWas) {

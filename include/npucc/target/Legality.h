@@ -41,6 +41,9 @@ struct NpuOp {
   /// scales per channel, ONNX Runtime's float32 rounding, requant="fp32"),
   /// else q31 (exact rounding).
   bool fp32Scale = false;
+  /// The requantization stage is shift (a rounding right shift per channel,
+  /// exact rounding): the node's ratios are all powers of two 2^-s, s 0..31.
+  bool rqShift = false;
   uint64_t macs = 0;
 };
 

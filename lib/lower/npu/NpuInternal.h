@@ -109,8 +109,10 @@ struct RecordLayout {
 };
 RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block);
 /// Bytes per output channel of the requantization table: int32 mult and
-/// shift (q31), or one binary32 scale (fp32_scale).
-inline int64_t rqBytesPerChannel(const target::NpuOp &op) { return op.fp32Scale ? 4 : 8; }
+/// shift (q31), one binary32 scale (fp32_scale) or one int32 right shift (shift).
+inline int64_t rqBytesPerChannel(const target::NpuOp &op) {
+  return op.fp32Scale || op.rqShift ? 4 : 8;
+}
 /// Records start at multiples of this in the blob and the scratchpad.
 uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);
 /// The layout of the layer's weights on this NPU ("weights" of conv and

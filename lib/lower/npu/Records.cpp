@@ -104,6 +104,11 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
           putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, int32_t(bits));
           continue;
         }
+        if (op.rqShift) {
+          // Legality proved mult == 2^30: the multiplier is 2^-(shift + 1).
+          putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, m.shift + 1);
+          continue;
+        }
         putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, m.mult);
         putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, m.shift);
       }
