@@ -387,6 +387,16 @@ std::string emitCTableSource(const TargetDesc &t) {
     if (!items.empty())
       o << "    ." << WeightKeys[f] << " = {" << items << "},\n";
   }
+  // Activation layouts (phase 6), likewise only where blocked.
+  {
+    std::string items;
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
+      if (d.act_block[k] > 1)
+        items += std::string(items.empty() ? "" : ", ") + "[" + KindEnumNames[k] +
+                 "] = " + std::to_string(d.act_block[k]);
+    if (!items.empty())
+      o << "    .act_block = {" << items << "},\n";
+  }
   o << "    .clock_hz = " << d.clock_hz << "u,\n"
     << "    .command_overhead_cycles = " << d.command_overhead_cycles << "u,\n"
     << "    .vector_elems_per_cycle = " << d.vector_elems_per_cycle << "u,\n"

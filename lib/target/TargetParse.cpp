@@ -306,6 +306,13 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   }
   if (name == "conv" || name == "matmul")
     parseWeights(lo, l);
+  if (name == "conv" || name == "depthwise" || name == "pool")
+    l.actBlock = lo.has("layout") ? parseActLayout(*lo.opt("layout"), lo.at("layout"))
+                                  : DefaultActBlock;
+  else if (lo.has("layout"))
+    fail(lo.at("layout"), "operation '" + name +
+                              "' reads its operands as element sequences; only conv, "
+                              "depthwise and pool take an activation layout");
   if (mac) {
     std::vector<std::string> own = lo.has("requant")
                                        ? strList(lo, "requant", {"per_channel", "per_tensor"})
@@ -400,6 +407,8 @@ void TargetParser::parseCompute(const Obj &o) {
     fail(o.at("dtypes"), "at least one dtype is required");
   std::vector<std::string> rq = strList(o, "requant", {"per_channel", "per_tensor"});
   std::vector<std::string> act = strList(o, "fused_activations", {"clamp"});
+  if (const json *lay = o.opt("layout"))
+    DefaultActBlock = parseActLayout(*lay, o.at("layout"));
   Obj ops(o.req("operations"), o.at("operations"));
   for (auto it = ops.raw().begin(); it != ops.raw().end(); ++it) {
     const std::string &name = it.key();

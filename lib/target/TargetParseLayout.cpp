@@ -16,6 +16,12 @@
 //   - "weights" (conv, matmul): the weight layout, "ohwi" (default),
 //     "oihw", "hwio" or {"kind": "blocked", "o": bo, "i": bi}; the offsets
 //     are runtime/include/npucc_layout.h's.
+//   - "layout" (/compute, or conv/depthwise/pool): the activation layout
+//     of the NPU's operands in the scratchpad, "nhwc" (default) or
+//     {"kind": "blocked", "block": b} ([C/b][H][W][b]). System memory keeps
+//     NHWC; the scheduler moves each channel group with one strided DMA
+//     and writes the pad channels with the DMA's zero fill, so a blocked
+//     layout needs "zero_fill" (lib/lower/npu/Schedule.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "TargetParser.h"
@@ -139,6 +145,31 @@ void TargetParser::parseWeights(const Obj &lo, OpLimits &l) const {
   l.weightBlockO = unsigned(b.range("o", 1, 0xFFFF));
   l.weightBlockI = unsigned(b.range("i", 1, 0xFFFF));
   b.done();
+}
+
+unsigned TargetParser::parseActLayout(const json &v, const std::string &path) const {
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s == "nhwc")
+      return 1;
+    fail(path, "unknown activation layout " + shortQuote(s) +
+                   " (expected nhwc or {\"kind\": \"blocked\", \"block\": N})");
+  }
+  Obj b(v, path);
+  std::string kind = b.str("kind");
+  if (kind == "planar")
+    fail(b.at("kind"), "the planar activation layout is not supported yet (nhwc or blocked)");
+  if (kind != "blocked")
+    fail(b.at("kind"), "unknown activation layout kind " + shortQuote(kind) +
+                           " (expected blocked; nhwc is a string)");
+  // A block of 1 would be [C][H][W] (planar without row padding): not offered.
+  unsigned block = unsigned(b.range("block", 2, 0xFFFF));
+  b.done();
+  if (block > 1 && !T.dma.zeroFill)
+    fail(path, "a blocked layout pads channels to a multiple of " + std::to_string(block) +
+                   "; the compiler writes the pad with the DMA's zero fill, which /dma does not "
+                   "have (\"zero_fill\": true)");
+  return block;
 }
 
 } // namespace npucc::target

@@ -115,6 +115,8 @@ private:
   void checkDmaUnit(const ParamRange &length) const;
   void parseGeometry(const std::string &name, const Obj &lo, OpLimits &l) const;
   void parseWeights(const Obj &lo, OpLimits &l) const;
+  unsigned parseActLayout(const json &v, const std::string &path) const;
+  void parseLayouts(const Obj &compute);
 
   // TargetProofs.cpp
   void checkCapabilitiesEncodable() const;
@@ -130,6 +132,8 @@ private:
   std::vector<Range> Ranges;
   /// max_length, max_rows, max_planes, max_stride, max_plane_stride as given.
   std::optional<uint64_t> ExplicitDma[5];
+  /// /compute/layout's channel block (1: NHWC), for operations without their own.
+  unsigned DefaultActBlock = 1;
 };
 
 /// Whether command kind `kind` may take semantic parameter `id` (the allowed

@@ -20,7 +20,9 @@
  *      scales per channel where its requantization stage is fp32_scale, one
  *      right shift per channel where it is shift), its
  *      weights in the layout the NPU's conv reads
- *      (npucc_target_desc.weight_layout, npucc_layout.h);
+ *      (npucc_target_desc.weight_layout, npucc_layout.h), its input and output
+ *      in the layout it reads and writes in the scratchpad (act_block: NHWC or
+ *      channel-blocked, the pad channels zero);
  *   4. a DMA moves the result back to RAM, and it is compared bit for bit with a
  *      plain C reference that uses the same requantization (npucc_requant.h,
  *      npucc_stages.h);
@@ -74,6 +76,10 @@ static uint32_t rq_off, table_size;
 /* The weights as the NPU's conv reads them (its weight layout). */
 static int8_t *w_npu;
 static uint32_t w_size;
+/* The input and output as the NPU's conv reads and writes them (its
+ * activation layout). */
+static int8_t *in_npu, *out_npu;
+static uint32_t in_size, out_size;
 
 static const npucc_target_desc *target(void) { return NPUCC_TARGET; }
 
@@ -279,6 +285,22 @@ int main(int argc, char **argv) {
             w_npu[npucc_wlayout_offset(wl, COUT, K, K, CIN, o, ky, kx, c)] =
                 weights[((o * K + ky) * K + kx) * CIN + c];
   }
+  {
+    npucc_alayout al;
+    int y, x, c;
+    al.block = d->act_block[NPUCC_KIND_CONV];
+    al.kind = (uint8_t)(al.block > 1 ? NPUCC_AL_BLOCKED : NPUCC_AL_NHWC);
+    in_size = (uint32_t)npucc_alayout_bytes(al, H, W, CIN);
+    out_size = (uint32_t)npucc_alayout_bytes(al, H, W, COUT);
+    in_npu = (int8_t *)calloc(in_size, 1);
+    out_npu = (int8_t *)calloc(out_size, 1);
+    if (!in_npu || !out_npu)
+      return 2;
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++)
+        for (c = 0; c < CIN; c++)
+          in_npu[npucc_alayout_offset(al, H, W, CIN, y, x, c)] = input[(y * W + x) * CIN + c];
+  }
 
   sim = npucc_sim_create(d);
   if (!sim)
@@ -287,21 +309,21 @@ int main(int argc, char **argv) {
   /* System memory: the input, then the output in RAM; weights and the bias/requant
    * table in flash when the NPU has a read-only window, else in RAM too. */
   in_s = align_up(ram->base, a);
-  out_s = align_up(in_s + sizeof input, a);
-  w_s = align_up(rom ? rom->base : out_s + sizeof output, a);
+  out_s = align_up(in_s + in_size, a);
+  w_s = align_up(rom ? rom->base : out_s + out_size, a);
   b_s = align_up(w_s + w_size, a);
-  if (npucc_sim_map(sim, in_s, input, sizeof input) != 0 ||
-      npucc_sim_map(sim, out_s, output, sizeof output) != 0 ||
+  if (npucc_sim_map(sim, in_s, in_npu, in_size) != 0 ||
+      npucc_sim_map(sim, out_s, out_npu, out_size) != 0 ||
       npucc_sim_map(sim, w_s, w_npu, w_size) != 0 ||
       npucc_sim_map(sim, b_s, table, table_size) != 0) {
     printf("%s: cannot map the buffers into the system memory windows\n", d->name);
     return 2;
   }
   /* Scratchpad layout: input, weights, bias/requant table, output, one bank each in turn. */
-  in_d = spm_place(spm, sizeof input, a);
+  in_d = spm_place(spm, in_size, a);
   w_d = spm_place(spm, w_size, a);
   b_d = spm_place(spm, table_size, a);
-  out_d = spm_place(spm, sizeof output, a);
+  out_d = spm_place(spm, out_size, a);
 
   if (fault) {
     /* Into read-only memory when there is some, else outside every window. */
@@ -316,7 +338,7 @@ int main(int argc, char **argv) {
   } else if (dma(w_s, w_d, w_size, 1) || dma(b_s, b_d, table_size, 1)) {
     goto done;
   }
-  if (dma(in_s, in_d, sizeof input, !race))
+  if (dma(in_s, in_d, in_size, !race))
     goto done;
   npucc_npu_defaults(p);
   p[NPUCC_P_IN_ADDR] = (int64_t)in_d;
@@ -346,13 +368,23 @@ int main(int argc, char **argv) {
     goto done;
   if (waw) {
     /* The convolution has not been waited for: this DMA overwrites its output. */
-    (void)dma(in_s, out_d, sizeof input, 1);
+    (void)dma(in_s, out_d, in_size, 1);
     goto done;
   }
   if (wait_for(NPUCC_ENGINE_COMPUTE, timeout ? 1u : POLLS, "wait conv") != NPUCC_OK)
     goto done;
-  if (dma(out_d, out_s, sizeof output, 1) != NPUCC_OK)
+  if (dma(out_d, out_s, out_size, 1) != NPUCC_OK)
     goto done;
+  {
+    npucc_alayout al;
+    int y, x, c;
+    al.block = d->act_block[NPUCC_KIND_CONV];
+    al.kind = (uint8_t)(al.block > 1 ? NPUCC_AL_BLOCKED : NPUCC_AL_NHWC);
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++)
+        for (c = 0; c < COUT; c++)
+          output[(y * W + x) * COUT + c] = out_npu[npucc_alayout_offset(al, H, W, COUT, y, x, c)];
+  }
   for (o = 0; o < (int)sizeof output; o++)
     mismatches += output[o] != expect[o];
 
@@ -381,5 +413,7 @@ done:
   npucc_sim_destroy(sim);
   free(table);
   free(w_npu);
+  free(in_npu);
+  free(out_npu);
   return rc;
 }

@@ -385,6 +385,9 @@ typedef struct npucc_target_desc {
   uint8_t weight_layout[NPUCC_KIND_COUNT];
   uint16_t weight_block_o[NPUCC_KIND_COUNT];
   uint16_t weight_block_i[NPUCC_KIND_COUNT];
+  /* The channel block of conv, depthwise and pool activations in the
+   * scratchpad (NPUCC_AL_BLOCKED of npucc_layout.h; 0 or 1 = NHWC). */
+  uint16_t act_block[NPUCC_KIND_COUNT];
   /* Timing */
   uint32_t clock_hz;
   uint32_t command_overhead_cycles;

@@ -13,6 +13,13 @@
  *   NPUCC_WL_HWIO     [KH][KW][I][O]
  *   NPUCC_WL_BLOCKED  [O/bo][KH][KW][I/bi][bo][bi]   O padded to a multiple
  *                     of bo and I to one of bi with zero weights
+ *
+ * Activations of an H x W x C image (conv, depthwise and pool operands in
+ * the scratchpad; system memory keeps NHWC):
+ *   NPUCC_AL_NHWC     [H][W][C]                      (the default)
+ *   NPUCC_AL_BLOCKED  [C/b][H][W][b]                 C padded to a multiple
+ *                     of b; the pad channels are written (zeros) but never
+ *                     computed with
  * C99, no allocation, no I/O.
  *
  *===----------------------------------------------------------------------===*/
@@ -64,6 +71,31 @@ static inline uint64_t npucc_wlayout_offset(npucc_wlayout l, int64_t o, int64_t 
   default:
     return (uint64_t)(((oc * kh + ky) * kw + kx) * i + ic);
   }
+}
+
+#define NPUCC_AL_NHWC 0
+#define NPUCC_AL_BLOCKED 1
+
+/* An activation layout: its kind and, for NPUCC_AL_BLOCKED, the channel
+ * block b (others: 1). */
+typedef struct npucc_alayout {
+  uint8_t kind;
+  uint16_t block;
+} npucc_alayout;
+
+/* Bytes of an H x W x C int8 image in layout `l` (pad channels included). */
+static inline uint64_t npucc_alayout_bytes(npucc_alayout l, int64_t h, int64_t w, int64_t c) {
+  if (l.kind == NPUCC_AL_BLOCKED && l.block > 0)
+    return (uint64_t)(h * w * npucc_layout_round_up(c, l.block));
+  return (uint64_t)(h * w * c);
+}
+
+/* Offset of element (y, x, ch) of an H x W x C image in layout `l`. */
+static inline uint64_t npucc_alayout_offset(npucc_alayout l, int64_t h, int64_t w, int64_t c,
+                                            int64_t y, int64_t x, int64_t ch) {
+  if (l.kind == NPUCC_AL_BLOCKED && l.block > 0)
+    return (uint64_t)((((ch / l.block) * h + y) * w + x) * l.block + ch % l.block);
+  return (uint64_t)((y * w + x) * c + ch);
 }
 
 #endif /* NPUCC_LAYOUT_H */

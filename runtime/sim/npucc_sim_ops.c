@@ -294,8 +294,18 @@ static npucc_wlayout weight_layout(const npucc_sim *s, int kind) {
   return l;
 }
 
-/* conv and depthwise: out[oy][ox][oc] over HWC input; conv weights in the
- * operation's layout, depthwise [k_h][k_w][channels]. */
+/* The activation layout of operation `kind` (npucc_layout.h). */
+static npucc_alayout act_layout(const npucc_sim *s, int kind) {
+  npucc_alayout l;
+  l.block = s->d->act_block[kind];
+  l.kind = (uint8_t)(l.block > 1 ? NPUCC_AL_BLOCKED : NPUCC_AL_NHWC);
+  return l;
+}
+
+/* conv and depthwise: out[oy][ox][oc] over input and output in the
+ * operation's activation layout (NHWC or channel-blocked: the whole padded
+ * groups are read and written, pad output channels as zeros); conv weights
+ * in the operation's layout, depthwise [k_h][k_w][channels]. */
 static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[kind];
   int dw = kind == NPUCC_KIND_DEPTHWISE;
@@ -303,6 +313,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   int64_t oy, ox, oc, ky, kx, c;
   uint64_t in_sz, out_sz, w_sz;
   npucc_wlayout wl = weight_layout(s, kind);
+  npucc_alayout al = act_layout(s, kind);
   sim_window wi, ww, wo;
   rq_ctx q;
   uint8_t *tmp;
@@ -312,17 +323,17 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   if (check_channels(s, idx, l, ic, oc_n) || check_spatial(s, idx, kind, p) ||
       check_banks(s, idx, kind, p))
     return -1;
-  in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ic);
+  in_sz = npucc_alayout_bytes(al, P(IN_H), P(IN_W), ic);
   w_sz =
       dw ? (uint64_t)(P(K_H) * P(K_W) * oc_n) : npucc_wlayout_bytes(wl, oc_n, P(K_H), P(K_W), ic);
-  out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * oc_n);
+  out_sz = npucc_alayout_bytes(al, P(OUT_H), P(OUT_W), oc_n);
   if (sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
       sim_check_read(s, idx, &wi, in_sz, "input") ||
       sim_const_operand(s, idx, kind, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
       sim_check_read(s, idx, &ww, w_sz, "weights") || check_quant(s, idx, kind, p, oc_n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
-  tmp = (uint8_t *)malloc((size_t)out_sz);
+  tmp = (uint8_t *)calloc((size_t)out_sz, 1);
   if (tmp == NULL)
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
@@ -336,20 +347,19 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
             continue;
           for (kx = 0; kx < P(K_W); ++kx) {
             int64_t ix = ox * P(STRIDE_W) - P(PAD_LEFT) + kx * P(DIL_W);
-            const uint8_t *in;
             if (ix < 0 || ix >= P(IN_W))
               continue;
-            in = wi.ptr + (iy * P(IN_W) + ix) * ic;
+#define IN_AT(ch) wi.ptr[npucc_alayout_offset(al, P(IN_H), P(IN_W), ic, iy, ix, (ch))]
             if (dw) {
               int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * oc_n + oc];
               acc = npucc_stage_mac(
-                  acc, npucc_stage_subtract_zp(npucc_stage_in_int8(in[oc / dm]), zp, wv));
+                  acc, npucc_stage_subtract_zp(npucc_stage_in_int8(IN_AT(oc / dm)), zp, wv));
             } else {
               const int8_t *wr = (const int8_t *)ww.ptr;
               for (c = 0; c < ic; ++c)
                 acc = npucc_stage_mac(
                     acc, npucc_stage_subtract_zp(
-                             npucc_stage_in_int8(in[c]), zp,
+                             npucc_stage_in_int8(IN_AT(c)), zp,
                              wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)]));
             }
           }
@@ -358,7 +368,8 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
           free(tmp);
           return -1;
         }
-        tmp[(oy * P(OUT_W) + ox) * oc_n + oc] = requant(&q, oc, oc_n, (int32_t)acc);
+        tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), oc_n, oy, ox, oc)] =
+            requant(&q, oc, oc_n, (int32_t)acc);
       }
   if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
@@ -368,6 +379,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   free(tmp);
   return 0;
 }
+#undef IN_AT
 
 static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_MATMUL];
@@ -423,20 +435,21 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
   rq_ctx q;
   int8_t *tmp;
   int kind = (int)P(POOL_KIND);
+  npucc_alayout al = act_layout(s, NPUCC_KIND_POOL);
   if (check_channels(s, idx, l, ch, -1) || check_spatial(s, idx, NPUCC_KIND_POOL, p) ||
       check_quant(s, idx, NPUCC_KIND_POOL, p, ch, &q))
     return -1;
   if (kind < 0 || kind > 31 || !((l->kinds_mask >> kind) & 1u))
     return sim_fail(s, idx, LIMIT, "field value out of range: pool kind %lld not supported",
                     (long long)P(POOL_KIND));
-  in_sz = (uint64_t)(P(IN_H) * P(IN_W) * ch);
-  out_sz = (uint64_t)(P(OUT_H) * P(OUT_W) * ch);
+  in_sz = npucc_alayout_bytes(al, P(IN_H), P(IN_W), ch);
+  out_sz = npucc_alayout_bytes(al, P(OUT_H), P(OUT_W), ch);
   if (check_banks(s, idx, NPUCC_KIND_POOL, p) ||
       sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
       sim_check_read(s, idx, &wi, in_sz, "input") ||
       sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
-  tmp = (int8_t *)malloc((size_t)out_sz);
+  tmp = (int8_t *)calloc((size_t)out_sz, 1);
   if (tmp == NULL)
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
@@ -450,7 +463,7 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
             int8_t v;
             if (iy < 0 || iy >= P(IN_H) || ix < 0 || ix >= P(IN_W))
               continue;
-            v = ((const int8_t *)wi.ptr)[(iy * P(IN_W) + ix) * ch + c];
+            v = ((const int8_t *)wi.ptr)[npucc_alayout_offset(al, P(IN_H), P(IN_W), ch, iy, ix, c)];
             if (kind == NPUCC_POOL_MAX)
               acc = v > acc ? v : acc;
             else
@@ -459,7 +472,8 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
           }
         if (kind == NPUCC_POOL_AVG)
           acc = npucc_div_round(acc, count);
-        tmp[(oy * P(OUT_W) + ox) * ch + c] = (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
+        tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), ch, oy, ox, c)] =
+            (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
       }
   if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);

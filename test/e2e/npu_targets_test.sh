@@ -32,6 +32,9 @@
 #    memory themselves: no scratchpad, no DMA for them): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
 #  - test/target/npu-weights.json (conv weights channel-blocked by 16 x 4, zero-padded; matmul
 #    weights HWIO): tinycnn_int8, mlpt_kws_qdq, mlpt_ic_qdq;
+#  - test/target/npu-blocked.json (conv, depthwise and pool operands channel-blocked by 16 in the
+#    scratchpad, made by strided DMA, pad zero-filled; conv weights blocked 16 x 16): tinycnn_int8,
+#    mlpt_kws_qdq, mlpt_ic_qdq;
 #  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8;
 #  - test/target/npu-fp32lut.json (conv, depthwise and matmul requantize with a binary32 scale
 #    per channel, the fp32_scale stage): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
@@ -143,6 +146,11 @@ on_targets npu-sysmem "mlpt_kws_qdq mlpt_ic_qdq"
 #     ([O/16][KH][KW][I/4][16][4], zero-padded), its matmul HWIO; the compiler writes them
 #     (Records.cpp) and the simulator reads them through npucc_layout.h.
 on_targets npu-weights "mlpt_kws_qdq mlpt_ic_qdq"
+
+# 2g'. Activation layouts (issue 19, phase 6): npu-blocked's conv, depthwise and pool read and
+#     write [C/16][H][W][16] in the scratchpad; the DMA makes it (a strided transfer per channel
+#     group, the pad zero-filled) and the simulator reads it through npucc_layout.h.
+on_targets npu-blocked "mlpt_kws_qdq mlpt_ic_qdq"
 
 # 2h. Kernel geometry (issue 19, phase 6): a K210-like conv (1x1 and 3x3 only, square, padded by
 #     the NPU itself by 0 and 1, images of at least 4x4): every conv is one whole-image command

@@ -17,7 +17,9 @@
 // and npu-sysmem (conv, depthwise and matmul read w, bias and rq from system
 // memory themselves) and npu-weights (conv weights channel-blocked, matmul
 // weights HWIO: npucc_layout.h) and npu-fp32lut (conv, depthwise and
-// matmul requantize with a binary32 scale per channel, the fp32_scale stage).
+// matmul requantize with a binary32 scale per channel, the fp32_scale stage)
+// and npu-blocked (conv, depthwise and pool operands channel-blocked by 16 in
+// the scratchpad, conv weights blocked 16 x 16).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -53,7 +55,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-insn.json"),
           testTarget("npu-cmdbuf.json"),
           testTarget("npu-sysmem.json"),
-          testTarget("npu-weights.json"), testTarget("npu-fp32lut.json")};
+          testTarget("npu-weights.json"), testTarget("npu-fp32lut.json"),
+          testTarget("npu-blocked.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

@@ -159,6 +159,36 @@ I8 relaid(const npucc_target_desc *d, int kind, const I8 &w, int O, int KH, int 
   return out;
 }
 
+/// The activation layout of operation `kind` (its "layout"; npucc_layout.h).
+npucc_alayout actLayout(const npucc_target_desc *d, int kind) {
+  npucc_alayout l;
+  l.block = d->act_block[kind];
+  l.kind = uint8_t(l.block > 1 ? NPUCC_AL_BLOCKED : NPUCC_AL_NHWC);
+  return l;
+}
+
+/// H x W x C NHWC data laid out as operation `kind` reads it, pad channels zero.
+I8 toAct(const npucc_target_desc *d, int kind, const I8 &v, int H, int W, int C) {
+  npucc_alayout l = actLayout(d, kind);
+  I8 out(npucc_alayout_bytes(l, H, W, C), 0);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < C; ++c)
+        out[npucc_alayout_offset(l, H, W, C, y, x, c)] = v[size_t((y * W + x) * C + c)];
+  return out;
+}
+
+/// The NHWC view of an operand operation `kind` wrote in its layout.
+I8 fromAct(const npucc_target_desc *d, int kind, const I8 &v, int H, int W, int C) {
+  npucc_alayout l = actLayout(d, kind);
+  I8 out(size_t(H) * W * C);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < C; ++c)
+        out[size_t((y * W + x) * C + c)] = v[npucc_alayout_offset(l, H, W, C, y, x, c)];
+  return out;
+}
+
 /// Reference conv / depthwise on HWC data with OHWI (or HWC) weights.
 I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int OH, int OW, int OC,
            int kh, int kw, int s, int dil, int pt, int pl, bool dw) {
@@ -205,12 +235,14 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     I8 w = randI8(g, size_t(kh) * kw * (dw ? OC : C * OC));
     Quant q(g, *l, size_t(OC));
     auto p = r.params();
-    p[NPUCC_P_IN_ADDR] = int64_t(r.load(in));
+    const int kind = dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV;
+    const size_t outBytes = npucc_alayout_bytes(actLayout(r.D, kind), OH, OW, OC);
+    p[NPUCC_P_IN_ADDR] = int64_t(r.load(toAct(r.D, kind, in, H, W, C)));
     p[NPUCC_P_W_ADDR] =
         int64_t(r.constant(dw ? "depthwise" : "conv", Operand::W,
                            dw ? w : relaid(r.D, NPUCC_KIND_CONV, w, OC, kh, kw, C)));
     q.program(r, p, dw ? "depthwise" : "conv");
-    uint64_t out = r.spmAlloc(size_t(OH) * OW * OC);
+    uint64_t out = r.spmAlloc(outBytes);
     p[NPUCC_P_OUT_ADDR] = int64_t(out);
     p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
     p[NPUCC_P_OUT_H] = OH, p[NPUCC_P_OUT_W] = OW;
@@ -225,7 +257,7 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     size_t before = npucc_sim_num_commands(r.Sim);
     r.issue(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p);
     r.wait(NPUCC_ENGINE_COMPUTE);
-    I8 got = r.store(out, size_t(OH) * OW * OC);
+    I8 got = fromAct(r.D, kind, r.store(out, outBytes), OH, OW, OC);
     EXPECT_EQ(got, refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw))
         << "k=" << kh << "x" << kw << " s=" << s << " dil=" << dil << " pad=" << padT << "," << padL
         << " mult=" << mult;
@@ -309,7 +341,8 @@ TEST_P(SimCommands, Pool) {
   std::mt19937 g(7);
   const int H = 7, W = 5, C = 6;
   I8 in = randI8(g, H * W * C);
-  uint64_t inAddr = r.load(in);
+  uint64_t inAddr = r.load(toAct(r.D, NPUCC_KIND_POOL, in, H, W, C));
+  const npucc_alayout al = actLayout(r.D, NPUCC_KIND_POOL);
   for (const std::string &kind : l->kinds)
     for (int k : l->kernelHeights) {
       if (!l->allowsKernel(k, k))
@@ -319,7 +352,8 @@ TEST_P(SimCommands, Pool) {
       int OH = (H + 2 * pad - k) / s + 1, OW = (W + 2 * pad - k) / s + 1;
       bool avg = kind == "avg";
       auto p = r.params();
-      uint64_t out = r.spmAlloc(OH * OW * C);
+      const size_t outBytes = npucc_alayout_bytes(al, OH, OW, C);
+      uint64_t out = r.spmAlloc(outBytes);
       p[NPUCC_P_IN_ADDR] = int64_t(inAddr), p[NPUCC_P_OUT_ADDR] = int64_t(out);
       p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
       p[NPUCC_P_OUT_H] = OH, p[NPUCC_P_OUT_W] = OW;
@@ -346,7 +380,8 @@ TEST_P(SimCommands, Pool) {
             int v = avg ? (sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n)) : best;
             ref[(oy * OW + ox) * C + c] = int8_t(std::clamp(v, -90, 100));
           }
-      EXPECT_EQ(r.store(out, OH * OW * C), ref) << kind << " k=" << k;
+      EXPECT_EQ(fromAct(r.D, NPUCC_KIND_POOL, r.store(out, outBytes), OH, OW, C), ref)
+          << kind << " k=" << k;
     }
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
 }

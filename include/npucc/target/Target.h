@@ -117,6 +117,10 @@ struct OpLimits {
   /// NPUCC_WL_* of runtime/include/npucc_layout.h (0: OHWI, today's), and
   /// the output / input channel blocks of the blocked layout.
   unsigned weightLayout = 0, weightBlockO = 1, weightBlockI = 1;
+  /// "layout" (conv, depthwise, pool; /compute/layout is the default): the
+  /// channel block of the NPU's activation operands in the scratchpad,
+  /// NPUCC_AL_BLOCKED [C/b][H][W][b] when above 1, NHWC when 1.
+  unsigned actBlock = 1;
   unsigned maxM = 0, maxK = 0, maxN = 0;
   std::vector<std::string> kinds; // pool: "max"/"avg"; eltwise: "add"
   bool perChannelRequant = false, perTensorRequant = false;

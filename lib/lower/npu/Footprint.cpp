@@ -76,6 +76,18 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
     inBytes = outBytes = v("length");
     addAccess(r, in, "in2_addr", inBytes, false);
   }
+  // A channel-blocked activation layout reads and writes more (its pad
+  // channels): the scheduler sizes those references by the layout.
+  auto sized = [&](const char *name, int64_t bytes) {
+    if (const lir::Arg *a = paramArg(in, name))
+      if (const lir::BufferRef *b = std::get_if<lir::BufferRef>(a))
+        return std::max<int64_t>(bytes, b->size);
+    return bytes;
+  };
+  if (k != "eltwise" && k != "matmul") {
+    inBytes = sized("in_addr", inBytes);
+    outBytes = sized("out_addr", outBytes);
+  }
   addAccess(r, in, "in_addr", inBytes, false);
   // A weight layout with padding (blocked) reads more: the scheduler sizes
   // the weights reference by the layout (recordLayout).

@@ -118,6 +118,9 @@ uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);
 /// The layout of the layer's weights on this NPU ("weights" of conv and
 /// matmul; depthwise weights are always [k_h][k_w][channels]).
 npucc_wlayout weightLayoutOf(const target::TargetDesc &t, const Layer &l);
+/// The layout of the layer's activations in the scratchpad ("layout" of
+/// conv, depthwise and pool; NHWC for the others). System memory is NHWC.
+npucc_alayout actLayoutOf(const target::TargetDesc &t, const Layer &l);
 /// Does the NPU read the layer's records (w, bias, rq) from system memory
 /// ("operands" of its operation)? Then they take no scratchpad and no DMA.
 bool recordsInSystem(const Layer &l, const target::TargetDesc &t);

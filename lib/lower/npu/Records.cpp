@@ -44,6 +44,18 @@ npucc_wlayout weightLayoutOf(const target::TargetDesc &t, const Layer &l) {
   return wl;
 }
 
+npucc_alayout actLayoutOf(const target::TargetDesc &t, const Layer &l) {
+  npucc_alayout al{NPUCC_AL_NHWC, 1};
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  if (lim && lim->actBlock > 1 &&
+      (l.op.kind == NPUCC_KIND_CONV || l.op.kind == NPUCC_KIND_DEPTHWISE ||
+       l.op.kind == NPUCC_KIND_POOL)) {
+    al.kind = NPUCC_AL_BLOCKED;
+    al.block = uint16_t(lim->actBlock);
+  }
+  return al;
+}
+
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
                                           const target::TargetDesc &t, int64_t block) {
   const target::NpuOp &op = l.op;

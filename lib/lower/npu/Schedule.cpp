@@ -11,6 +11,12 @@
 // DMA transfers respect the description's DMA: dimensions, maximum row
 // length, rows and strides, address alignment (a tiling whose transfers
 // cannot be aligned is rejected).
+// A channel-blocked activation layout ([C/b][H][W][b] in the scratchpad,
+// NHWC in system memory) is made by the DMA: one strided transfer per
+// channel group (b bytes of each pixel, source stride C, destination
+// stride b), and the pad channels of the last group written by a strided
+// zero fill, so that the NPU reads only written bytes. No relayout op and no
+// CPU pass: the arena stays NHWC.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -92,6 +98,13 @@ private:
   Status dmaOne(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len, int64_t rows,
                 int64_t srcStride, int64_t dstStride);
 
+  /// Pixels x C bytes of NHWC system memory <-> the channel groups of a
+  /// blocked scratchpad buffer (`c0` = first channel, `n` channels of the
+  /// buffer, `stride` = the system row of one pixel).
+  Status blockedIn(const lir::BufferRef &src, const SpmPlace &buf, int64_t pixels, int64_t n,
+                   int64_t stride);
+  Status blockedOut(const SpmPlace &buf, const lir::BufferRef &dst, int64_t pixels, int64_t n,
+                    int64_t stride);
   Status loadInput(int64_t tile, int slot);
   Status loadRecord(int64_t block, int slot);
   Status compute(int64_t tile);
@@ -116,6 +129,7 @@ private:
   std::string Comment;
   std::vector<lir::Instr> &Out;
   Buffers B;
+  npucc_alayout Al = actLayoutOf(T, L);
   std::vector<int> InSlotOf; // tile -> input buffer
   std::vector<uint64_t> RecordBlobOffset; // per block, from the blob start
 };
@@ -190,6 +204,46 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
   return success();
 }
 
+Status Emitter::blockedIn(const lir::BufferRef &src, const SpmPlace &buf, int64_t pixels,
+                          int64_t n, int64_t stride) {
+  const int64_t b = Al.block;
+  for (int64_t g = 0; g * b < n; ++g) {
+    int64_t len = std::min(b, n - g * b);
+    NPUCC_TRY(copy(at(src, g * b, 0), spmRef(buf, g * pixels * b, 0), len, pixels, stride, b));
+    if (len == b)
+      continue;
+    // The pad channels: zeros (their weights are zero; the NPU computes
+    // with the real channels only, but reads whole groups).
+    const int64_t maxRows =
+        T.dma.dims >= 2 ? int64_t(std::min<uint64_t>(T.dma.maxRows, INT32_MAX)) : 1;
+    for (int64_t r = 0; r < pixels;) {
+      int64_t rows = std::min(pixels - r, maxRows);
+      lir::BufferRef pad = spmRef(buf, (g * pixels + r) * b + len, (rows - 1) * b + (b - len));
+      lir::Instr &z = cmd("dma");
+      set(z, "src_addr", pad);
+      set(z, "dst_addr", pad);
+      set(z, "length", b - len);
+      if (rows > 1) {
+        set(z, "rows", rows);
+        set(z, "src_stride", b);
+        set(z, "dst_stride", b);
+      }
+      set(z, "zero_fill", 1);
+      r += rows;
+    }
+  }
+  return success();
+}
+
+Status Emitter::blockedOut(const SpmPlace &buf, const lir::BufferRef &dst, int64_t pixels,
+                           int64_t n, int64_t stride) {
+  const int64_t b = Al.block;
+  for (int64_t g = 0; g * b < n; ++g)
+    NPUCC_TRY(copy(spmRef(buf, g * pixels * b, 0), at(dst, g * b, 0), std::min(b, n - g * b),
+                   pixels, b, stride));
+  return success();
+}
+
 Status Emitter::loadInput(int64_t tile, int slot) {
   const SpmPlace &buf = Spm[size_t(slot)];
   if (L.op.kind == NPUCC_KIND_ELTWISE) {
@@ -201,6 +255,8 @@ Status Emitter::loadInput(int64_t tile, int slot) {
   int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
   auto rows = L.inRows(r0, r1);
   int64_t rowBytes = L.W * L.C, n = rows.second - rows.first;
+  if (Al.kind == NPUCC_AL_BLOCKED)
+    return blockedIn(at(Io.in, rows.first * rowBytes, 0), buf, n * L.W, L.C, L.C);
   return copy(at(Io.in, rows.first * rowBytes, n * rowBytes), spmRef(buf, 0, n * rowBytes),
               n * rowBytes, 1, n * rowBytes, n * rowBytes);
 }
@@ -236,7 +292,7 @@ Status Emitter::compute(int64_t tile) {
   int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
   auto rows = L.inRows(r0, r1);
   int64_t inH = rows.second - rows.first;
-  set(in, "in_addr", spmRef(inBuf, 0, inH * L.W * L.C));
+  set(in, "in_addr", spmRef(inBuf, 0, int64_t(npucc_alayout_bytes(Al, inH, L.W, L.C))));
   if (recordsInSystem(L, T)) {
     // Read by the NPU in the constant blob: address = the blob + offset.
     RecordLayout rl = recordLayout(L, T, nb);
@@ -259,7 +315,7 @@ Status Emitter::compute(int64_t tile) {
       set(in, "per_channel", 1);
     }
   }
-  set(in, "out_addr", spmRef(outBuf, 0, (r1 - r0) * L.OW * nb));
+  set(in, "out_addr", spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, r1 - r0, L.OW, nb))));
   if (op.kind == NPUCC_KIND_MATMUL) {
     set(in, "m", r1 - r0);
     set(in, "k", L.C);
@@ -302,6 +358,8 @@ Status Emitter::store(int64_t tile) {
   int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
   int64_t pixels = (r1 - r0) * L.OW;
   // [pixels][nb] in the scratchpad -> rows of OC bytes, columns from blk * block.
+  if (Al.kind == NPUCC_AL_BLOCKED)
+    return blockedOut(outBuf, at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0), pixels, nb, L.OC);
   return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0),
               nb, pixels, nb, L.OC);
 }
@@ -435,7 +493,8 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
     auto rows = l.inRows(r0, std::min(l.OH, r0 + tl.rows));
     maxIn = std::max(maxIn, rows.second - rows.first);
   }
-  b.inBytes = uint64_t(maxIn * l.W * l.C);
+  npucc_alayout al = actLayoutOf(t, l);
+  b.inBytes = npucc_alayout_bytes(al, maxIn, l.W, l.C);
   b.inCount = (rowTiles > 1 || (tl.blocksOuter && blocks > 1)) ? 2 : 1;
   for (int i = 0; i < b.inCount; ++i)
     b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
@@ -461,7 +520,7 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
     for (int i = 0; i < b.wCount; ++i)
       b.requests.push_back({"weights record", b.wBytes, roles, offs});
   }
-  b.outBytes = uint64_t(tl.rows * l.OW * tl.block);
+  b.outBytes = npucc_alayout_bytes(al, tl.rows, l.OW, tl.block);
   b.outCount = rowTiles * blocks > 1 ? 2 : 1;
   for (int i = 0; i < b.outCount; ++i)
     b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});

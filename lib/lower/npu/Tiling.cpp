@@ -49,6 +49,9 @@ std::string tileProblem(const Layer &l, const target::TargetDesc &t, const Tilin
     if (lim.outChannelMultiple > 1 && (tl.block % lim.outChannelMultiple ||
                                        (l.OC % tl.block) % lim.outChannelMultiple))
       return "out_channel_multiple";
+    npucc_alayout al = actLayoutOf(t, l);
+    if (al.kind == NPUCC_AL_BLOCKED && tl.block < l.OC && tl.block % al.block)
+      return "activation channel block";
   }
   if (op.kind == NPUCC_KIND_MATMUL)
     return tl.rows > hiOf(t, "matmul", "m") || over(tl.rows, lim.maxM) ? "m per command" : "";
@@ -95,6 +98,8 @@ std::vector<int64_t> blockOptions(const Layer &l, const target::TargetDesc &t) {
     return {l.OC};
   const target::OpLimits &lim = *t.operation(l.op.kindName);
   int64_t unit = std::lcm<int64_t>(t.compute.macRows, std::max<int64_t>(1, lim.outChannelMultiple));
+  // A channel-blocked output tile holds whole channel groups.
+  unit = std::lcm<int64_t>(unit, std::max<int64_t>(1, actLayoutOf(t, l).block));
   std::vector<int64_t> v = {l.OC};
   for (int64_t b = unit; b < l.OC && v.size() < 10; b *= 2)
     v.push_back(b);
