@@ -3,7 +3,7 @@
 # Usage: scripts/setup-deps.sh [extra-package ...]
 set -euo pipefail
 pkgs=(cmake ninja-build g++ gcc clang make libonnx-dev libprotobuf-dev protobuf-compiler
-      libcli11-dev nlohmann-json3-dev libgtest-dev libonnx-testdata llvm-14-tools "$@")
+      libcli11-dev nlohmann-json3-dev libpugixml-dev libgtest-dev libonnx-testdata llvm-14-tools "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -21,6 +21,17 @@ using cgen::commentSafe;
 using cgen::hex;
 namespace {
 
+/// " [read-only, oneToClear, read: clear]": the register-file attributes stated for a
+/// register or field (RegFileInfo; from `npucc target import --svd`), "" when none.
+std::string fileText(const RegFileInfo &i) {
+  std::string t;
+  for (const std::string &a :
+       {i.access, i.modifiedWrite, i.readAction.empty() ? "" : "read: " + i.readAction})
+    if (!a.empty())
+      t += (t.empty() ? "" : ", ") + a;
+  return t.empty() ? t : " [" + t + "]";
+}
+
 const bool SignedParams[] = {
 #define NPUCC_PARAM_SIGNED(id, name, def, req, allowed, sgn) sgn != 0,
     NPUCC_PARAM_LIST(NPUCC_PARAM_SIGNED)
@@ -116,9 +127,11 @@ std::string emitRegisterHeader(const TargetDesc &t) {
       o << " (written read-modify-write: a command changes only its fields)";
     if (!r.doc.empty())
       o << ": " << commentSafe(r.doc);
-    o << " */\n";
+    o << fileText(r.file) << " */\n";
     o << "#define " << P << "_REG_" << R << "_OFFSET " << hex(r.offset, 2) << "\n";
     o << "#define " << P << "_REG_" << R << "_WIDTH " << r.width << "u\n";
+    if (r.file.reset)
+      o << "#define " << P << "_REG_" << R << "_RESET " << hex(*r.file.reset) << "\n";
     for (const Field &f : r.fields) {
       std::string F = P + "_" + R + "_" + upper(f.name);
       uint64_t mask = f.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << f.width) - 1;
@@ -130,7 +143,7 @@ std::string emitRegisterHeader(const TargetDesc &t) {
         o << " (a write changes it only with " << commentSafe(f.writeEnable) << " all ones)";
       if (!f.doc.empty())
         o << ": " << commentSafe(f.doc);
-      o << " */\n";
+      o << fileText(f.file) << " */\n";
     }
     o << "\n";
   }

@@ -53,6 +53,8 @@ void TargetParser::parse(const json &root) {
     fail(o.at("name"), "the name must not be empty");
   T.description = o.str("description", "");
   T.addressBits = unsigned(o.range("address_bits", 32, 32, 64));
+  if (o.has("todo"))
+    parseSkeleton(o);
   parseMemories(Obj(o.req("memories"), "/memories"));
   parseDma(Obj(o.req("dma"), "/dma"));
   parseCompute(Obj(o.req("compute"), "/compute"));
@@ -80,6 +82,26 @@ void TargetParser::parse(const json &root) {
   crossCheck();
 }
 
+/// A skeleton from `npucc target import` (a top-level "todo": the sections still to
+/// write): its registers are checked like any description's, then the list is the error.
+void TargetParser::parseSkeleton(const Obj &o) {
+  const json &todo = o.req("todo");
+  if (!todo.is_array() || todo.empty())
+    fail(o.at("todo"), "expected a non-empty array of the sections still to describe");
+  std::string list;
+  for (size_t i = 0; i < todo.size(); ++i)
+    list += (i ? ", " : "") + Obj::asString(todo[i], o.at("todo") + "/" + std::to_string(i));
+  T.baseAddress = o.u64("base_address");
+  if (const json *b = o.opt("bus"))
+    parseBus(Obj(*b, "/bus"));
+  parseRegisters(o.array("registers"), "/registers");
+  fail(o.at("todo"), "a skeleton written by `npucc target import` (its " +
+                         std::to_string(T.registers.size()) +
+                         " registers load); still to describe: " + list +
+                         "; remove \"todo\" when they are written (docs/target.md, \"Starting "
+                         "from a register file\")");
+}
+
 void TargetParser::checkAddressRange(const Obj &m, const std::string &what, uint64_t base,
                                      uint64_t size) const {
   uint64_t maxAddr = T.addressBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << T.addressBits) - 1;
@@ -87,8 +109,8 @@ void TargetParser::checkAddressRange(const Obj &m, const std::string &what, uint
   if (base > maxAddr)
     fail(m.at("base"), what + " starts at " + hexText(base) + ", outside the " + bits);
   if (size - 1 > maxAddr - base)
-    fail(m.at("size"), what + " (" + hexText(base) + " + " + hexText(size) +
-                           " bytes) extends past the " + bits);
+    fail(m.at("size"),
+         what + " (" + hexText(base) + " + " + hexText(size) + " bytes) extends past the " + bits);
 }
 
 void TargetParser::addRange(const std::string &name, uint64_t base, uint64_t size,
@@ -97,8 +119,8 @@ void TargetParser::addRange(const std::string &name, uint64_t base, uint64_t siz
     fail(path + "/name", "a memory name must not be empty");
   for (const Range &r : Ranges)
     if (macroPrefix(r.name) == macroPrefix(name))
-      fail(path + "/name", "memory " + shortQuote(name) + " gives the same C identifier as memory " +
-                               shortQuote(r.name));
+      fail(path + "/name", "memory " + shortQuote(name) +
+                               " gives the same C identifier as memory " + shortQuote(r.name));
   for (const Range &r : Ranges)
     if (base < r.hi && r.lo < base + size)
       fail(path, "memory " + shortQuote(name) + " overlaps memory " + shortQuote(r.name));
@@ -153,8 +175,8 @@ void TargetParser::parseScratchpad(const Obj &m, Scratchpad &s) {
   }
   std::string policy = m.str("bank_conflict", "error");
   if (policy != "error" && policy != "slowdown")
-    fail(m.at("bank_conflict"), "unknown bank_conflict " + shortQuote(policy) +
-                                    " (expected error or slowdown)");
+    fail(m.at("bank_conflict"),
+         "unknown bank_conflict " + shortQuote(policy) + " (expected error or slowdown)");
   if (m.has("bank_conflict") && s.separateBanks.empty())
     fail(m.at("bank_conflict"), "bank_conflict needs separate_banks");
   s.conflictIsError = policy == "error";
@@ -299,8 +321,9 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     l.maxN = unsigned(lo.range("max_n", 0, 0, U32));
   }
   if (name == "pool" || name == "eltwise") {
-    l.kinds = strList(lo, "kinds", name == "pool" ? std::set<std::string>{"max", "avg"}
-                                                  : std::set<std::string>{"add"});
+    l.kinds = strList(lo, "kinds",
+                      name == "pool" ? std::set<std::string>{"max", "avg"}
+                                     : std::set<std::string>{"add"});
     if (l.kinds.empty())
       fail(lo.at("kinds"), "operation '" + name + "' needs a non-empty 'kinds' list");
   }
@@ -314,9 +337,8 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
                               "' reads its operands as element sequences; only conv, "
                               "depthwise and pool take an activation layout");
   if (mac) {
-    std::vector<std::string> own = lo.has("requant")
-                                       ? strList(lo, "requant", {"per_channel", "per_tensor"})
-                                       : rq;
+    std::vector<std::string> own =
+        lo.has("requant") ? strList(lo, "requant", {"per_channel", "per_tensor"}) : rq;
     if (lo.has("requant") && own.empty())
       fail(lo.at("requant"), "at least one requant mode is required");
     for (const std::string &r : own) {
@@ -332,11 +354,28 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   if (const json *ar = lo.opt("arithmetic"))
     parseArithmetic(name, Obj(*ar, lo.at("arithmetic")), l);
   // A key that another operation takes is not a typo: say where it belongs.
-  static const std::set<std::string> OtherOps = {
-      "kernel_sizes", "kernel_heights", "kernel_widths", "strides", "dilations", "max_padding",
-      "max_in_h", "max_in_w", "max_out_h", "max_out_w", "channel_multipliers", "channel_multiple",
-      "max_channels", "in_channel_multiple", "out_channel_multiple", "max_in_channels",
-      "max_out_channels", "max_m", "max_k", "max_n", "kinds", "requant"};
+  static const std::set<std::string> OtherOps = {"kernel_sizes",
+                                                 "kernel_heights",
+                                                 "kernel_widths",
+                                                 "strides",
+                                                 "dilations",
+                                                 "max_padding",
+                                                 "max_in_h",
+                                                 "max_in_w",
+                                                 "max_out_h",
+                                                 "max_out_w",
+                                                 "channel_multipliers",
+                                                 "channel_multiple",
+                                                 "max_channels",
+                                                 "in_channel_multiple",
+                                                 "out_channel_multiple",
+                                                 "max_in_channels",
+                                                 "max_out_channels",
+                                                 "max_m",
+                                                 "max_k",
+                                                 "max_n",
+                                                 "kinds",
+                                                 "requant"};
   static const std::set<std::string> LayoutKeys = {"min_in_h", "min_in_w", "square_kernels",
                                                    "implied_padding", "weights"};
   for (auto it = lo.raw().begin(); it != lo.raw().end(); ++it)

@@ -86,6 +86,38 @@ void TargetParser::resolveWriteEnables(Register &r, const std::string &path) con
   }
 }
 
+namespace {
+
+/// "access", "modified_write", "read_action", "reset" of a register or field (RegFileInfo).
+RegFileInfo parseFileInfo(const Obj &o, unsigned width, bool withReset) {
+  RegFileInfo f;
+  auto oneOf = [&](const char *key, std::initializer_list<const char *> names) {
+    std::string v = o.str(key, "");
+    if (v.empty() && !o.has(key))
+      return v;
+    std::string list;
+    for (const char *n : names) {
+      if (v == n)
+        return v;
+      list += std::string(list.empty() ? "" : ", ") + n;
+    }
+    fail(o.at(key), std::string("unknown ") + key + " " + shortQuote(v) + " (expected " + list +
+                        ": CMSIS-SVD's terms)");
+    return v;
+  };
+  f.access =
+      oneOf("access", {"read-write", "read-only", "write-only", "writeOnce", "read-writeOnce"});
+  f.modifiedWrite =
+      oneOf("modified_write", {"oneToClear", "oneToSet", "oneToToggle", "zeroToClear", "zeroToSet",
+                               "zeroToToggle", "clear", "set", "modify"});
+  f.readAction = oneOf("read_action", {"clear", "set", "modify", "modifyExternal"});
+  if (withReset && o.has("reset"))
+    f.reset = o.range("reset", 0, width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1);
+  return f;
+}
+
+} // namespace
+
 /// A register's (or frame word's) "fields": bounds within its width, no
 /// overlaps, C macro names unique across the description (`fieldNames`).
 void TargetParser::parseFieldList(const Obj &o, Register &r,
@@ -109,8 +141,10 @@ void TargetParser::parseFieldList(const Obj &o, Register &r,
                           shortQuote(r.name));
     if (!r.isWord() && fo.has("nop"))
       f.nop = uint32_t(fo.range("nop", 0, f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1));
-    if (!r.isWord())
+    if (!r.isWord()) {
       f.writeEnable = fo.str("write_enable", "");
+      f.file = parseFileInfo(fo, f.width, false); // SVD fields have no reset value
+    }
     fo.done();
     if (!fieldNames.insert(macroPrefix(r.name) + "_" + macroPrefix(f.name)).second)
       fail(fo.at("name"), "field " + shortQuote(f.name) + " of " + what + " " + shortQuote(r.name) +
@@ -131,8 +165,8 @@ void TargetParser::parseFieldList(const Obj &o, Register &r,
 
 void TargetParser::parseRegisters(const json &regs, const std::string &path) {
   if (regs.size() > MaxRegisters)
-    fail(path, std::to_string(regs.size()) + " registers; at most " +
-                   std::to_string(MaxRegisters) + " are supported");
+    fail(path, std::to_string(regs.size()) + " registers; at most " + std::to_string(MaxRegisters) +
+                   " are supported");
   std::set<std::string> cNames, fieldNames;
   size_t totalFields = 0;
   for (size_t i = 0; i < regs.size(); ++i) {
@@ -168,6 +202,7 @@ void TargetParser::parseRegisters(const json &regs, const std::string &path) {
     if (write != "whole" && write != "rmw")
       fail(o.at("write"), "unknown write mode " + shortQuote(write) + " (expected whole or rmw)");
     r.rmw = write == "rmw";
+    r.file = parseFileInfo(o, r.width, true);
     parseFieldList(o, r, fieldNames);
     totalFields += r.fields.size();
     if (totalFields > MaxRegisters)
@@ -274,14 +309,14 @@ ParamBinding TargetParser::parseBinding(const std::string &param, const json &j,
   } else {
     const json &fs = bo.array("fields");
     if (fs.empty() || fs.size() > MaxBindingParts)
-      fail(bo.at("fields"), "expected 1 to " + std::to_string(MaxBindingParts) +
-                                " fields, least significant first");
+      fail(bo.at("fields"),
+           "expected 1 to " + std::to_string(MaxBindingParts) + " fields, least significant first");
     for (size_t i = 0; i < fs.size(); ++i)
       b.fields.push_back(fieldRef(fs[i], bo.at("fields") + "/" + std::to_string(i)));
   }
   if (b.totalWidth() > 64)
-    fail(path, "the fields of parameter '" + param + "' hold " +
-                   std::to_string(b.totalWidth()) + " bits; at most 64");
+    fail(path, "the fields of parameter '" + param + "' hold " + std::to_string(b.totalWidth()) +
+                   " bits; at most 64");
   b.shift = unsigned(bo.range("shift", 0, 0, 31));
   b.minus = bo.has("minus") ? toI64(bo.req("minus"), bo.at("minus")) : (bo.opt("minus"), 0);
   bo.done();
@@ -319,9 +354,7 @@ void TargetParser::parseCommands(const Obj &o) {
       fail(co.at("engine"), "only the fence command runs on the fence engine");
     if ((engine == "dma") != (kind == "dma"))
       fail(co.at("engine"), "only the dma command runs on the dma engine");
-    c.engine = engine == "dma"     ? Engine::Dma
-               : engine == "fence" ? Engine::Fence
-                                   : Engine::Compute;
+    c.engine = engine == "dma" ? Engine::Dma : engine == "fence" ? Engine::Fence : Engine::Compute;
     c.doc = co.str("doc", "");
     parseDelivery(co, c);
     std::vector<FieldRef> used;
@@ -430,11 +463,11 @@ void TargetParser::checkAmbiguousCommands() const {
         for (const FieldValue &sy : y.select)
           distinct |= sameBits(sx.field, sy.field) && sx.value != sy.value;
       if (!distinct)
-        fail("/commands/" + x.kind,
-             "command '" + x.kind + "' starts exactly like command '" + y.kind + "' (/commands/" +
-                 y.kind + "): " + shortQuote(x.doorbell.field.text) + " = " +
-                 std::to_string(x.doorbell.value) +
-                 " and no select field holds a different value for the two");
+        fail("/commands/" + x.kind, "command '" + x.kind + "' starts exactly like command '" +
+                                        y.kind + "' (/commands/" + y.kind +
+                                        "): " + shortQuote(x.doorbell.field.text) + " = " +
+                                        std::to_string(x.doorbell.value) +
+                                        " and no select field holds a different value for the two");
     }
 }
 
@@ -463,8 +496,7 @@ void TargetParser::crossCheck() {
                           "a shift-only requantizer) and 'requant_shift' bound");
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
-    if (c.kind == "depthwise" &&
-        (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&
+    if (c.kind == "depthwise" && (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&
         !c.binding("depth_mult"))
       fail(p + "/params", "channel multipliers other than 1 need parameter 'depth_mult' bound");
   }

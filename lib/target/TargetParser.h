@@ -73,6 +73,7 @@ private:
   void addRange(const std::string &name, uint64_t base, uint64_t size, const std::string &path);
 
   // TargetParseInterface.cpp
+  void parseSkeleton(const Obj &o);
   void parseBus(const Obj &o);
   void parseRegisters(const json &regs, const std::string &path);
   void resolveWriteEnables(Register &r, const std::string &path) const;

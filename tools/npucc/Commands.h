@@ -104,6 +104,17 @@ int runOptLir(const CommonCompileFlags &common, const OptFlags &flags);
 /// `--emit-runtime DIR`: the no-OS NPU runtime of a target (+ simulator with `sim`).
 int runEmitRuntime(const std::string &target, const std::string &dir, bool sim);
 
+/// `npucc target import --svd|--ipxact FILE [--peripheral NAME] -o DESC.json` and
+/// `npucc target export --svd FILE [--target T]` (TargetCmd.cpp).
+struct TargetImportFlags {
+  std::string svd, ipxact, peripheral, out;
+};
+struct TargetExportFlags {
+  std::string svd;
+};
+int runTargetImport(const TargetImportFlags &f);
+int runTargetExport(const TargetExportFlags &f, const std::string &targetName);
+
 /// Prints the error (one line + notes) to stderr prefixed with "npucc: ".
 int reportError(const Diagnostic &d);
 /// `--cc`/`--cflags` text split at whitespace (no shell quoting).

@@ -6,6 +6,8 @@
 //   npucc opt INPUT.ir|MODEL.onnx|PROGRAM.lir [--passes=a,b] [--print-after=p|all]
 //   npucc --list-ops | --list-passes | --target list | --version | --help
 //   npucc [--target T] --emit-runtime DIR [--with-sim]
+//   npucc target import --svd FILE.svd|--ipxact FILE.xml [--peripheral NAME] -o DESC.json
+//   npucc target export --svd FILE.svd [--target T]
 //   (every compiling command takes --target NAME|FILE.json, default npu-default)
 //
 //===----------------------------------------------------------------------===//
@@ -56,7 +58,8 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
   app.add_option("--calib-method", f.calibMethod,
                  "minmax | percentile | entropy | mse | auto (best output SNR of the four)")
       ->capture_default_str();
-  app.add_option("--calib-percentile", f.calibPercentile, "Percentile for --calib-method percentile")
+  app.add_option("--calib-percentile", f.calibPercentile,
+                 "Percentile for --calib-method percentile")
       ->capture_default_str();
   app.add_option("--calib-random", f.calibRandom,
                  "Calibrate on N seeded random N(0,1) inputs (smoke tests only)");
@@ -297,8 +300,9 @@ int main(int argc, char **argv) {
       "check", "Compile, build and run a model folder (ONNX backend-test layout); compare outputs");
   checkCmd->add_option("model_dir", check.modelDir, "Folder with model.onnx and test_data_set_N")
       ->required();
-  checkCmd->add_option("--tolerance", check.tolerance,
-                       "Max error relative to max |reference| (float outputs)")
+  checkCmd
+      ->add_option("--tolerance", check.tolerance,
+                   "Max error relative to max |reference| (float outputs)")
       ->capture_default_str();
   checkCmd->add_option("--json", check.jsonPath,
                        "Also write the report as JSON (always, with \"status\": pass, mismatch "
@@ -308,18 +312,21 @@ int main(int argc, char **argv) {
   checkCmd->add_flag("--sanitize", check.sanitize,
                      "Build with -fsanitize=address,undefined and fail on any report");
   checkCmd->add_option("--keep", check.keepDir, "Keep the generated build in this folder");
-  checkCmd->add_option("--tolerance-steps", check.toleranceSteps,
-                       "Quantized outputs (DequantizeLinear, Softmax of one, integer): max error "
-                       "vs the golden output in quantization steps")
+  checkCmd
+      ->add_option("--tolerance-steps", check.toleranceSteps,
+                   "Quantized outputs (DequantizeLinear, Softmax of one, integer): max error "
+                   "vs the golden output in quantization steps")
       ->capture_default_str();
-  checkCmd->add_option("--interp-check", check.interpCheck,
-                       "Also require bit-exact outputs vs npucc's reference interpreter on the "
-                       "compiled graph: auto (quantized programs) | on | off")
+  checkCmd
+      ->add_option("--interp-check", check.interpCheck,
+                   "Also require bit-exact outputs vs npucc's reference interpreter on the "
+                   "compiled graph: auto (quantized programs) | on | off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
-  checkCmd->add_option("--progress", check.progress,
-                       "Progress lines on stderr (build, each data set): auto (when stderr is a "
-                       "terminal) | on | off")
+  checkCmd
+      ->add_option("--progress", check.progress,
+                   "Progress lines on stderr (build, each data set): auto (when stderr is a "
+                   "terminal) | on | off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   addCommonFlags(*checkCmd, common);
@@ -332,6 +339,34 @@ int main(int argc, char **argv) {
       ->required();
   optCmd->add_flag("--no-elide", opt.noElide, "Print all constant data");
   addCommonFlags(*optCmd, common);
+
+  tool::TargetImportFlags timport;
+  tool::TargetExportFlags texport;
+  CLI::App *targetCmd = app.add_subcommand(
+      "target", "Target descriptions and register files (docs/target.md, \"Starting from a "
+                "register file\")");
+  CLI::App *importCmd = targetCmd->add_subcommand(
+      "import", "Start a description from a CMSIS-SVD or IP-XACT register file: registers "
+                "filled in, the rest listed in \"todo\"");
+  CLI::Option *svdOpt =
+      importCmd->add_option("--svd", timport.svd, "The CMSIS-SVD file")->type_name("FILE");
+  importCmd->add_option("--ipxact", timport.ipxact, "The IP-XACT component file (IEEE 1685)")
+      ->type_name("FILE")
+      ->excludes(svdOpt);
+  importCmd->add_option("--peripheral", timport.peripheral,
+                        "The NPU's peripheral (SVD) or address block (IP-XACT) when the file "
+                        "has several");
+  importCmd->add_option("-o", timport.out, "The description skeleton to write")
+      ->required()
+      ->type_name("DESC.json");
+  CLI::App *exportCmd = targetCmd->add_subcommand(
+      "export", "Write the registers of a description (--target) as a CMSIS-SVD file");
+  exportCmd->add_option("--svd", texport.svd, "The CMSIS-SVD file to write")
+      ->required()
+      ->type_name("FILE");
+  exportCmd->add_option("--target", common.target, "Built-in name or description JSON")
+      ->capture_default_str();
+  targetCmd->require_subcommand(1, 1);
 
   app.require_subcommand(0, 1);
   try {
@@ -351,6 +386,10 @@ int main(int argc, char **argv) {
       return tool::reportError(seed.error());
     compile.seed = *seed;
   }
+  if (*importCmd)
+    return checkedStdout(tool::runTargetImport(timport));
+  if (*exportCmd)
+    return checkedStdout(tool::runTargetExport(texport, common.target));
   return checkedStdout(run(app, common, compile, check, opt, checkCmd, optCmd, listOpsFormat,
                            runtimeDir, runtimeSim, listPassesFlag));
 }

@@ -154,6 +154,24 @@ struct ComputeDesc {
   std::map<std::string, OpLimits> operations;
 };
 
+/// A register's or field's register-file attributes, in CMSIS-SVD's terms
+/// ("access", "modified_write", "read_action", "reset"; docs/target.md,
+/// "Starting from a register file"). Informational: `npucc target import`
+/// fills them from an SVD file and `npucc target export --svd` writes them
+/// back; the register map `<id>_regs.h` gives the reset values. Empty / unset:
+/// not stated.
+struct RegFileInfo {
+  std::string access;        // read-write | read-only | write-only | writeOnce | read-writeOnce
+  std::string modifiedWrite; // oneToClear | oneToSet | oneToToggle | zeroToClear | zeroToSet |
+                             // zeroToToggle | clear | set | modify
+  std::string readAction;    // clear | set | modify | modifyExternal
+  std::optional<uint64_t> reset;
+  bool operator==(const RegFileInfo &o) const {
+    return access == o.access && modifiedWrite == o.modifiedWrite &&
+           readAction == o.readAction && reset == o.reset;
+  }
+};
+
 struct Field {
   std::string name;
   unsigned lsb = 0, width = 0; // lsb 0..63, width 1..64, within the register
@@ -164,6 +182,7 @@ struct Field {
   /// writes this field); -1: none.
   std::string writeEnable;
   int writeEnableField = -1;
+  RegFileInfo file;
 };
 
 /// How the CPU reaches the registers: a register wider than the bus is
@@ -188,6 +207,7 @@ struct Register {
   /// word_bits. -1: a register.
   int frame = -1;
   bool isWord() const { return frame >= 0; }
+  RegFileInfo file;
 };
 
 /// "frames": an ordered list of command words, each laid out like a
