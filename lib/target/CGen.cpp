@@ -396,6 +396,8 @@ std::string emitCTableSource(const TargetDesc &t) {
                  "] = " + std::to_string(d.act_block[k]);
     if (!items.empty())
       o << "    .act_block = {" << items << "},\n";
+    if (d.pool_avg_rounding) // likewise only where it is not the default
+      o << "    .pool_avg_rounding = " << unsigned(d.pool_avg_rounding) << ",\n";
   }
   o << "    .clock_hz = " << d.clock_hz << "u,\n"
     << "    .command_overhead_cycles = " << d.command_overhead_cycles << "u,\n"

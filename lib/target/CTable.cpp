@@ -326,6 +326,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
       D.weight_block_o[k] = uint16_t(op.second.weightBlockO);
       D.weight_block_i[k] = uint16_t(op.second.weightBlockI);
       D.act_block[k] = uint16_t(op.second.actBlock > 1 ? op.second.actBlock : 0);
+      if (k == NPUCC_KIND_POOL)
+        D.pool_avg_rounding = uint8_t(op.second.avgRounding);
     }
   }
   D.clock_hz = uint32_t(T.timing.clockHz);

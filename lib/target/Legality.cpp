@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace npucc::target {
 namespace {
@@ -133,14 +134,15 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
   }
   for (int32_t z : q.zeroPoint)
     if (z != 0) {
-      c.fail("weights have zero point " + std::to_string(z) + " (the NPU has no weight zero "
+      c.fail("weights have zero point " + std::to_string(z) +
+             " (the NPU has no weight zero "
              "point)");
       break;
     }
   if (b && (!b->isConstant() || b->dtype != ir::DType::I32 || b->numElements() != channels))
     c.fail("bias is not a constant int32 tensor of " + std::to_string(channels) + " elements");
-  bool differ = std::adjacent_find(q.scale.begin(), q.scale.end(),
-                                   std::not_equal_to<float>()) != q.scale.end();
+  bool differ = std::adjacent_find(q.scale.begin(), q.scale.end(), std::not_equal_to<float>()) !=
+                q.scale.end();
   // fp32_scale reads a binary32 scale per channel from the rq table (the
   // loader requires per_channel): a per-tensor scale is a table of equal ones.
   op.fp32Scale = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
@@ -173,9 +175,8 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
   c.fits("in_zp", qx->second);
   c.fits("out_zp", qy->second);
   if (!op.perChannel) {
-    quant::QuantMultiplier m =
-        quant::productMultiplier(float(qx->first), q.scale[0], float(qy->first),
-                                 quant::Rounding::Exact);
+    quant::QuantMultiplier m = quant::productMultiplier(float(qx->first), q.scale[0],
+                                                        float(qy->first), quant::Rounding::Exact);
     c.fits("requant_mult", m.mult);
     c.fits("requant_shift", m.shift);
   } else {
@@ -302,6 +303,8 @@ bool spatialGeometry(const ir::Node &n, const ir::Value *x, const ir::Value *y, 
     return false;
   }
   std::vector<int64_t> k = n.attrInts("kernel_shape");
+  if (n.kind == ir::OpKind::GlobalAveragePool) // one window over the whole image
+    k = {xs[2], xs[3]};
   std::vector<int64_t> s = n.attrInts("strides", {1, 1}), d = n.attrInts("dilations", {1, 1});
   std::vector<int64_t> p = n.attrInts("pads", {0, 0, 0, 0});
   if (k.size() != 2 || s.size() != 2 || d.size() != 2 || p.size() != 4) {
@@ -380,32 +383,79 @@ void matmulLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions
   op.macs = uint64_t(op.m * op.k * op.n);
 }
 
+/// The window counts of an average pooling without the padded positions (the NPU
+/// divides by the pixels inside the image, as count_include_pad=0 does).
+std::set<int64_t> windowCounts(const NpuOp &op) {
+  std::set<int64_t> counts;
+  auto inside = [](int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t size) {
+    int64_t lo = o * stride - pad, hi = lo + k;
+    return std::max<int64_t>(0, std::min(hi, size) - std::max<int64_t>(lo, 0));
+  };
+  for (int64_t oy = 0; oy < op.outH; ++oy)
+    for (int64_t ox = 0; ox < op.outW; ++ox)
+      counts.insert(inside(oy, op.strideH, op.padTop, op.kh, op.inH) *
+                    inside(ox, op.strideW, op.padLeft, op.kw, op.inW));
+  return counts;
+}
+
+/// Why the NPU's average (sum / count rounded by `mode`, NPUCC_AVG_*, of the raw int8 values)
+/// differs from the graph's integer semantics (the sum of x - zp requantized by the Q31
+/// multiplier of 1/count, ties to even, + zp), or "" when it equals them for every window:
+/// an odd count never ties, and its multiplier's error (< 2^-30) cannot cross a half, so
+/// both round to nearest alike; a power-of-two count is exact in Q31 and ties where ties to
+/// even agree only with ties to even, and only with an even zero point (rounding x - zp
+/// and adding zp back keeps the parity then); other even counts tie where the Q31 error
+/// decides; truncate and floor agree only with a count of 1.
+std::string averageMismatch(const std::set<int64_t> &counts, unsigned mode, int32_t zp) {
+  static const char *const Names[] = {"half_away_from_zero", "half_to_even", "truncate", "floor"};
+  std::string why;
+  for (int64_t n : counts) {
+    bool pow2 = n > 0 && (n & (n - 1)) == 0;
+    if (n <= 1 || (n % 2 == 1 && mode <= NPUCC_AVG_HALF_EVEN) ||
+        (pow2 && mode == NPUCC_AVG_HALF_EVEN && zp % 2 == 0))
+      continue;
+    why = "a window of " + std::to_string(n) + " pixels" +
+          (pow2 && mode == NPUCC_AVG_HALF_EVEN ? " with the odd zero point " + std::to_string(zp)
+                                               : std::string()) +
+          ": the NPU's average rounds " + Names[mode < 4 ? mode : 0] +
+          " (pool.avg_rounding), the int8 semantics requantize the sum by the Q31 multiplier "
+          "of 1/count with ties to even";
+    break;
+  }
+  return why;
+}
+
 void poolLegal(const ir::Node &n, Checker &c, NpuOp &op) {
   const ir::Value *x = n.input(0), *y = n.output(0);
-  if (n.kind != ir::OpKind::MaxPool) {
-    c.fail("average pooling: the int8 semantics requantize the sum by 1/count (ties to even), "
-           "the NPU divides with ties away from zero");
-    return;
-  }
+  const bool avg = n.kind != ir::OpKind::MaxPool;
+  const char *what = avg ? "average pooling" : "MaxPool";
   if (n.outputs.size() > 1 && n.output(1))
     c.fail("MaxPool with an Indices output");
   if (n.attrInt("ceil_mode", 0) != 0)
-    c.fail("MaxPool with ceil_mode");
+    c.fail(std::string(what) + " with ceil_mode");
   if (!spatialGeometry(n, x, y, op, c))
     return;
   auto qx = activationQ(x, "input", c);
   auto qy = activationQ(y, "output", c);
   if (qx && qy && *qx != *qy)
     c.fail("input and output quantization differ");
-  op.poolKind = NPUCC_POOL_MAX;
+  op.poolKind = avg ? NPUCC_POOL_AVG : NPUCC_POOL_MAX;
   const OpLimits &l = *c.limits();
-  if (!l.allowsKind("max"))
-    c.fail("max pooling not in pool.kinds");
+  if (!l.allowsKind(avg ? "avg" : "max"))
+    c.fail(std::string(avg ? "average" : "max") + " pooling not in pool.kinds");
   checkSpatial(c, op, false);
+  if (avg && n.attrInt("count_include_pad", 0) != 0 &&
+      op.padTop + op.padBottom + op.padLeft + op.padRight > 0)
+    c.fail("average pooling with count_include_pad over padding (the NPU divides by the "
+           "pixels inside the image)");
+  if (avg && qx && op.outH > 0 && op.outW > 0)
+    if (std::string why = averageMismatch(windowCounts(op), l.avgRounding, qx->second);
+        !why.empty())
+      c.fail(why);
   c.multipleOf("channels", op.inC, l.inChannelMultiple, "in_channel_multiple");
   c.atMost("channels", op.inC, l.maxInChannels, "max_in_channels");
   c.fits("in_ch", op.inC);
-  c.fits("pool_kind", NPUCC_POOL_MAX);
+  c.fits("pool_kind", op.poolKind);
 }
 
 void eltwiseLegal(const ir::Node &n, Checker &c, NpuOp &op) {
@@ -458,6 +508,7 @@ std::string candidateKind(const ir::Node &n) {
     return "matmul";
   case ir::OpKind::MaxPool:
   case ir::OpKind::AveragePool:
+  case ir::OpKind::GlobalAveragePool:
     return "pool";
   case ir::OpKind::Add:
     return "eltwise";

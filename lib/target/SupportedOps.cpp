@@ -101,7 +101,8 @@ void spatial(std::vector<std::string> &c, const OpLimits &l, bool dilations) {
   maxOf(c, l.impliedPadding.empty() ? "input rows of one output row" : "input rows", l.maxInH);
 }
 
-std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind) {
+std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind,
+                                    bool avg = false) {
   const OpLimits &l = *t.operation(kind);
   std::vector<std::string> c;
   if (kind == "conv" || kind == "depthwise") {
@@ -127,11 +128,25 @@ std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind
     multiple(c, "n", l.outChannelMultiple);
     c.push_back("fields: " + fields(t, kind, {"k", "in_zp", "out_zp"}));
   } else if (kind == "pool") {
-    c.push_back("MaxPool only (average pooling's int8 rounding differs from the NPU's), "
-                "no Indices output, ceil_mode 0");
+    c.push_back("no Indices output, ceil_mode 0");
     c.push_back("input and output int8 with the same per-tensor quantization");
-    if (!l.allowsKind("max"))
+    if (avg) {
+      static const char *const Modes[] = {"half_away_from_zero", "half_to_even", "truncate",
+                                          "floor"};
+      if (!l.allowsKind("avg"))
+        c.push_back("never: average pooling is not in pool.kinds");
+      else
+        c.push_back(std::string("the NPU's average rounds ") + Modes[l.avgRounding % 4] +
+                    " (pool.avg_rounding): only where that equals the int8 semantics for "
+                    "every window, i.e. " +
+                    (l.avgRounding == 0   ? "windows of an odd number of pixels"
+                     : l.avgRounding == 1 ? "windows of an odd number of pixels, or of a power "
+                                            "of two with an even zero point"
+                                          : "windows of one pixel") +
+                    " (padding excluded; count_include_pad only without padding)");
+    } else if (!l.allowsKind("max")) {
       c.push_back("never: max pooling is not in pool.kinds");
+    }
     spatial(c, l, false);
     multiple(c, "channels", l.inChannelMultiple);
     maxOf(c, "channels", l.maxInChannels);
@@ -154,10 +169,14 @@ std::string supportedOpsMarkdown(const TargetDesc &t, const std::vector<std::str
   struct Row {
     const char *op, *kind, *when;
   };
-  static const Row Rows[] = {
-      {"Conv", "conv", "group 1"}, {"Conv", "depthwise", "group = input channels"},
-      {"Gemm", "matmul", ""},      {"MatMul", "matmul", ""},
-      {"MaxPool", "pool", ""},     {"Add", "eltwise", ""}};
+  static const Row Rows[] = {{"Conv", "conv", "group 1"},
+                             {"Conv", "depthwise", "group = input channels"},
+                             {"Gemm", "matmul", ""},
+                             {"MatMul", "matmul", ""},
+                             {"MaxPool", "pool", ""},
+                             {"AveragePool", "pool", ""},
+                             {"GlobalAveragePool", "pool", "one window over the image"},
+                             {"Add", "eltwise", ""}};
   std::ostringstream s;
   s << "## " << t.name << "\n\n";
   if (!t.description.empty())
@@ -175,7 +194,8 @@ std::string supportedOpsMarkdown(const TargetDesc &t, const std::vector<std::str
     }
     s << "| " << r.op << (*r.when ? std::string(" (") + r.when + ")" : "") << " | `" << r.kind
       << "` | ";
-    std::vector<std::string> c = conditions(t, r.kind);
+    std::vector<std::string> c =
+        conditions(t, r.kind, std::string(r.op).find("AveragePool") != std::string::npos);
     for (size_t i = 0; i < c.size(); ++i)
       s << (i ? "; " : "") << c[i];
     s << " |\n";

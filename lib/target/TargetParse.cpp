@@ -327,6 +327,19 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
     if (l.kinds.empty())
       fail(lo.at("kinds"), "operation '" + name + "' needs a non-empty 'kinds' list");
   }
+  if (name == "pool" && lo.has("avg_rounding")) {
+    static const char *const Modes[] = {"half_away_from_zero", "half_to_even", "truncate",
+                                        "floor"}; // NPUCC_AVG_* order
+    std::string m = lo.str("avg_rounding");
+    auto it = std::find(std::begin(Modes), std::end(Modes), m);
+    if (it == std::end(Modes))
+      fail(lo.at("avg_rounding"), "unknown avg_rounding " + shortQuote(m) +
+                                      " (expected half_away_from_zero, half_to_even, truncate "
+                                      "or floor)");
+    if (!l.allowsKind("avg"))
+      fail(lo.at("avg_rounding"), "avg_rounding without \"avg\" in pool.kinds");
+    l.avgRounding = unsigned(it - std::begin(Modes));
+  }
   if (name == "conv" || name == "matmul")
     parseWeights(lo, l);
   if (name == "conv" || name == "depthwise" || name == "pool")

@@ -388,6 +388,8 @@ typedef struct npucc_target_desc {
   /* The channel block of conv, depthwise and pool activations in the
    * scratchpad (NPUCC_AL_BLOCKED of npucc_layout.h; 0 or 1 = NHWC). */
   uint16_t act_block[NPUCC_KIND_COUNT];
+  /* How pool's average divides (NPUCC_AVG_*; 0 = ties away from zero). */
+  uint8_t pool_avg_rounding;
   /* Timing */
   uint32_t clock_hz;
   uint32_t command_overhead_cycles;

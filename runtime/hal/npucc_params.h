@@ -108,6 +108,12 @@ typedef enum npucc_param {
 /* pool_kind values */
 #define NPUCC_POOL_MAX 0
 #define NPUCC_POOL_AVG 1
+/* How the NPU's average pooling divides the window's sum by its count
+ * (pool "avg_rounding"; npucc_div_round_mode of npucc_requant.h). */
+#define NPUCC_AVG_HALF_AWAY 0 /* to nearest, ties away from zero (default) */
+#define NPUCC_AVG_HALF_EVEN 1 /* to nearest, ties to even */
+#define NPUCC_AVG_TRUNCATE 2  /* toward zero */
+#define NPUCC_AVG_FLOOR 3     /* toward minus infinity */
 /* eltwise_op values */
 #define NPUCC_ELTWISE_ADD 0
 

@@ -386,4 +386,21 @@ static inline int32_t npucc_div_round(int32_t num, int32_t den) {
   return num >= 0 ? (num + den / 2) / den : (num - den / 2) / den;
 }
 
+/* Integer division num / den (den > 0) rounded as `mode` says (NPUCC_AVG_*
+ * of npucc_params.h: the NPU's average pooling). */
+static inline int32_t npucc_div_round_mode(int32_t num, int32_t den, int mode) {
+  int32_t q, r;
+  if (den <= 0)
+    return 0;
+  q = num / den; /* toward zero */
+  r = num % den;
+  if (r == 0 || mode == 2)
+    return q;
+  if (mode == 3)
+    return num < 0 ? q - 1 : q;
+  if (2 * (r < 0 ? -r : r) == den && mode == 1) /* a tie: to even */
+    return (q % 2 == 0) ? q : (num < 0 ? q - 1 : q + 1);
+  return npucc_div_round(num, den); /* to nearest, ties away from zero */
+}
+
 #endif /* NPUCC_REQUANT_H */

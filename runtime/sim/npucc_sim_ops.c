@@ -471,7 +471,7 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
             ++count;
           }
         if (kind == NPUCC_POOL_AVG)
-          acc = npucc_div_round(acc, count);
+          acc = npucc_div_round_mode(acc, count, s->d->pool_avg_rounding);
         tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), ch, oy, ox, c)] =
             (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
       }

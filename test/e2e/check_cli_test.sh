@@ -100,7 +100,7 @@ PYEOF
   # The placement table names every layer in full, a CPU layer with its reasons.
   check_case "mismatch: softmax(dq) output, changed element 5" 1 mismatch \
     "'StatefulPartitionedCall/functional_1/conv2d/BiasAdd  [cpu: kernel 10x4 not in conv.kernel_sizes' in text \
-     and 'StatefulPartitionedCall/functional_1/average_pooling2d/AvgPool  [cpu: average pooling' in text \
+     and 'StatefulPartitionedCall/functional_1/average_pooling2d/AvgPool  [cpu: input and output quantization differ' in text \
      and j['outputs'][0]['first_mismatch'] == 5 and $row[-2] == '5' \
      and $row[-3] == j['outputs'][0]['interp']['exactness'] \
      and all(s['exactness'] + ',' in text for s in j['outputs'][0]['stages'])" \
@@ -197,6 +197,45 @@ check_case "per-layer distance: tinycnn_int8 on npu-fp32lut (4 MAC layers take f
 check_case "per-layer distance: tinycnn_int8 on npu-default (no change)" 0 pass \
   "not j['layer_distance']['rounding_changed'] and j['layer_distance']['layers'] == [] \
    and \"every NPU layer computes the model's own requantization (0 steps)\" in text" "$m"
+
+# Issue 21: an int8 AveragePool (2x2, stride 2: windows of 4 pixels, zero point 6) runs on an
+# NPU whose average rounds half to even (test/target/npu-avgpool.json) and matches the golden
+# data (the exact mean rounded half to even: many ties) and the interpreter bit for bit; on
+# npu-default (ties away from zero) it stays on the CPU with the reason.
+mkdir -p "$tmp/avg/test_data_set_0"
+"$py" - "$tmp/avg" <<'PYEOF'
+import sys, os, numpy as np, onnx
+from onnx import helper as h, numpy_helper as nh, TensorProto as T
+d = sys.argv[1]
+s, z = np.float32(0.25), np.int8(6)
+inits = [nh.from_array(np.array(s), "s"), nh.from_array(np.array(z), "z")]
+nodes = [h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+         h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+         h.make_node("AveragePool", ["xd"], ["p"], kernel_shape=[2, 2], strides=[2, 2], name="avg"),
+         h.make_node("QuantizeLinear", ["p", "s", "z"], ["pq"]),
+         h.make_node("DequantizeLinear", ["pq", "s", "z"], ["y"])]
+g = h.make_graph(nodes, "avg", [h.make_tensor_value_info("x", T.FLOAT, [1, 4, 8, 8])],
+                 [h.make_tensor_value_info("y", T.FLOAT, [1, 4, 4, 4])], inits)
+m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, os.path.join(d, "model.onnx"))
+q = ((np.arange(256) * 37 + 11) % 256 - 128).astype(np.int8).reshape(1, 4, 8, 8)
+x = (q.astype(np.float32) - 6) * s
+m4 = (q.astype(np.int64) - 6).reshape(1, 4, 4, 2, 4, 2).sum(axis=(3, 5))  # 4 x the mean
+r = np.floor(m4 / 4)
+frac = m4 - 4 * r
+r = np.where(frac > 2, r + 1, np.where(frac == 2, r + (r % 2), r))  # half to even
+y = ((np.clip(r + 6, -128, 127) - 6) * s).astype(np.float32)
+open(os.path.join(d, "test_data_set_0/input_0.pb"), "wb").write(nh.from_array(x, "x").SerializeToString())
+open(os.path.join(d, "test_data_set_0/output_0.pb"), "wb").write(nh.from_array(y, "y").SerializeToString())
+PYEOF
+check_case "AveragePool on npu-avgpool (ties to even): on the NPU, bit-exact" 0 pass \
+  "any(l.split()[1:3] == ['AveragePool', 'npu:pool'] for l in text.splitlines()) \
+   and j['outputs'][0]['max_steps'] == 0 and j['outputs'][0]['interp']['bit_exact'] \
+   and j['data_sets'][0]['sim']['hazards'] == 0" \
+  "$tmp/avg" --target "$src/test/target/npu-avgpool.json"
+check_case "AveragePool on npu-default (ties away from zero): CPU, with the reason" 0 pass \
+  "'[cpu: a window of 4 pixels: the NPU' in text and j['outputs'][0]['max_steps'] == 0" "$tmp/avg"
 
 echo "check_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -132,4 +132,26 @@ inline int32_t divRound(int32_t num, int32_t den) {
   return static_cast<int32_t>(q);
 }
 
+/// num / den (den > 0) rounded by an NPU's average pooling mode (pool.avg_rounding, in
+/// NPUCC_AVG_* order): 0 to nearest with ties away from zero, 1 ties to even, 2 toward zero,
+/// 3 toward minus infinity. From a floor division and its remainder.
+inline int32_t averageOf(int32_t num, int32_t den, unsigned mode) {
+  int64_t fl = num >= 0 ? num / den : -((-int64_t(num) + den - 1) / den);
+  int64_t rem2 = 2 * (int64_t(num) - fl * den); // twice the remainder, in [0, 2 den)
+  switch (mode) {
+  case 2:
+    return int32_t(num < 0 && rem2 ? fl + 1 : fl);
+  case 3:
+    return int32_t(fl);
+  default:
+    if (rem2 < den)
+      return int32_t(fl);
+    if (rem2 > den)
+      return int32_t(fl + 1);
+    if (mode == 1)
+      return int32_t(fl % 2 == 0 ? fl : fl + 1);
+    return int32_t(num >= 0 ? fl + 1 : fl);
+  }
+}
+
 } // namespace npucc::testref

@@ -19,7 +19,8 @@
 // weights HWIO: npucc_layout.h) and npu-fp32lut (conv, depthwise and
 // matmul requantize with a binary32 scale per channel, the fp32_scale stage)
 // and npu-blocked (conv, depthwise and pool operands channel-blocked by 16 in
-// the scratchpad, conv weights blocked 16 x 16).
+// the scratchpad, conv weights blocked 16 x 16) and npu-avgpool (the pool's
+// average rounds half to even; kernels and strides up to 25).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -56,7 +57,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-cmdbuf.json"),
           testTarget("npu-sysmem.json"),
           testTarget("npu-weights.json"), testTarget("npu-fp32lut.json"),
-          testTarget("npu-blocked.json")};
+          testTarget("npu-blocked.json"),
+          testTarget("npu-avgpool.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

@@ -8,6 +8,7 @@
 // the HAL sim back end; nothing below knows a particular NPU.
 //
 //===----------------------------------------------------------------------===//
+#include "RequantReference.h"
 #include "SimRig.h"
 
 #include "npucc_layout.h"
@@ -345,9 +346,12 @@ TEST_P(SimCommands, Pool) {
   const npucc_alayout al = actLayout(r.D, NPUCC_KIND_POOL);
   for (const std::string &kind : l->kinds)
     for (int k : l->kernelHeights) {
-      if (!l->allowsKernel(k, k))
+      if (!l->allowsKernel(k, k) || k > W)
         continue;
-      int s = l->strides.back(), pad = std::min({int(l->maxPad[0]), int(l->maxPad[1]),
+      int s = 1; // the largest allowed stride up to 2 (the image is 7x5)
+      for (int st : l->strides)
+        s = st <= 2 ? std::max(s, st) : s;
+      int pad = std::min({int(l->maxPad[0]), int(l->maxPad[1]),
                                                  int(l->maxPad[2]), int(l->maxPad[3]), k / 2});
       int OH = (H + 2 * pad - k) / s + 1, OW = (W + 2 * pad - k) / s + 1;
       bool avg = kind == "avg";
@@ -376,8 +380,8 @@ TEST_P(SimCommands, Pool) {
                 int v = in[(iy * W + ix) * C + c];
                 best = std::max(best, v), sum += v, ++n;
               }
-            // Average: round half away from zero over the valid taps only.
-            int v = avg ? (sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n)) : best;
+            // Average over the valid taps only, rounded as pool.avg_rounding says.
+            int v = avg ? npucc::testref::averageOf(sum, n, r.D->pool_avg_rounding) : best;
             ref[(oy * OW + ox) * C + c] = int8_t(std::clamp(v, -90, 100));
           }
       EXPECT_EQ(fromAct(r.D, NPUCC_KIND_POOL, r.store(out, outBytes), OH, OW, C), ref)

@@ -123,6 +123,9 @@ struct OpLimits {
   unsigned actBlock = 1;
   unsigned maxM = 0, maxK = 0, maxN = 0;
   std::vector<std::string> kinds; // pool: "max"/"avg"; eltwise: "add"
+  /// pool "avg_rounding": how the average divides the window's sum by its count,
+  /// NPUCC_AVG_* of runtime/hal/npucc_params.h (0: to nearest, ties away from zero).
+  unsigned avgRounding = 0;
   bool perChannelRequant = false, perTensorRequant = false;
   bool fusedClamp = false;
   OpTiming timing;
