@@ -191,6 +191,50 @@ TEST(StageOps, ActivationClamp) {
       }
 }
 
+/// lut256: out = (int8)lut[v + 128] with v saturated to int8 first, the
+/// indexing of the CPU's npucc_lut_s8 (table[x + 128]).
+TEST(StageOps, ActivationLut256) {
+  std::mt19937 rng(7);
+  uint8_t lut[256];
+  for (int round = 0; round < 8; ++round) {
+    for (uint8_t &b : lut)
+      b = uint8_t(rng());
+    for (int v = -1000; v <= 1000; ++v) {
+      int idx = v < -128 ? 0 : (v > 127 ? 255 : v + 128);
+      ASSERT_EQ(npucc_stage_act_lut256(v, lut), int32_t(int8_t(lut[idx]))) << v;
+    }
+    for (int32_t v : {INT32_MIN, INT32_MAX}) {
+      EXPECT_EQ(npucc_stage_act_lut256(v, lut), int32_t(int8_t(lut[v < 0 ? 0 : 255])));
+    }
+  }
+  // Distinct entries tell the index: lut[i] = i - 128 is the identity.
+  for (int i = 0; i < 256; ++i)
+    lut[i] = uint8_t(int8_t(i - 128));
+  for (int v = -128; v <= 127; ++v)
+    EXPECT_EQ(npucc_stage_act_lut256(v, lut), v);
+}
+
+/// A table holding the fused clamp, lut[i] = clamp(i - 128, lo, hi), is the
+/// clamp stage exactly: after the q31 requantization the two pipelines give
+/// the same byte for every accumulator.
+TEST(StageOps, Lut256OfTheClampEqualsTheClampStage) {
+  std::mt19937 rng(11);
+  uint8_t lut[256];
+  for (int i = 0; i < 20000; ++i) {
+    int32_t lo = int32_t(rng() % 256) - 128, hi = std::max(lo, int32_t(rng() % 256) - 128);
+    for (int k = 0; k < 256; ++k)
+      lut[k] = uint8_t(int8_t(std::min(std::max(k - 128, lo), hi)));
+    int32_t acc = int32_t(rng()) >> (rng() % 24);
+    int32_t mult = int32_t((1u << 30) + (rng() & ((1u << 30) - 1)));
+    int32_t shift = int32_t(rng() % 40) - 8;
+    int32_t zp = int32_t(rng() % 256) - 128;
+    int32_t q = npucc_stage_rq_q31(acc, mult, shift, zp);
+    ASSERT_EQ(npucc_stage_out_int8(npucc_stage_act_lut256(q, lut)),
+              npucc_stage_out_int8(npucc_stage_act_clamp(q, lo, hi)))
+        << acc << " " << lo << " " << hi;
+  }
+}
+
 /// The default pipeline is today's npucc_requant_i8 (the simulator's
 /// arithmetic before the stages).
 TEST(StageOps, DefaultPipelineEqualsRequantI8) {
