@@ -128,6 +128,19 @@ LutTable buildLut(LutFunction k, double sx, int32_t zx, double sy, int32_t zy, d
   return buildLut(lutFunction(k, alpha, beta), sx, zx, sy, zy);
 }
 
+std::array<uint8_t, 256> actLut256(int32_t lo, int32_t hi, const LutTable *next) {
+  std::array<uint8_t, 256> t{};
+  lo = std::max<int32_t>(lo, -128);
+  hi = std::min<int32_t>(hi, 127);
+  for (int i = 0; i < 256; ++i) {
+    int32_t v = std::clamp<int32_t>(i - 128, lo, std::max(lo, hi));
+    if (next)
+      v = std::clamp<int32_t>((*next)[size_t(v + 128)], -128, 127);
+    t[size_t(i)] = uint8_t(int8_t(v));
+  }
+  return t;
+}
+
 std::array<int32_t, 256> softmaxExpTable(double sx) {
   std::array<int32_t, 256> t{};
   for (int d = 0; d < 256; ++d)

@@ -150,6 +150,17 @@ static inline int32_t npucc_stage_act_clamp(int32_t v, int32_t act_min, int32_t 
   return npucc_clamp_i32(v, lo, hi);
 }
 
+/* ---- activation: lut256 ----
+ * A 256-byte table read with the requantized value as index:
+ * out = (int8)lut[v + 128], v first saturated to the int8 range (the
+ * requant stage's result is already saturated with out_zp added), so
+ * lut[0] is the output for -128 and lut[255] the one for 127: the indexing
+ * of the CPU's npucc_lut_s8. The table holds the fused clamp and any fused
+ * elementwise activation; the stage itself does no arithmetic. */
+static inline int32_t npucc_stage_act_lut256(int32_t v, const uint8_t *lut) {
+  return (int32_t)(int8_t)lut[npucc_clamp_i32(v, -128, 127) + 128];
+}
+
 /* ---- output: int8 ----
  * The stored byte of an activated value (saturated to int8). */
 static inline uint8_t npucc_stage_out_int8(int32_t v) {

@@ -4,12 +4,18 @@
 // NPU pipeline (NPUCC_STAGE_LIST, runtime/hal/npucc_params.h), shared by the
 // simulator and the interpreter. Each stage is checked here against a naive
 // model written from its documentation: 128-bit integers for the integer
-// stages, the host's IEEE binary32 arithmetic for the float ones.
+// stages, the host's IEEE binary32 arithmetic for the float ones; the lut256
+// table the compiler writes (quant::actLut256) against the CPU's kernels.
 //
 //===----------------------------------------------------------------------===//
 #include "RequantReference.h"
 
 #include "../../runtime/include/npucc_stages.h"
+#include "npucc/quant/Multiplier.h"
+
+extern "C" {
+#include "../../runtime/kernels/npucc_lut_s8.h"
+}
 
 #include <gtest/gtest.h>
 
@@ -189,6 +195,87 @@ TEST(StageOps, ActivationClamp) {
           EXPECT_EQ(npucc_stage_act_clamp(v, lo, hi), ref);
         }
       }
+}
+
+/// lut256: out = (int8)lut[v + 128] with v saturated to int8 first, the
+/// indexing of the CPU's npucc_lut_s8 (table[x + 128]).
+TEST(StageOps, ActivationLut256) {
+  std::mt19937 rng(7);
+  uint8_t lut[256];
+  for (int round = 0; round < 8; ++round) {
+    for (uint8_t &b : lut)
+      b = uint8_t(rng());
+    for (int v = -1000; v <= 1000; ++v) {
+      int idx = v < -128 ? 0 : (v > 127 ? 255 : v + 128);
+      ASSERT_EQ(npucc_stage_act_lut256(v, lut), int32_t(int8_t(lut[idx]))) << v;
+    }
+    for (int32_t v : {INT32_MIN, INT32_MAX}) {
+      EXPECT_EQ(npucc_stage_act_lut256(v, lut), int32_t(int8_t(lut[v < 0 ? 0 : 255])));
+    }
+  }
+  // Distinct entries tell the index: lut[i] = i - 128 is the identity.
+  for (int i = 0; i < 256; ++i)
+    lut[i] = uint8_t(int8_t(i - 128));
+  for (int v = -128; v <= 127; ++v)
+    EXPECT_EQ(npucc_stage_act_lut256(v, lut), v);
+}
+
+/// A table holding the fused clamp, lut[i] = clamp(i - 128, lo, hi), is the
+/// clamp stage exactly: after the q31 requantization the two pipelines give
+/// the same byte for every accumulator.
+TEST(StageOps, Lut256OfTheClampEqualsTheClampStage) {
+  std::mt19937 rng(11);
+  uint8_t lut[256];
+  for (int i = 0; i < 20000; ++i) {
+    int32_t lo = int32_t(rng() % 256) - 128, hi = std::max(lo, int32_t(rng() % 256) - 128);
+    for (int k = 0; k < 256; ++k)
+      lut[k] = uint8_t(int8_t(std::min(std::max(k - 128, lo), hi)));
+    int32_t acc = int32_t(rng()) >> (rng() % 24);
+    int32_t mult = int32_t((1u << 30) + (rng() & ((1u << 30) - 1)));
+    int32_t shift = int32_t(rng() % 40) - 8;
+    int32_t zp = int32_t(rng() % 256) - 128;
+    int32_t q = npucc_stage_rq_q31(acc, mult, shift, zp);
+    ASSERT_EQ(npucc_stage_out_int8(npucc_stage_act_lut256(q, lut)),
+              npucc_stage_out_int8(npucc_stage_act_clamp(q, lo, hi)))
+        << acc << " " << lo << " " << hi;
+  }
+}
+
+/// The compiler's table (quant::actLut256) after the q31 requantization is
+/// the CPU's arithmetic of the fused clamp followed by a lookup-table
+/// activation (npucc_requant_i8, then the kernel npucc_lut_s8 on a buildLut
+/// table), bit for bit: the fusion of Sigmoid, Tanh, HardSwish, LeakyRelu
+/// into the MAC layer is exact. Without `next` it is the clamp alone.
+TEST(StageOps, Lut256TableFusesTheClampAndAFollowingActivation) {
+  using npucc::quant::LutFunction;
+  std::mt19937 rng(13);
+  for (LutFunction k : {LutFunction::Sigmoid, LutFunction::Tanh, LutFunction::HardSwish,
+                        LutFunction::LeakyRelu}) {
+    for (int round = 0; round < 20; ++round) {
+      double sx = 0.01 + 0.2 * double(rng() % 1000) / 1000.0;
+      int32_t zx = int32_t(rng() % 256) - 128;
+      double sy = k == LutFunction::Sigmoid ? 1.0 / 256 : 0.005 + 0.05 * double(rng() % 100) / 100;
+      int32_t zy = k == LutFunction::Sigmoid ? -128 : int32_t(rng() % 64) - 32;
+      npucc::quant::LutTable next = npucc::quant::buildLut(k, sx, zx, sy, zy);
+      int32_t lo = int32_t(rng() % 256) - 128, hi = std::max(lo, int32_t(rng() % 256) - 128);
+      if (round % 4 == 0)
+        lo = -128, hi = 127;
+      std::array<uint8_t, 256> lut = npucc::quant::actLut256(lo, hi, &next);
+      std::array<uint8_t, 256> clampOnly = npucc::quant::actLut256(lo, hi);
+      for (int i = 0; i < 2000; ++i) {
+        int32_t acc = int32_t(rng()) >> (rng() % 24);
+        int32_t mult = int32_t((1u << 30) + (rng() & ((1u << 30) - 1)));
+        int32_t shift = int32_t(rng() % 40) - 8;
+        int32_t q = npucc_stage_rq_q31(acc, mult, shift, zx);
+        int8_t cpuIn = npucc_requant_i8(acc, mult, shift, zx, lo, hi), cpuOut = 0;
+        npucc_lut_s8(&cpuIn, &cpuOut, 1, next.data());
+        ASSERT_EQ(int8_t(npucc_stage_out_int8(npucc_stage_act_lut256(q, lut.data()))), cpuOut)
+            << int(k) << " acc " << acc << " clamp " << lo << ".." << hi;
+        ASSERT_EQ(int8_t(npucc_stage_out_int8(npucc_stage_act_lut256(q, clampOnly.data()))),
+                  cpuIn);
+      }
+    }
+  }
 }
 
 /// The default pipeline is today's npucc_requant_i8 (the simulator's

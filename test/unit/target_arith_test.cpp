@@ -52,7 +52,11 @@ TEST(TargetArith, Refusals) {
             "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale, shift)");
   EXPECT_EQ(arithErr("matmul", {{"activation", "sigmoid"}}),
             "npu.json: error: /compute/operations/matmul/arithmetic/activation: unknown "
-            "activation stage 'sigmoid' (expected clamp)");
+            "activation stage 'sigmoid' (expected clamp, lut256)");
+  EXPECT_EQ(arithErr("conv", {{"activation", "lut256"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/activation: activation stage "
+            "lut256 reads its 256-byte table through the act operand, which the compiler does "
+            "not place yet (issue 19, phase 7d): operation 'conv' can use clamp");
   EXPECT_EQ(arithErr("conv", {{"requant", 1}}),
             "npu.json: error: /compute/operations/conv/arithmetic/requant: expected a string, "
             "got integer");

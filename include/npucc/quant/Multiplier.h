@@ -81,6 +81,14 @@ std::function<double(double)> lutFunction(LutFunction k, double alpha = 0.01, do
 LutTable buildLut(LutFunction k, double sx, int32_t zx, double sy, int32_t zy,
                   double alpha = 0.01, double beta = 0.5);
 
+/// The 256-byte table of an NPU's lut256 activation stage
+/// (npucc_stage_act_lut256: out = (int8)lut[v + 128], v the requantized value):
+/// the MAC node's fused clamp [lo, hi], then, when `next` is given, a following
+/// int8 lookup-table activation (a buildLut table, npucc_lut_s8's indexing, its
+/// entries saturated to int8 as that kernel does) on the clamped value. Exact:
+/// entry i is what the CPU computes from the requantized value i - 128.
+std::array<uint8_t, 256> actLut256(int32_t lo, int32_t hi, const LutTable *next = nullptr);
+
 /// Softmax exp table: e[d] = round(2^16 * exp(-sx * d)) for d in 0..255 (e[0] = 65536).
 std::array<int32_t, 256> softmaxExpTable(double sx);
 /// round(2^16 / sy), the output scale of npucc_softmax_s8; 0 when it does not
