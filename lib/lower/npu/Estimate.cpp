@@ -62,7 +62,8 @@ namespace npucc::lower {
 uint64_t minDmaCycles(const target::TargetDesc &t, uint64_t weightBytes, uint64_t inBytes,
                       uint64_t outBytes, uint64_t constBytes) {
   uint64_t dma = std::max<uint64_t>(1, std::min(t.dma.readBytesPerCycle, t.dma.writeBytesPerCycle));
-  const target::SystemRange *cw = npu::windowAt(t, npu::regionBase(t, lir::Region::Const, constBytes));
+  const target::SystemRange *cw =
+      npu::windowAt(t, npu::regionBase(t, lir::Region::Const, constBytes));
   const target::SystemRange *aw = npu::windowAt(t, npu::regionBase(t, lir::Region::Arena, 0));
   auto cycles = [](uint64_t bytes, uint64_t rate) { return (bytes + rate - 1) / rate; };
   return cycles(weightBytes, npu::slower(dma, cw ? cw->readBytesPerCycle : 0)) +
@@ -84,13 +85,22 @@ struct Timeline {
   uint64_t ConstBytes = 0;
   uint64_t Cpu = 0;
   uint64_t End[NPUCC_ENGINE_COUNT] = {0, 0, 0}; // end of each engine's last command
-  std::vector<uint64_t> Queue[2]; // completion times of queued commands
-  std::map<int, int> EngineOf;    // token -> engine
+  std::vector<uint64_t> Queue[2];               // completion times of queued commands
+  std::map<int, int> EngineOf;                  // token -> engine
   NpuEstimate E;
   // Delivery "buffer": words appended since the buffer restarted and since
-  // the last kick; the commands waiting for the kick (engine, cycles).
+  // the last kick; the commands waiting for the kick.
   uint64_t BufUsed = 0, BufKicked = 0;
-  std::vector<std::pair<int, uint64_t>> Unkicked;
+  struct Pending {
+    int engine;
+    uint64_t cycles;
+    size_t instr;
+  };
+  std::vector<Pending> Unkicked;
+  // traceProgram: where each command ran (null: not traced); the body index
+  // of the instruction being timed.
+  std::vector<NpuSpan> *Trace = nullptr;
+  size_t CurInstr = 0;
 
   Timeline(const target::TargetDesc &t, const target::CTable &tab, const lir::Program *p)
       : T(t), Table(tab), D(tab.get()), Prog(p) {
@@ -219,8 +229,11 @@ struct Timeline {
       rmwWrite(b.length.reg);
     rmwWrite(b.kick.field.reg);
     BufKicked = BufUsed;
-    for (const auto &u : Unkicked)
-      End[u.first] = Cpu + u.second;
+    for (const Pending &u : Unkicked) {
+      End[u.engine] = Cpu + u.cycles;
+      if (Trace)
+        Trace->push_back({u.instr, u.engine, Cpu, End[u.engine]});
+    }
     Unkicked.clear();
   }
 
@@ -237,10 +250,13 @@ struct Timeline {
     }
     uint64_t macs = 0;
     uint64_t c = Table.commandCycles(kind, p, &macs);
-    if (buffered) // appended to the command buffer: starts at the kick
-      Unkicked.push_back({e, c});
-    else
+    if (buffered) { // appended to the command buffer: starts at the kick
+      Unkicked.push_back({e, c, CurInstr});
+    } else {
       End[e] = start + c;
+      if (Trace)
+        Trace->push_back({CurInstr, e, start, End[e]});
+    }
     if (D->queue_depth) {
       auto &q = Queue[e];
       q.erase(std::remove_if(q.begin(), q.end(), [&](uint64_t t) { return t <= Cpu; }), q.end());
@@ -339,14 +355,25 @@ struct Timeline {
 } // namespace
 
 NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program *prog,
-                         const target::TargetDesc &t, const target::CTable &table) {
+                         const target::TargetDesc &t, const target::CTable &table,
+                         std::vector<NpuSpan> *trace, const std::vector<uint64_t> *cpuCycles) {
   Timeline tl(t, table, prog);
+  tl.Trace = trace;
   tl.init();
-  for (const lir::Instr &in : body) {
-    if (in.opcode == "npu")
+  for (size_t i = 0; i < body.size(); ++i) {
+    const lir::Instr &in = body[i];
+    tl.CurInstr = i;
+    if (in.opcode == "npu") {
       tl.command(in);
-    else if (in.opcode == "wait")
+    } else if (in.opcode == "wait") {
       tl.wait(in);
+    } else if (cpuCycles && i < cpuCycles->size() && (*cpuCycles)[i]) {
+      // traceProgram: a CPU kernel call runs on the CPU for its estimate.
+      uint64_t start = tl.Cpu;
+      tl.Cpu += (*cpuCycles)[i];
+      if (trace)
+        trace->push_back({i, NpuSpan::CpuLane, start, tl.Cpu});
+    }
   }
   tl.kick(); // a partial body (Tiling, Prefetch) may end without a wait
   tl.E.cycles = std::max({tl.Cpu, tl.End[0], tl.End[1], tl.End[2]});
@@ -396,13 +423,13 @@ std::string memoryWindowProblem(const lir::Program &p, const target::TargetDesc 
   if (std::string e = place(uint64_t(p.arenaSize), true, "the activation arena"); !e.empty())
     return e;
   for (const lir::IOBuffer &b : p.inputs)
-    if (std::string e = place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true,
-                              "input '" + b.name + "'");
+    if (std::string e =
+            place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true, "input '" + b.name + "'");
         !e.empty())
       return e;
   for (const lir::IOBuffer &b : p.outputs)
-    if (std::string e = place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true,
-                              "output '" + b.name + "'");
+    if (std::string e =
+            place(ir::Tensor::byteSizeOf(b.dtype, b.shape), true, "output '" + b.name + "'");
         !e.empty())
       return e;
   return "";
@@ -440,5 +467,15 @@ std::string npuWeightsProblem(const ir::Graph &g, const target::TargetDesc &t) {
 NpuEstimate estimateProgram(const lir::Program &p, const target::TargetDesc &t) {
   target::CTable table(t);
   return npu::estimateBody(p.body, &p, t, table);
+}
+
+NpuEstimate traceProgram(const lir::Program &p, const target::TargetDesc &t,
+                         std::vector<NpuSpan> &trace, const std::vector<uint64_t> *cpuCycles) {
+  target::CTable table(t);
+  trace.clear();
+  NpuEstimate e = npu::estimateBody(p.body, &p, t, table, &trace, cpuCycles);
+  std::stable_sort(trace.begin(), trace.end(),
+                   [](const NpuSpan &a, const NpuSpan &b) { return a.instr < b.instr; });
+  return e;
 }
 } // namespace npucc::lower

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "npucc/lower/NpuLowering.h"
+#include "npucc/lower/NpuTrace.h"
 #include "npucc/target/CTable.h"
 
 #include "../../../runtime/hal/npucc_params.h"
@@ -55,7 +56,7 @@ int64_t scratchpadPeak(const std::vector<lir::Instr> &body);
 struct SpmRequest {
   std::string what; // for messages: "input tile", "weights record", ...
   uint64_t size = 0;
-  unsigned roles = 0;              // bit NPUCC_OPND_x: the buffer holds that operand
+  unsigned roles = 0;                // bit NPUCC_OPND_x: the buffer holds that operand
   std::vector<uint64_t> roleOffsets; // offset inside the buffer of each role's data (by role)
 };
 struct SpmPlace {
@@ -94,11 +95,11 @@ struct Layer {
 Layer makeLayer(const target::NpuOp &op);
 
 struct Tiling {
-  int64_t rows = 1;       // output rows per tile (eltwise: elements per chunk)
-  int64_t block = 1;      // output channels per block (OC when not blocked)
+  int64_t rows = 1;         // output rows per tile (eltwise: elements per chunk)
+  int64_t block = 1;        // output channels per block (OC when not blocked)
   bool blocksOuter = false; // loop order: channel blocks outside the row tiles
-  bool resident = true;   // all weight records stay in the scratchpad
-  bool system = false;    // the NPU reads the weight records from system memory
+  bool resident = true;     // all weight records stay in the scratchpad
+  bool system = false;      // the NPU reads the weight records from system memory
   std::string text() const;
 };
 
@@ -178,8 +179,12 @@ Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);
 /// else in the first writable one. Returns the window's base address.
 uint64_t regionBase(const target::TargetDesc &t, lir::Region r, uint64_t constBytes);
 
-/// The timeline of a body (npu / wait / CPU instructions).
+/// The timeline of a body (npu / wait / CPU instructions). `trace` (if set)
+/// gets every command's span; `cpuCycles` (if set, per body index) makes a
+/// CPU instruction take that many CPU cycles (traceProgram, NpuTrace.h).
 NpuEstimate estimateBody(const std::vector<lir::Instr> &body, const lir::Program *prog,
-                         const target::TargetDesc &t, const target::CTable &table);
+                         const target::TargetDesc &t, const target::CTable &table,
+                         std::vector<NpuSpan> *trace = nullptr,
+                         const std::vector<uint64_t> *cpuCycles = nullptr);
 
 } // namespace npucc::lower::npu
