@@ -253,6 +253,7 @@ CompileReport buildReport(const CompileResult &r) {
                  lower::minDmaCycles(r.target, blob, io.first, io.second, constBytes));
     rep.clockHz = double(r.target.timing.clockHz);
   }
+  buildSchedule(r, rep);
   return rep;
 }
 
@@ -388,11 +389,9 @@ nlohmann::json reportJson(const CompileReport &rep) {
   j["target"] = rep.target.empty() ? "cpu" : rep.target;
   j["layers"] = nlohmann::json::array();
   for (const LayerRow &l : rep.layers) {
-    nlohmann::json o = {{"name", l.name},
-                        {"op", l.op},
-                        {"placement", l.placement},
-                        {"output_shape", l.outShape},
-                        {"macs", l.macs}};
+    nlohmann::json o = {{"name", l.name},           {"op", l.op},
+                        {"placement", l.placement}, {"output_shape", l.outShape},
+                        {"macs", l.macs},           {"live_bytes", l.liveBytes}};
     if (l.npu) {
       o["cycles"] = l.plan.cycles;
       o["compute_cycles"] = l.plan.computeCycles;
@@ -439,6 +438,8 @@ nlohmann::json reportJson(const CompileReport &rep) {
       {"npu_commands", rep.npuCommands},
       {"stream_bytes", rep.streamBytes},
       {"transposes", rep.transposes},
+      {"macs_per_cycle", rep.macsPerCycle},
+      {"clock_hz", uint64_t(rep.clockHz)},
       {"cpu_cycles",
        {{"cortex-m4", rep.cpuCycles[int(lower::CpuCore::CortexM4)]},
         {"rv32", rep.cpuCycles[int(lower::CpuCore::Rv32)]},
@@ -447,6 +448,16 @@ nlohmann::json reportJson(const CompileReport &rep) {
       {"program_cycles_cortex_m4", rep.cycles + rep.cpuCycles[int(lower::CpuCore::CortexM4)]}};
   if (!rep.memory.mcu.empty())
     j["memory"] = budgetJson(rep.memory);
+  static const char *const lanes[] = {"dma", "compute", "cpu"};
+  nlohmann::json spans = nlohmann::json::array();
+  for (const ScheduleSpan &s : rep.schedule)
+    spans.push_back({{"layer", s.layer},
+                     {"lane", lanes[s.lane]},
+                     {"start", s.start},
+                     {"end", s.end},
+                     {"busy", s.busy},
+                     {"commands", s.commands}});
+  j["schedule"] = {{"source", "estimate"}, {"cycles", rep.scheduleCycles}, {"spans", spans}};
   return j;
 }
 

@@ -35,6 +35,20 @@ struct LayerRow {
   /// core (lower::estimateCpuCall); calibrated unless a call used a fallback row.
   uint64_t cpuCycles[int(lower::CpuCore::Count)] = {0, 0};
   bool cpuCalibrated = true;
+  /// Activation bytes live while the layer runs (values produced by then and
+  /// read by it or later, graph inputs and outputs aside): what the arena
+  /// must hold at this point of the schedule.
+  uint64_t liveBytes = 0;
+};
+
+/// One layer's work on one lane of the estimated schedule (buildSchedule):
+/// from its first command's start to its last command's end, `busy` cycles
+/// of them spent in its `commands` commands.
+struct ScheduleSpan {
+  enum Lane : int { Dma = 0, Compute = 1, Cpu = 2 };
+  long layer = -1; // index into CompileReport::layers, -1: no listed layer
+  Lane lane = Dma;
+  uint64_t start = 0, end = 0, busy = 0, commands = 0;
 };
 
 /// One CPU kernel call, memcpy or memset of the program (index = its
@@ -67,6 +81,11 @@ struct CompileReport {
   /// Flash and RAM on one microcontroller configuration (driver::estimateMemory;
   /// set by the tool for --mcu; empty mcu: not estimated).
   MemoryBudget memory;
+  /// The estimated schedule (lower::traceProgram): NPU commands as the
+  /// estimate times them, CPU kernel calls taking their Cortex-M4 estimate at
+  /// their place in program order; it ends at scheduleCycles.
+  std::vector<ScheduleSpan> schedule;
+  uint64_t scheduleCycles = 0;
 };
 
 /// Builds the report of a finished compile (reasons are computed for CPU
@@ -77,5 +96,15 @@ std::string reportTable(const CompileReport &rep);
 /// One line per layer: placement, and for CPU layers every failed constraint.
 std::string explainText(const CompileReport &rep);
 nlohmann::json reportJson(const CompileReport &rep);
+
+/// Fills each layer's liveBytes and the report's schedule (called by
+/// buildReport; lib/driver/ReportSchedule.cpp).
+void buildSchedule(const CompileResult &r, CompileReport &rep);
+
+/// OUT/report.html: one self-contained page (inline CSS, SVG and script, no
+/// network) rendering reportJson(rep) embedded in it, plus `accuracy` (the
+/// accuracy_report.json of a quantized compile; null: none) for per-layer
+/// accuracy. Deterministic. lib/driver/ReportHtml.cpp.
+std::string reportHtml(const CompileReport &rep, const nlohmann::json &accuracy);
 
 } // namespace npucc::driver
