@@ -15,8 +15,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <random>
 #include <optional>
+#include <random>
 #include <tuple>
 #include <unistd.h>
 
@@ -282,12 +282,14 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
   if (std::string why = driver::memoryFitProblem(budget, flashLimit, ramLimit); !why.empty())
     return reportError(error(why).inFile(flags.model)); // before OUT/: left untouched
   if (memMap)
-    if (std::string why = driver::memoryMapProblem(*memMap, budget, cr->npu ? &cr->target : nullptr);
+    if (std::string why =
+            driver::memoryMapProblem(*memMap, budget, cr->npu ? &cr->target : nullptr);
         !why.empty())
       return reportError(error(why).inFile(flags.model));
   std::vector<codegen::EmittedFile> files = cr->files;
   if (memMap)
-    files.push_back({common.prefix + "_sections.ld", driver::linkerFragment(*memMap, common.prefix)});
+    files.push_back(
+        {common.prefix + "_sections.ld", driver::linkerFragment(*memMap, common.prefix)});
   if (flags.emitTest) {
     auto tv = testVectors(*cr, flags);
     if (!tv)
@@ -295,10 +297,11 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     codegen::EmitOptions eo;
     eo.prefix = common.prefix;
     eo.externalArena = common.arena == "external";
-    files.push_back(codegen::emitTestProgram(cr->program, eo, tv->first, tv->second,
-                                             flags.tolerance));
+    files.push_back(
+        codegen::emitTestProgram(cr->program, eo, tv->first, tv->second, flags.tolerance));
   }
   std::string reportText;
+  nlohmann::json accuracy; // null: no accuracy report
   if (!common.quantize.empty() && cr->floatGraph) {
     auto rep = accuracyReport(*cr, common, flags);
     if (!rep)
@@ -306,10 +309,14 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
     reportText = quant::formatReport(*rep);
     files.push_back({"accuracy_report.txt", reportText});
     files.push_back({"accuracy_report.json", quant::reportJson(*rep)});
+    accuracy = nlohmann::json::parse(files.back().contents, nullptr, false);
+    if (accuracy.is_discarded())
+      accuracy = nullptr;
   }
   driver::CompileReport report = driver::buildReport(*cr);
   report.memory = budget;
   files.push_back({"report.json", driver::reportJson(report).dump(2) + "\n"});
+  files.push_back({"report.html", driver::reportHtml(report, accuracy)}); // docs/output.md
   // OUT/ as a build component: CMake and Make fragments and a README (docs/output.md).
   codegen::FragmentOptions fo;
   fo.prefix = common.prefix;
