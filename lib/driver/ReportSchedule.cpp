@@ -20,7 +20,7 @@ namespace {
 
 /// The node a loop-IR instruction implements: its comment is "name (Op...)".
 std::string instrLayer(const std::string &comment) {
-  size_t p = comment.find(" (");
+  size_t p = comment.rfind(" (");
   return p == std::string::npos ? comment : comment.substr(0, p);
 }
 

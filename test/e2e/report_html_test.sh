@@ -3,15 +3,15 @@
 #
 # usage: test/e2e/report_html_test.sh NPUCC [OUT_DIR]
 #
-# Compiles models/tinycnn_int8, models/tinycnn quantized with --report-layers (the accuracy
-# section), and every shared int8 model the npu_models tier runs on npu-default (when
-# ../shared/models exists) for npu-default, then test/e2e/report_html_test.js opens each
+# Compiles models/tinycnn_int8 (for npu-default and for --target cpu), models/tinycnn
+# quantized with --report-layers (the accuracy section), and every shared int8 model the
+# npu_models tier runs on npu-default (when ../shared/models exists) for npu-default, then test/e2e/report_html_test.js opens each
 # report.html with playwright-core (bench/node_modules) on /usr/bin/chromium: no console
 # error and no page error, the numbers the page shows (total and per-layer cycles, placement
 # counts, schedule spans, accuracy rows) equal report.json's, the embedded data is report.json;
 # a screenshot OUT_DIR/<model>.png is kept for review (default OUT_DIR: a temporary folder,
 # build/report_html under ctest). A missing Chromium, playwright-core or model skips (exit 77),
-# and fails under CI (test/e2e/ci_skip.sh).
+# and fails under CI (test/e2e/ci_skip.sh). NPUCC_CHROMIUM names another Chromium binary.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -29,21 +29,22 @@ shared="$root/../shared/models"
 mkdir -p "$out"
 failed=0
 dirs=()
-compile() { # name model flags...
-  local name="$1" model="$2"; shift 2
+compile() { # name model target flags...
+  local name="$1" model="$2" target="$3"; shift 3
   rm -rf "${out:?}/$name"
-  if "$npucc" "$model" --target npu-default -o "$out/$name" "$@" > "$out/$name.log" 2>&1; then
+  if "$npucc" "$model" --target "$target" -o "$out/$name" "$@" > "$out/$name.log" 2>&1; then
     dirs+=("$out/$name")
   else
     echo "FAIL: npucc $model ($out/$name.log)"; failed=$((failed + 1))
   fi
 }
-compile tinycnn_int8 "$root/models/tinycnn_int8/model.onnx"
-compile tinycnn_quant "$root/models/tinycnn/model.onnx" --quantize int8 \
+compile tinycnn_int8 "$root/models/tinycnn_int8/model.onnx" npu-default
+compile tinycnn_int8_cpu "$root/models/tinycnn_int8/model.onnx" cpu
+compile tinycnn_quant "$root/models/tinycnn/model.onnx" npu-default --quantize int8 \
   --calib "$root/models/tinycnn/test_data_set_0" --report-layers
 for m in mlpt_ad_qdq mlpt_ic_qdq mlpt_kws_qdq mlpt_vww_qdq torch_ptq_qdq mobilenetv2_12_int8; do
   if [ -f "$shared/$m/model.onnx" ]; then
-    compile "$m" "$shared/$m/model.onnx"
+    compile "$m" "$shared/$m/model.onnx" npu-default
   else
     ci_skip "shared model $shared/$m not present: its report.html not tested" || failed=$((failed + 1))
   fi
