@@ -48,6 +48,7 @@ public:
       : T(t), Kind(kind), Reasons(r), Limits(t.operation(kind)) {}
 
   const OpLimits *limits() const { return Limits; }
+  const TargetDesc &target() const { return T; }
   bool ok() const { return Reasons.empty(); }
   void fail(const std::string &why) { Reasons.push_back(why); }
   void require(bool cond, const std::string &why) {
@@ -425,6 +426,40 @@ std::string averageMismatch(const std::set<int64_t> &counts, unsigned mode, int3
   return why;
 }
 
+/// The pixel counts the int8 average divides by: every window position of
+/// the padded image with count_include_pad, else the pixels inside the image.
+std::set<int64_t> divisorCounts(const ir::Node &n, const NpuOp &op) {
+  if (n.attrInt("count_include_pad", 0) != 0)
+    return {op.kh * op.kw};
+  return windowCounts(op);
+}
+
+/// The requantizing average (the pool command binds in_zp, out_zp,
+/// requant_mult, requant_shift): one multiplier per command, so exact where
+/// every window of the layer divides by the same count (padded positions add
+/// x - in_zp = 0 either way).
+void poolRequantLegal(const ir::Node &n, Checker &c, NpuOp &op,
+                      const std::pair<double, int32_t> &qx, const std::pair<double, int32_t> &qy) {
+  std::set<int64_t> counts = divisorCounts(n, op);
+  if (counts.size() != 1 || *counts.begin() <= 0) {
+    std::string list;
+    for (int64_t k : counts)
+      list += (list.empty() ? "" : ", ") + std::to_string(k);
+    c.fail("windows of " + list +
+           " pixels: the NPU's requantizing average applies one multiplier per layer");
+    return;
+  }
+  op.poolRequant = true;
+  op.poolCount = *counts.begin();
+  quant::QuantMultiplier m = poolMultiplier(qx.first, qy.first, op.poolCount);
+  if (m.shift < -31 || m.shift > 31)
+    c.fail("requantization shift " + std::to_string(m.shift) + " outside -31..31");
+  c.fits("in_zp", qx.second);
+  c.fits("out_zp", qy.second);
+  c.fits("requant_mult", m.mult);
+  c.fits("requant_shift", m.shift);
+}
+
 void poolLegal(const ir::Node &n, Checker &c, NpuOp &op) {
   const ir::Value *x = n.input(0), *y = n.output(0);
   const bool avg = n.kind != ir::OpKind::MaxPool;
@@ -437,18 +472,26 @@ void poolLegal(const ir::Node &n, Checker &c, NpuOp &op) {
     return;
   auto qx = activationQ(x, "input", c);
   auto qy = activationQ(y, "output", c);
-  if (qx && qy && *qx != *qy)
-    c.fail("input and output quantization differ");
+  // A requantizing pool command requantizes averages; a max passes through
+  // (the int8 MaxPool clamps the maximum without requantizing).
+  const bool requant = avg && poolRequantizes(c.target());
+  if (qx && qy && *qx != *qy && !requant)
+    c.fail(avg ? "input and output quantization differ"
+               : "input and output quantization differ (the int8 MaxPool passes the maximum "
+                 "through unrequantized; the NPU runs a MaxPool only between equal "
+                 "quantizations)");
   op.poolKind = avg ? NPUCC_POOL_AVG : NPUCC_POOL_MAX;
   const OpLimits &l = *c.limits();
   if (!l.allowsKind(avg ? "avg" : "max"))
     c.fail(std::string(avg ? "average" : "max") + " pooling not in pool.kinds");
   checkSpatial(c, op, false);
-  if (avg && n.attrInt("count_include_pad", 0) != 0 &&
+  if (requant && qx && qy && op.outH > 0 && op.outW > 0)
+    poolRequantLegal(n, c, op, *qx, *qy);
+  if (avg && !requant && n.attrInt("count_include_pad", 0) != 0 &&
       op.padTop + op.padBottom + op.padLeft + op.padRight > 0)
     c.fail("average pooling with count_include_pad over padding (the NPU divides by the "
            "pixels inside the image)");
-  if (avg && qx && op.outH > 0 && op.outW > 0)
+  if (avg && !requant && qx && op.outH > 0 && op.outW > 0)
     if (std::string why = averageMismatch(windowCounts(op), l.avgRounding, qx->second);
         !why.empty())
       c.fail(why);
@@ -518,6 +561,15 @@ std::string candidateKind(const ir::Node &n) {
 }
 
 } // namespace
+
+bool poolRequantizes(const TargetDesc &t) {
+  const CommandDesc *c = t.command("pool");
+  return c && (c->binding("requant_mult") || c->fixedParam("requant_mult"));
+}
+
+quant::QuantMultiplier poolMultiplier(double inScale, double outScale, int64_t count) {
+  return quant::quantizeMultiplier(inScale / (double(count) * outScale));
+}
 
 Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
   Placement p;

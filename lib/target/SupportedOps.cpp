@@ -129,12 +129,18 @@ std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind
     c.push_back("fields: " + fields(t, kind, {"k", "in_zp", "out_zp"}));
   } else if (kind == "pool") {
     c.push_back("no Indices output, ceil_mode 0");
-    c.push_back("input and output int8 with the same per-tensor quantization");
+    const bool rq = avg && poolRequantizes(t);
+    c.push_back(rq ? "input and output int8 with per-tensor quantization"
+                   : "input and output int8 with the same per-tensor quantization");
     if (avg) {
       static const char *const Modes[] = {"half_away_from_zero", "half_to_even", "truncate",
                                           "floor"};
       if (!l.allowsKind("avg"))
         c.push_back("never: average pooling is not in pool.kinds");
+      else if (rq)
+        c.push_back("the NPU requantizes the window's sum of x - in_zp by the Q31 multiplier of "
+                    "in_scale / (count * out_scale), one per layer: every window divides by the "
+                    "same count (no padding, or count_include_pad)");
       else
         c.push_back(std::string("the NPU's average rounds ") + Modes[l.avgRounding % 4] +
                     " (pool.avg_rounding): only where that equals the int8 semantics for "
@@ -150,7 +156,11 @@ std::vector<std::string> conditions(const TargetDesc &t, const std::string &kind
     spatial(c, l, false);
     multiple(c, "channels", l.inChannelMultiple);
     maxOf(c, "channels", l.maxInChannels);
-    c.push_back("fields: " + fields(t, kind, {"in_w", "out_w", "in_h", "in_ch", "k_h", "k_w"}));
+    c.push_back("fields: " +
+                (rq ? fields(t, kind,
+                             {"in_w", "out_w", "in_h", "in_ch", "k_h", "k_w", "in_zp", "out_zp",
+                              "requant_mult", "requant_shift"})
+                    : fields(t, kind, {"in_w", "out_w", "in_h", "in_ch", "k_h", "k_w"})));
   } else if (kind == "eltwise") {
     c.push_back("two int8 activations of equal shape (no broadcasting, no constant operand), "
                 "per-tensor quantization");

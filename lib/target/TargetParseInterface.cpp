@@ -23,8 +23,19 @@ using namespace json_reader;
 
 namespace {
 
+/// Parameters a pool command may bind beyond npucc_params.h's list: the four
+/// conv requantizes with, for the requantizing average (all or none:
+/// crossCheck; docs/target.md, "pool").
+constexpr unsigned poolRequantKind(int id) {
+  return id == NPUCC_P_IN_ZP || id == NPUCC_P_OUT_ZP || id == NPUCC_P_REQUANT_MULT ||
+                 id == NPUCC_P_REQUANT_SHIFT
+             ? NPUCC_KB_POOL
+             : 0u;
+}
+
 const unsigned AllowedKinds[] = {
-#define NPUCC_PARAM_ALLOWED(id, name, def, req, allowed, sgn) allowed,
+#define NPUCC_PARAM_ALLOWED(id, name, def, req, allowed, sgn)                                      \
+  (allowed) | poolRequantKind(NPUCC_P_##id),
     NPUCC_PARAM_LIST(NPUCC_PARAM_ALLOWED)
 #undef NPUCC_PARAM_ALLOWED
 };
@@ -494,6 +505,21 @@ void TargetParser::crossCheck() {
                                 !c.binding("requant_shift")))
       fail(p + "/params", "per-tensor requant needs parameter 'requant_mult' bound (or fixed: "
                           "a shift-only requantizer) and 'requant_shift' bound");
+    if (c.kindId == NPUCC_KIND_POOL) {
+      // The requantizing average: all four parameters or none.
+      std::string miss;
+      int have = 0;
+      for (const char *q : {"in_zp", "out_zp", "requant_mult", "requant_shift"}) {
+        if (c.binding(q) || c.fixedParam(q))
+          ++have;
+        else
+          miss += std::string(miss.empty() ? "'" : ", '") + q + "'";
+      }
+      if (have && !miss.empty())
+        fail(p + "/params", "a requantizing pool binds 'in_zp', 'out_zp', 'requant_mult' and "
+                            "'requant_shift' together; missing " +
+                                miss);
+    }
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" && (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&

@@ -331,7 +331,7 @@ void sim_launch(npucc_sim *s, const npucc_cmd_desc *c) {
                npucc_kind_name(c->kind), which ? "macs" : "steps");
       return;
     }
-    if (sim_exec(s, idx, c->kind, p) != 0)
+    if (sim_exec(s, idx, c, p) != 0)
       return;
     st->cycles = npucc_command_cycles(s->d, c->kind, p, &st->macs);
     st->end = st->start + st->cycles;

@@ -143,8 +143,8 @@ void sim_fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t 
  * and length the kick's registers hold and starts their frames in order. */
 void sim_buffer_kick(npucc_sim *s);
 
-/* Executes a decoded command: validates, performs it, fills cycles/macs/bytes
- * in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */
-int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p);
+/* Executes a decoded command of description `c`: validates, performs it,
+ * fills cycles/macs/bytes in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */
+int sim_exec(npucc_sim *s, int idx, const npucc_cmd_desc *c, const int64_t *p);
 
 #endif /* NPUCC_SIM_INTERNAL_H */

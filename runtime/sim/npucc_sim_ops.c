@@ -427,7 +427,23 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   return 0;
 }
 
-static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
+/* Whether command `cd` carries parameter `param` (a binding or a fixed value). */
+static int carries(const npucc_cmd_desc *cd, int param) {
+  uint16_t i;
+  for (i = 0; i < cd->num_bindings; ++i)
+    if (cd->bindings[i].param == param)
+      return 1;
+  for (i = 0; i < cd->num_fixed; ++i)
+    if (cd->fixed[i].param == param)
+      return 1;
+  return 0;
+}
+
+/* Max or average pooling. A pool command that carries the requantization
+ * (in_zp, out_zp, requant_mult, requant_shift; the loader takes all four or
+ * none) averages as clamp(rq_q31(sum(x - in_zp)) + out_zp); else the sum of
+ * the raw values divided by the count (pool_avg_rounding). */
+static int exec_pool(npucc_sim *s, int idx, const npucc_cmd_desc *cd, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_POOL];
   int64_t ch = P(IN_CH), oy, ox, c, ky, kx;
   uint64_t in_sz, out_sz;
@@ -435,6 +451,8 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
   rq_ctx q;
   int8_t *tmp;
   int kind = (int)P(POOL_KIND);
+  int rq = kind == NPUCC_POOL_AVG && carries(cd, NPUCC_P_REQUANT_MULT);
+  int32_t zp = rq ? (int32_t)P(IN_ZP) : 0;
   npucc_alayout al = act_layout(s, NPUCC_KIND_POOL);
   if (check_channels(s, idx, l, ch, -1) || check_spatial(s, idx, NPUCC_KIND_POOL, p) ||
       check_quant(s, idx, NPUCC_KIND_POOL, p, ch, &q))
@@ -442,6 +460,9 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
   if (kind < 0 || kind > 31 || !((l->kinds_mask >> kind) & 1u))
     return sim_fail(s, idx, LIMIT, "field value out of range: pool kind %lld not supported",
                     (long long)P(POOL_KIND));
+  if (rq && (P(REQUANT_SHIFT) < -31 || P(REQUANT_SHIFT) > 31))
+    return sim_fail(s, idx, LIMIT, "field value out of range: requant_shift %lld",
+                    (long long)P(REQUANT_SHIFT));
   in_sz = npucc_alayout_bytes(al, P(IN_H), P(IN_W), ch);
   out_sz = npucc_alayout_bytes(al, P(OUT_H), P(OUT_W), ch);
   if (check_banks(s, idx, NPUCC_KIND_POOL, p) ||
@@ -467,10 +488,13 @@ static int exec_pool(npucc_sim *s, int idx, const int64_t *p) {
             if (kind == NPUCC_POOL_MAX)
               acc = v > acc ? v : acc;
             else
-              acc += v;
+              acc += v - zp;
             ++count;
           }
-        if (kind == NPUCC_POOL_AVG)
+        if (rq)
+          acc = npucc_stage_rq_q31(acc, (int32_t)P(REQUANT_MULT), (int32_t)P(REQUANT_SHIFT),
+                                   q.out_zp);
+        else if (kind == NPUCC_POOL_AVG)
           acc = npucc_div_round_mode(acc, count, s->d->pool_avg_rounding);
         tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), ch, oy, ox, c)] =
             (int8_t)npucc_clamp_i32(acc, q.lo, q.hi);
@@ -527,7 +551,8 @@ static int exec_eltwise(npucc_sim *s, int idx, const int64_t *p) {
  * is that large, and products of several of them must not overflow). */
 #define NPUCC_SIM_MAX_DIM ((int64_t)1 << 24)
 
-int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p) {
+int sim_exec(npucc_sim *s, int idx, const npucc_cmd_desc *c, const int64_t *p) {
+  int kind = c->kind;
   static const int dims[] = {NPUCC_P_LENGTH, NPUCC_P_ROWS,  NPUCC_P_PLANES,    NPUCC_P_IN_H,
                              NPUCC_P_IN_W,   NPUCC_P_IN_CH, NPUCC_P_OUT_H,     NPUCC_P_OUT_W,
                              NPUCC_P_OUT_CH, NPUCC_P_K_H,   NPUCC_P_K_W,       NPUCC_P_M,
@@ -548,7 +573,7 @@ int sim_exec(npucc_sim *s, int idx, int kind, const int64_t *p) {
   case NPUCC_KIND_MATMUL:
     return exec_matmul(s, idx, p);
   case NPUCC_KIND_POOL:
-    return exec_pool(s, idx, p);
+    return exec_pool(s, idx, c, p);
   case NPUCC_KIND_ELTWISE:
     return exec_eltwise(s, idx, p);
   default:

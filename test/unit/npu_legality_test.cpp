@@ -186,22 +186,34 @@ TEST(NpuLegality, BatchTwo) {
 }
 
 TEST(NpuLegality, AveragePoolIsRefusedWithItsReason) {
-  // npu-default lists "avg" in pool.kinds and averages with ties away from zero: a window
-  // of 4 pixels can tie, where the int8 semantics round to even (npu_avgpool_test.cpp has
-  // the cases that run).
+  // npu-default lists "avg" in pool.kinds and its pool command requantizes: a 2x2 average
+  // runs with the multiplier of 1/4. Without the requantization the NPU averages with ties
+  // away from zero: a window of 4 pixels can tie, where the int8 semantics round to even
+  // (npu_avgpool_test.cpp has the cases that run, npu_poolrq_test.cpp the requantizing ones).
   TargetDesc t = load("npu-default");
   ASSERT_TRUE(t.operation("pool")->allowsKind("avg"));
-  Placement p = place("graph @main(%x: i8[1,8,8,8] q(0.5, 0)) -> (%y) {\n"
-                      "  %y = AveragePool(%x) {kernel_shape=[2, 2], strides=[2, 2]} : "
-                      "i8[1,8,4,4] q(0.5, 0) loc(\"ap\")\n"
-                      "  return %y\n}\n",
-                      "ap", t);
+  const std::string g = "graph @main(%x: i8[1,8,8,8] q(0.5, 0)) -> (%y) {\n"
+                        "  %y = AveragePool(%x) {kernel_shape=[2, 2], strides=[2, 2]} : "
+                        "i8[1,8,4,4] q(0.5, 0) loc(\"ap\")\n"
+                        "  return %y\n}\n";
+  Placement rq = place(g, "ap", t);
+  ASSERT_TRUE(rq.onNpu());
+  EXPECT_TRUE(rq.op->poolRequant);
+  EXPECT_EQ(rq.op->poolCount, 4);
+  std::ifstream in(std::string(NPUCC_SOURCE_DIR) + "/runtime/targets/npu-default.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, true, true);
+  for (const char *k : {"in_zp", "out_zp", "requant_mult", "requant_shift"})
+    j["commands"]["pool"]["params"].erase(k);
+  auto plain = npucc::target::parseTargetJson(j.dump(), "plain");
+  ASSERT_TRUE(plain.ok()) << plain.error().str();
+  Placement p = place(g, "ap", *plain);
   EXPECT_FALSE(p.onNpu());
   EXPECT_EQ(p.candidate, "pool");
-  EXPECT_EQ(p.reasons,
-            one("a window of 4 pixels: the NPU's average rounds half_away_from_zero "
-                "(pool.avg_rounding), the int8 semantics requantize the sum by the Q31 "
-                "multiplier of 1/count with ties to even"));
+  EXPECT_EQ(p.reasons, one("a window of 4 pixels: the NPU's average rounds half_away_from_zero "
+                           "(pool.avg_rounding), the int8 semantics requantize the sum by the Q31 "
+                           "multiplier of 1/count with ties to even"));
 }
 
 TEST(NpuLegality, StrideThree) {

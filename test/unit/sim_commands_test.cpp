@@ -344,6 +344,12 @@ TEST_P(SimCommands, Pool) {
   I8 in = randI8(g, H * W * C);
   uint64_t inAddr = r.load(toAct(r.D, NPUCC_KIND_POOL, in, H, W, C));
   const npucc_alayout al = actLayout(r.D, NPUCC_KIND_POOL);
+  // A pool command that binds the requantization (npu-default) averages as
+  // requant(sum(x - in_zp)) + out_zp with the command's multiplier (about 1/6
+  // here, whatever the window's count); else the raw sum / count.
+  const CommandDesc *cmd = r.T.command("pool");
+  const bool rq = cmd && cmd->binding("requant_mult");
+  const int32_t zin = rq ? 3 : 0, zout = -5, mult = 1431655765, shift = 2;
   for (const std::string &kind : l->kinds)
     for (int k : l->kernelHeights) {
       if (!l->allowsKernel(k, k) || k > W)
@@ -365,6 +371,9 @@ TEST_P(SimCommands, Pool) {
       p[NPUCC_P_PAD_TOP] = pad, p[NPUCC_P_PAD_LEFT] = pad;
       p[NPUCC_P_POOL_KIND] = avg ? NPUCC_POOL_AVG : NPUCC_POOL_MAX;
       p[NPUCC_P_ACT_MIN] = -90, p[NPUCC_P_ACT_MAX] = 100;
+      if (rq && avg)
+        p[NPUCC_P_IN_ZP] = zin, p[NPUCC_P_OUT_ZP] = zout, p[NPUCC_P_REQUANT_MULT] = mult,
+        p[NPUCC_P_REQUANT_SHIFT] = shift;
       r.issue(NPUCC_KIND_POOL, p);
       r.wait(NPUCC_ENGINE_COMPUTE);
       I8 ref(OH * OW * C);
@@ -378,10 +387,13 @@ TEST_P(SimCommands, Pool) {
                 if (iy < 0 || iy >= H || ix < 0 || ix >= W)
                   continue;
                 int v = in[(iy * W + ix) * C + c];
-                best = std::max(best, v), sum += v, ++n;
+                best = std::max(best, v), sum += v - (avg ? zin : 0), ++n;
               }
-            // Average over the valid taps only, rounded as pool.avg_rounding says.
-            int v = avg ? npucc::testref::averageOf(sum, n, r.D->pool_avg_rounding) : best;
+            // Average over the valid taps only, rounded as pool.avg_rounding says, or
+            // requantized.
+            int v = !avg ? best
+                    : rq ? npucc::testref::requantI8(sum, mult, shift, zout, -128, 127)
+                         : npucc::testref::averageOf(sum, n, r.D->pool_avg_rounding);
             ref[(oy * OW + ox) * C + c] = int8_t(std::clamp(v, -90, 100));
           }
       EXPECT_EQ(fromAct(r.D, NPUCC_KIND_POOL, r.store(out, outBytes), OH, OW, C), ref)

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "npucc/ir/Graph.h"
+#include "npucc/quant/Multiplier.h"
 #include "npucc/target/Target.h"
 
 #include <optional>
@@ -44,6 +45,11 @@ struct NpuOp {
   /// The requantization stage is shift (a rounding right shift per channel,
   /// exact rounding): the node's ratios are all powers of two 2^-s, s 0..31.
   bool rqShift = false;
+  /// An average pool that requantizes (the pool command binds in_zp, out_zp,
+  /// requant_mult, requant_shift): the sum of x - in_zp times the Q31
+  /// multiplier of in_scale / (poolCount * out_scale), + out_zp.
+  bool poolRequant = false;
+  int64_t poolCount = 0; // the pixel count every window of the layer divides by
   uint64_t macs = 0;
 };
 
@@ -73,6 +79,15 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
 /// "pool", "eltwise"), or "" when no NPU command fits its kind; the same
 /// choice placeNode makes first.
 std::string candidateKindOf(const ir::Node &n);
+
+/// Whether `t`'s pool command requantizes its averages: it binds (or fixes)
+/// in_zp, out_zp, requant_mult and requant_shift (the loader takes all four
+/// or none).
+bool poolRequantizes(const TargetDesc &t);
+
+/// The requantizing average's Q31 multiplier: in_scale / (count * out_scale),
+/// computed as the int8 interpreter does (lib/interp/QIntNn.cpp, evalPool).
+quant::QuantMultiplier poolMultiplier(double inScale, double outScale, int64_t count);
 
 /// Markdown: a `## <name>` section with, per ONNX op an NPU command can run,
 /// the command and the conditions placeNode checks with `t`'s limits and field

@@ -2,8 +2,9 @@
 //
 // For a node marked npu="KIND": its command geometry (target::placeNode),
 // the parameters fixed for the whole layer (zero points, requantization,
-// clamp, the Add rescaling, pool kind) computed exactly as the integer
-// interpreter and the CPU kernels compute them (lib/qmath), the cheapest
+// clamp, the Add rescaling, pool kind, a requantizing average's multiplier)
+// computed exactly as the integer interpreter and the CPU kernels compute them
+// (lib/qmath), the cheapest
 // tiling (Tiling.cpp), the weight records appended to the NPU constant
 // blob, and the scheduled commands. finish() completes the program: the
 // blob's bytes and the target's scratchpads; the waits come from the
@@ -57,6 +58,14 @@ std::vector<std::pair<std::string, int64_t>> layerParams(const ir::Node &n,
   };
   if (op.kind == NPUCC_KIND_POOL) {
     put("pool_kind", op.poolKind);
+    if (op.poolRequant) { // the requantizing average (target::poolRequantizes)
+      auto qx = tensorQ(n.input(0)), qy = tensorQ(n.output(0));
+      quant::QuantMultiplier m = target::poolMultiplier(qx.first, qy.first, op.poolCount);
+      put("in_zp", qx.second);
+      put("out_zp", qy.second);
+      put("requant_mult", m.mult);
+      put("requant_shift", m.shift);
+    }
     return r;
   }
   const ir::Value *x = n.input(0), *y = n.output(0);

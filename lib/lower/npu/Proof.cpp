@@ -103,8 +103,10 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
     }
   }
   const uint64_t dmaAlign = std::max<uint64_t>(1, t.dma.alignment);
+  const target::CommandDesc *cmd = t.command(in.callee);
   for (int id = 0; id < NPUCC_P_COUNT; ++id) {
-    if (!npucc_param_allowed(id, kind))
+    // (A pool may also bind the requantization: target::poolRequantizes.)
+    if (!npucc_param_allowed(id, kind) && !(cmd && cmd->binding(target::paramNames()[size_t(id)])))
       continue;
     const lir::BufferRef *b = buf[size_t(id)];
     int64_t v = p[size_t(id)];
