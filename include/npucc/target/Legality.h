@@ -44,6 +44,9 @@ struct NpuOp {
   /// The requantization stage is shift (a rounding right shift per channel,
   /// exact rounding): the node's ratios are all powers of two 2^-s, s 0..31.
   bool rqShift = false;
+  /// The activation stage is lut256: the layer reads a 256-byte table (the
+  /// act operand, quant::actLut256 of its fused clamp and fused activation).
+  bool actLut = false;
   uint64_t macs = 0;
 };
 
