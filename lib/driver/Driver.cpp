@@ -355,11 +355,17 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// requant="fp32" (it runs on an NPU that rounds exactly) loses it in `pre` too, and
 /// one that gained it (an NPU whose requantization is fp32_scale) gains it there.
 /// Returns whether any node changed; `npu` receives the placed nodes' indices and NPU ops.
+/// `erased`: nodes npu-partition erased (their pointers in `placed` are dangling).
 bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
+                  const std::vector<const ir::Node *> &erased,
                   std::vector<std::pair<size_t, std::string>> &npu) {
   const auto &nodes = pre.nodes();
   bool changed = false;
   for (size_t k = 0; k < nodes.size() && k < placed.size(); ++k) {
+    // A node npu-partition folded into its producer (a fused activation) is
+    // gone: its arithmetic is unchanged (the table is exact), nothing to sync.
+    if (std::find(erased.begin(), erased.end(), placed[k]) != erased.end())
+      continue;
     if (auto op = placed[k]->attrs.find("npu"); op != placed[k]->attrs.end())
       if (const auto *s = std::get_if<std::string>(&op->second))
         npu.emplace_back(k, *s);
@@ -497,7 +503,7 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       return std::move(ps.error().inFile(opts.modelPath));
     if (r.preTargetGraph && ctx.stats.count("npu-partition.npu")) {
       std::unique_ptr<ir::Graph> model = r.preTargetGraph->clone();
-      if (syncRounding(*r.preTargetGraph, placed, r.preTargetNpu))
+      if (syncRounding(*r.preTargetGraph, placed, ctx.erased, r.preTargetNpu))
         r.modelArithGraph = std::move(model);
     } else
       r.preTargetGraph.reset(); // nothing placed: the final graph is the pre-target graph

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "npucc/interp/QuantInterpreter.h"
+#include "npucc/quant/FusedActivation.h"
 
 #include <cstring>
 #include <unordered_map>
@@ -233,6 +234,22 @@ bool canEvaluate(const ir::Node &n) {
 
 Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
                                              const std::vector<const ir::Tensor *> &inputs) {
+  // A lookup-table activation fused into an NPU MAC node (act_fn, on a lut256
+  // NPU): the MAC part into the value in between, then the activation's table
+  // (what the NPU's table holds: quant::actLut256 equals clamp-then-table).
+  if (auto core = quant::coreOf(n)) {
+    auto lut = quant::fusedLut(n);
+    if (!lut)
+      return nodeErr(n, "fused activation '" + n.attrString("act_fn", "") +
+                            "' has no int8 lookup table");
+    auto r = evaluateNode(core->node, inputs);
+    if (!r || r->empty())
+      return r;
+    ir::Tensor &t = (*r)[0];
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setInt(i, (*lut)[size_t(t.getInt(i) + 128)]);
+    return r;
+  }
   // layout="NHWC" (npu-partition): Conv and pooling read and write NHWC
   // values; evaluate the NCHW definition between transposes. Element-wise
   // ops need nothing: their operands are permuted alike.

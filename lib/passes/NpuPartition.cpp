@@ -7,6 +7,10 @@
 //     pool|eltwise". Nodes imported with fp32 requantization that go to the
 //     NPU lose requant="fp32" (the NPU rounds exactly; statistic
 //     npu-partition.rounding-exact).
+//  1b. Fusion. On an NPU whose activation stage is lut256, an int8
+//     lookup-table activation that alone reads an NPU conv/depthwise/matmul
+//     output joins the node's table (attributes act_fn, act_in_scale, ...:
+//     quant/FusedActivation.h; statistic npu-partition.fused-activation).
 //  2. Layout. NPU convolutions and pooling read and write HWC: their 4-D
 //     activations become NHWC values (shape [N,H,W,C], attribute
 //     layout="NHWC" on the node). Element-wise int8 ops whose operands are
@@ -24,8 +28,12 @@
 #include "npucc/passes/Pass.h"
 
 #include "npucc/lower/NpuLowering.h"
+#include "npucc/quant/FusedActivation.h"
 #include "npucc/quant/Multiplier.h"
 #include "npucc/target/Legality.h"
+
+#include "../../runtime/hal/npucc_params.h"
+#include "PassUtils.h"
 
 #include <map>
 #include <set>
@@ -106,6 +114,32 @@ public:
         Ctx.bump("npu-partition.rounding-exact");
       }
       Ctx.bump("npu-partition.npu");
+    }
+  }
+
+  /// lut256: an int8 lookup-table activation (Sigmoid, Tanh, HardSwish,
+  /// LeakyRelu, HardSigmoid) that alone reads an NPU MAC node's output goes
+  /// into the node's table (quant::fuseActivation); the node keeps the
+  /// activation's output value and name.
+  void fuseActivations() {
+    util::UseIndex uses(G);
+    for (const auto &np : G.nodes()) {
+      Node *n = np.get();
+      std::string kind = n->attrString("npu", "");
+      const target::OpLimits *l = Ctx.target->operation(kind);
+      if ((kind != "conv" && kind != "depthwise" && kind != "matmul") || !l ||
+          l->stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256 ||
+          !uses.hasSingleUse(n->output(0)))
+        continue;
+      Node *act = uses.users(n->output(0)).front();
+      Value *mid = n->output(0);
+      if (act->hasAttr("npu") || !quant::fuseActivation(*n, *act))
+        continue;
+      mid->producer = nullptr;
+      uses.dropNode(act);
+      G.eraseNode(act);
+      Ctx.erased.push_back(act);
+      Ctx.bump("npu-partition.fused-activation");
     }
   }
 
@@ -229,6 +263,7 @@ Status runNpuPartition(Graph &g, PassContext &ctx) {
     return success();
   Partitioner p(g, ctx);
   p.place();
+  p.fuseActivations();
   p.layout();
   g.removeUnusedValues();
   return success();

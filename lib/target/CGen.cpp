@@ -149,9 +149,31 @@ std::string emitCTableHeader(const TargetDesc &t) {
   return o.str();
 }
 
+namespace {
+
+/// How many per-operand entries to print: all NPUCC_OPND_COUNT where some
+/// operation reads the act operand (the lut256 stage) or a rule names it, else
+/// the six before it (the act entries are then read by nothing and zero in C),
+/// so the tables of descriptions without a lut256 stage stay as they were.
+int operandEntries(const npucc_target_desc &d) {
+  bool act = false;
+  for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
+    act = act ||
+          (d.arith &&
+           d.arith[k * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256) ||
+          ((d.ops[k].operand_mem >> NPUCC_OPND_ACT) & 1u);
+  for (uint16_t i = 0; i < d.num_mems; ++i)
+    for (int k = 0; k < NPUCC_OPND_COUNT; ++k)
+      act = act || ((d.mems[i].separate[k] >> NPUCC_OPND_ACT) & 1u);
+  return act ? NPUCC_OPND_COUNT : NPUCC_OPND_ACT;
+}
+
+} // namespace
+
 std::string emitCTableSource(const TargetDesc &t) {
   CTable table(t);
   const npucc_target_desc &d = *table.get();
+  const int opnds = operandEntries(d);
   std::string id = cIdentifier(t.name);
   std::ostringstream o;
   o << "/* Description table of NPU '" << commentSafe(t.name)
@@ -231,10 +253,10 @@ std::string emitCTableSource(const TargetDesc &t) {
       << (m.kind == NPUCC_MEM_SCRATCHPAD ? "NPUCC_MEM_SCRATCHPAD" : "NPUCC_MEM_SYSTEM") << ", "
       << unsigned(m.writable) << ", " << m.banks << ", " << hex(m.bank_size) << ", " << m.alignment
       << ", {";
-    for (int k = 0; k < NPUCC_OPND_COUNT; ++k)
+    for (int k = 0; k < opnds; ++k)
       o << (k ? ", " : "") << m.operand_alignment[k];
     o << "}, {";
-    for (int k = 0; k < NPUCC_OPND_COUNT; ++k)
+    for (int k = 0; k < opnds; ++k)
       o << (k ? ", " : "") << unsigned(m.separate[k]);
     o << "}, " << unsigned(m.bank_conflict) << ", " << m.conflict_slowdown << ", "
       << m.read_bytes_per_cycle << ", " << m.write_bytes_per_cycle << ", " << m.latency_cycles
@@ -368,7 +390,7 @@ std::string emitCTableSource(const TargetDesc &t) {
       << unsigned(l.requant) << ", " << unsigned(l.fused_clamp) << ", " << l.cycles_per_step
       << "u, " << l.fill_cycles << "u, " << l.overhead_cycles << "u, " << hex(l.operand_mem)
       << ", {";
-    for (int i = 0; i < NPUCC_OPND_COUNT; ++i)
+    for (int i = 0; i < opnds; ++i)
       o << (i ? ", " : "") << unsigned(l.operand_align_log2[i]);
     o << "}},\n";
   }

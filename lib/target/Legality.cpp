@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "npucc/target/Legality.h"
 
+#include "npucc/quant/FusedActivation.h"
 #include "npucc/quant/Multiplier.h"
 #include "npucc/quant/Rounding.h"
 
@@ -167,8 +168,10 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
       c.fail("requantization rounding fp32 (ONNX Runtime's float32 arithmetic, kept by "
              "--requant fp32); the NPU rounds exactly");
   }
+  // lut256: the fused clamp is an entry of the layer's table (quant::actLut256).
+  op.actLut = l.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
   bool clamp = n.hasAttr("act_min") || n.hasAttr("act_max");
-  if (clamp && !l.fusedClamp)
+  if (clamp && !l.fusedClamp && !op.actLut)
     c.fail("fused clamp (act_min/act_max) but the NPU's " + op.kindName +
            " has no fused activation");
   if (!qx || !qy)
@@ -571,7 +574,9 @@ quant::QuantMultiplier poolMultiplier(double inScale, double outScale, int64_t c
   return quant::quantizeMultiplier(inScale / (double(count) * outScale));
 }
 
-Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
+namespace {
+
+Placement placeCore(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
   Placement p;
   p.candidate = candidateKind(n);
   if (p.candidate.empty()) {
@@ -610,6 +615,24 @@ Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOption
   if (c.ok())
     p.op = op;
   return p;
+}
+
+} // namespace
+
+Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
+  // A lookup-table activation fused into the node (npu-partition, quant::coreOf):
+  // the MAC part decides, and only the lut256 stage holds the activation's table.
+  if (auto core = quant::coreOf(n)) {
+    Placement p = placeCore(core->node, t, o);
+    const OpLimits *l = t.operation(p.candidate);
+    if (p.onNpu() && !(l && l->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256)) {
+      p.reasons.push_back("fused activation " + n.attrString("act_fn", "") + " but the NPU's " +
+                          p.candidate + " has no lut256 activation stage");
+      p.op.reset();
+    }
+    return p;
+  }
+  return placeCore(n, t, o);
 }
 
 std::string candidateKindOf(const ir::Node &n) { return candidateKind(n); }

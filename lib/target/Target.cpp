@@ -53,7 +53,7 @@ int64_t paramDefault(int id) {
 }
 
 const std::vector<std::string> &operandNames() {
-  static const std::vector<std::string> names = {"in", "in2", "w", "bias", "rq", "out"};
+  static const std::vector<std::string> names = {"in", "in2", "w", "bias", "rq", "out", "act"};
   return names;
 }
 

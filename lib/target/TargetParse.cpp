@@ -39,8 +39,12 @@ Operand operandByName(const json &j, const std::string &path) {
   std::string s = Obj::asString(j, path);
   const auto &n = operandNames();
   auto it = std::find(n.begin(), n.end(), s);
-  if (it == n.end())
-    fail(path, "unknown operand " + shortQuote(s) + " (expected in, in2, w, bias, rq or out)");
+  if (it == n.end()) {
+    std::string near = json_reader::closest(s, std::set<std::string>(n.begin(), n.end()));
+    fail(path, "unknown operand " + shortQuote(s) +
+                   (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                   " (expected in, in2, w, bias, rq, out or act)");
+  }
   return Operand(it - n.begin());
 }
 
@@ -362,10 +366,10 @@ OpLimits TargetParser::parseOperation(const std::string &name, const Obj &lo,
   std::vector<std::string> acts =
       lo.has("fused_activations") ? strList(lo, "fused_activations", {"clamp"}) : act;
   l.fusedClamp = std::find(acts.begin(), acts.end(), "clamp") != acts.end();
-  if (const json *ops = lo.opt("operands"))
-    parseOperands(name, Obj(*ops, lo.at("operands")), l);
   if (const json *ar = lo.opt("arithmetic"))
     parseArithmetic(name, Obj(*ar, lo.at("arithmetic")), l);
+  if (const json *ops = lo.opt("operands"))
+    parseOperands(name, Obj(*ops, lo.at("operands")), l);
   // A key that another operation takes is not a typo: say where it belongs.
   static const std::set<std::string> OtherOps = {"kernel_sizes",
                                                  "kernel_heights",
@@ -408,7 +412,7 @@ void TargetParser::parseOperands(const std::string &name, const Obj &oo, OpLimit
   if (name == "eltwise")
     reads.push_back("in2");
   if (mac)
-    reads.insert(reads.end(), {"w", "bias", "rq"});
+    reads.insert(reads.end(), {"w", "bias", "rq", "act"});
   reads.push_back("out");
   for (auto it = oo.raw().begin(); it != oo.raw().end(); ++it) {
     std::string p = oo.at(it.key());
@@ -416,6 +420,9 @@ void TargetParser::parseOperands(const std::string &name, const Obj &oo, OpLimit
     Operand op = operandByName(json(it.key()), p);
     if (std::find(reads.begin(), reads.end(), it.key()) == reads.end())
       fail(p, "operation '" + name + "' does not read operand '" + it.key() + "'");
+    if (op == Operand::Act && l.stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256)
+      fail(p, "operand 'act' is the table of the lut256 activation stage; operation '" + name +
+                  "' has the clamp stage");
     Obj e(it.value(), p);
     std::string mem = e.str("memory", "scratchpad");
     if (mem != "scratchpad" && mem != "system")
@@ -425,7 +432,7 @@ void TargetParser::parseOperands(const std::string &name, const Obj &oo, OpLimit
     if (sys && (op == Operand::In || op == Operand::In2 || op == Operand::Out))
       fail(e.at("memory"), "operand '" + it.key() +
                                "' is an activation: npucc keeps activations in the scratchpad "
-                               "(only w, bias and rq may be read from system memory)");
+                               "(only w, bias, rq and act may be read from system memory)");
     if (e.has("alignment") && !sys)
       fail(e.at("alignment"), "an alignment applies to an operand in system memory; a "
                               "scratchpad operand's is /memories/scratchpads/N/operand_alignment");

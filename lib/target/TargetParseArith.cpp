@@ -97,12 +97,6 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
     json_reader::fail(ao.at("requant"), "requant stage shift reads a right shift per channel "
                                         "from the rq table: operation '" +
                                             name + "' needs the per_channel requant mode");
-  if (l.stages[NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256)
-    json_reader::fail(ao.at("activation"),
-                      "activation stage lut256 reads its 256-byte table through the act "
-                      "operand, which the compiler does not place yet (issue 19, phase 7d): "
-                      "operation '" +
-                          name + "' can use clamp");
   ao.done();
 }
 

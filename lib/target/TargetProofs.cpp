@@ -35,13 +35,13 @@ using namespace json_reader;
 
 namespace {
 
-const char *const AddressParams[] = {"src_addr", "dst_addr",  "in_addr", "in2_addr",
-                                     "w_addr",   "bias_addr", "rq_addr", "out_addr"};
+const char *const AddressParams[] = {"src_addr",  "dst_addr", "in_addr",  "in2_addr", "w_addr",
+                                     "bias_addr", "rq_addr",  "out_addr", "act_addr"};
 
 /// The compute operand an address parameter points at, or -1 (DMA addresses).
 int operandOf(const std::string &param) {
-  static const char *const Names[] = {"in_addr",   "in2_addr", "w_addr",
-                                      "bias_addr", "rq_addr",  "out_addr"};
+  static const char *const Names[] = {"in_addr", "in2_addr", "w_addr",  "bias_addr",
+                                      "rq_addr", "out_addr", "act_addr"};
   for (int i = 0; i < NumOperands; ++i)
     if (param == Names[i])
       return i;

@@ -213,6 +213,10 @@ int main(int argc, char **argv) {
   /* shift: the rq table holds one right shift per channel (multiplier 2^-s). */
   int rshift =
       npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
+  /* lut256: a 256-byte table at act_addr after the requant table replaces the clamp. */
+  int lut =
+      npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
+  uint32_t act_off = 0;
   int32_t rs[COUT];
   uint32_t scale_bits[COUT];
   /* Operands the conv reads from system memory itself: not moved. */
@@ -241,6 +245,10 @@ int main(int argc, char **argv) {
   }
   rq_off = (uint32_t)align_up(sizeof bias, a);
   table_size = rq_off + 2 * COUT * (uint32_t)sizeof(int32_t);
+  if (lut) {
+    act_off = (uint32_t)align_up(table_size, a);
+    table_size = act_off + 256;
+  }
   table = (int32_t *)calloc(table_size / sizeof(int32_t), sizeof(int32_t));
   if (!table)
     return 2;
@@ -267,6 +275,13 @@ int main(int argc, char **argv) {
   } else {
     memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
     memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);
+  }
+  if (lut) { /* a table no clamp could mimic: entry i = 37 i + 11 (mod 256) */
+    uint8_t *t = (uint8_t *)table + act_off;
+    for (o = 0; o < 256; o++)
+      t[o] = (uint8_t)(o * 37 + 11);
+    for (o = 0; o < (int)sizeof expect; o++)
+      expect[o] = (int8_t)npucc_stage_act_lut256(expect[o], t);
   }
   {
     npucc_wlayout wl;
@@ -364,6 +379,8 @@ int main(int argc, char **argv) {
     p[NPUCC_P_REQUANT_MULT] = mult[0];
     p[NPUCC_P_REQUANT_SHIFT] = shift[0];
   }
+  if (lut)
+    p[NPUCC_P_ACT_ADDR] = (int64_t)(b_d + act_off);
   if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK)
     goto done;
   if (waw) {

@@ -44,7 +44,8 @@ extern "C" {
 #define NPUCC_OPND_BIAS 3
 #define NPUCC_OPND_RQ 4
 #define NPUCC_OPND_OUT 5
-#define NPUCC_OPND_COUNT 6
+#define NPUCC_OPND_ACT 6 /* the lut256 activation table (256 bytes) */
+#define NPUCC_OPND_COUNT 7
 
 /* What a bank conflict between operands that must be separate does. */
 #define NPUCC_BANK_CONFLICT_ERROR 0    /* the command fails (a programming error) */

@@ -95,7 +95,9 @@
   X(ACT_MAX, "act_max", 127, 0, NPUCC_KB_RQ | NPUCC_KB_POOL | NPUCC_KB_ELT, 1)                \
   /* Operation selectors */                                                                   \
   X(POOL_KIND, "pool_kind", 0, 0, NPUCC_KB_POOL, 0)                                           \
-  X(ELTWISE_OP, "eltwise_op", 0, 0, NPUCC_KB_ELT, 0)
+  X(ELTWISE_OP, "eltwise_op", 0, 0, NPUCC_KB_ELT, 0)                                          \
+  /* The lut256 activation stage's 256-byte table (appended: ids above keep their values) */ \
+  X(ACT_ADDR, "act_addr", 0, 0, NPUCC_KB_RQ, 0)
 /* clang-format on */
 
 typedef enum npucc_param {

@@ -52,14 +52,21 @@ static inline const npucc_mem_desc *npucc_mem_at(const npucc_target_desc *d, int
   return (const npucc_mem_desc *)0;
 }
 
+/* Does command kind `kind` read the lut256 activation table (operand act)? */
+static inline int npucc_uses_act_table(const npucc_target_desc *d, int kind) {
+  return d->arith != 0 && kind >= 0 && kind < NPUCC_KIND_COUNT &&
+         d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256;
+}
+
 /* The scratchpad address parameter of each operand (-1: the command has none). */
 static inline int npucc_operand_param(int kind, int operand) {
-  static const int8_t map[NPUCC_OPND_COUNT] = {NPUCC_P_IN_ADDR,   NPUCC_P_IN2_ADDR,
-                                               NPUCC_P_W_ADDR,    NPUCC_P_BIAS_ADDR,
-                                               NPUCC_P_RQ_ADDR,   NPUCC_P_OUT_ADDR};
+  static const int8_t map[NPUCC_OPND_COUNT] = {
+      NPUCC_P_IN_ADDR, NPUCC_P_IN2_ADDR, NPUCC_P_W_ADDR,  NPUCC_P_BIAS_ADDR,
+      NPUCC_P_RQ_ADDR, NPUCC_P_OUT_ADDR, NPUCC_P_ACT_ADDR};
   if (operand == NPUCC_OPND_IN2 && kind != NPUCC_KIND_ELTWISE)
     return -1;
-  if ((operand == NPUCC_OPND_W || operand == NPUCC_OPND_BIAS || operand == NPUCC_OPND_RQ) &&
+  if ((operand == NPUCC_OPND_W || operand == NPUCC_OPND_BIAS || operand == NPUCC_OPND_RQ ||
+       operand == NPUCC_OPND_ACT) &&
       kind != NPUCC_KIND_CONV && kind != NPUCC_KIND_DEPTHWISE && kind != NPUCC_KIND_MATMUL)
     return -1;
   return map[operand];
@@ -81,11 +88,14 @@ static inline const npucc_mem_desc *npucc_bank_conflict(const npucc_target_desc 
         continue;
       if ((x == NPUCC_OPND_RQ || y == NPUCC_OPND_RQ) && !p[NPUCC_P_PER_CHANNEL])
         continue;
+      if ((x == NPUCC_OPND_ACT || y == NPUCC_OPND_ACT) && !npucc_uses_act_table(d, kind))
+        continue;
       m = npucc_mem_at(d, p[px]);
       if (m == (const npucc_mem_desc *)0 || m->kind != NPUCC_MEM_SCRATCHPAD ||
           !((m->separate[x] >> y) & 1u) || npucc_mem_at(d, p[py]) != m || !m->bank_size)
         continue;
-      if (((uint64_t)p[px] - m->base) / m->bank_size == ((uint64_t)p[py] - m->base) / m->bank_size) {
+      if (((uint64_t)p[px] - m->base) / m->bank_size ==
+          ((uint64_t)p[py] - m->base) / m->bank_size) {
         *a = x;
         *b = y;
         return m;
@@ -100,8 +110,8 @@ static inline uint64_t npucc_min_rate(uint64_t r, uint32_t window_rate) {
 
 /* Cycles of one DMA command with decoded parameters. */
 static inline uint64_t npucc_dma_cycles(const npucc_target_desc *d, const int64_t *p) {
-  const npucc_mem_desc *src = p[NPUCC_P_ZERO_FILL] ? (const npucc_mem_desc *)0
-                                                   : npucc_mem_at(d, p[NPUCC_P_SRC_ADDR]);
+  const npucc_mem_desc *src =
+      p[NPUCC_P_ZERO_FILL] ? (const npucc_mem_desc *)0 : npucc_mem_at(d, p[NPUCC_P_SRC_ADDR]);
   const npucc_mem_desc *dst = npucc_mem_at(d, p[NPUCC_P_DST_ADDR]);
   uint64_t rate = d->dma_read_bytes_per_cycle < d->dma_write_bytes_per_cycle
                       ? d->dma_read_bytes_per_cycle
@@ -167,8 +177,8 @@ static inline uint64_t npucc_command_cycles(const npucc_target_desc *d, int kind
   uint64_t oh = (uint64_t)p[NPUCC_P_OUT_H], ow = (uint64_t)p[NPUCC_P_OUT_W];
   uint64_t kh = (uint64_t)p[NPUCC_P_K_H], kw = (uint64_t)p[NPUCC_P_K_W];
   uint64_t ic = (uint64_t)p[NPUCC_P_IN_CH];
-  const npucc_op_limits *op = kind >= 0 && kind < NPUCC_KIND_COUNT ? &d->ops[kind]
-                                                                     : (const npucc_op_limits *)0;
+  const npucc_op_limits *op =
+      kind >= 0 && kind < NPUCC_KIND_COUNT ? &d->ops[kind] : (const npucc_op_limits *)0;
   switch (kind) {
   case NPUCC_KIND_DMA:
     if (macs)

@@ -30,8 +30,8 @@
 #define P(id) p[NPUCC_P_##id]
 #define LIMIT NPUCC_DEVERR_LIMIT
 
-static const char *const g_operand_names[NPUCC_OPND_COUNT] = {"in", "in2", "w",
-                                                              "bias", "rq", "out"};
+static const char *const g_operand_names[NPUCC_OPND_COUNT] = {"in", "in2", "w",  "bias",
+                                                              "rq", "out", "act"};
 
 static int32_t rd_i32(const uint8_t *b, size_t i) {
   const uint8_t *q = b + 4 * i;
@@ -64,8 +64,8 @@ static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
                     (long long)P(LENGTH), (long long)P(ROWS), (long long)P(PLANES),
                     (unsigned long long)d->dma_max_length, (unsigned long long)d->dma_max_rows,
                     (unsigned long long)d->dma_max_planes);
-  if ((P(ROWS) > 1 && (over(d->dma_max_stride, P(SRC_STRIDE)) ||
-                       over(d->dma_max_stride, P(DST_STRIDE)))) ||
+  if ((P(ROWS) > 1 &&
+       (over(d->dma_max_stride, P(SRC_STRIDE)) || over(d->dma_max_stride, P(DST_STRIDE)))) ||
       (P(PLANES) > 1 && (over(d->dma_max_plane_stride, P(SRC_PLANE_STRIDE)) ||
                          over(d->dma_max_plane_stride, P(DST_PLANE_STRIDE)))))
     return sim_fail(s, idx, LIMIT, "field value out of range: a stride exceeds the DMA's limits");
@@ -106,7 +106,7 @@ static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
 /* Checks shared by the MAC-array commands; reads bias and requant tables.
  * st: the stage of each pipeline slot. */
 typedef struct rq_ctx {
-  const uint8_t *bias, *rq;
+  const uint8_t *bias, *rq, *lut; /* lut: the lut256 stage's table (act_addr) */
   int per_channel;
   int32_t mult, shift, out_zp, lo, hi;
   int st[NPUCC_SLOT_COUNT];
@@ -154,6 +154,13 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
     return -1;
   q->bias = w.ptr;
   q->rq = NULL;
+  q->lut = NULL;
+  if (q->st[NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256) {
+    if (sim_const_operand(s, idx, kind, P(ACT_ADDR), 256, NPUCC_OPND_ACT, "act_addr", &w) ||
+        sim_check_read(s, idx, &w, 256, "activation table"))
+      return -1;
+    q->lut = w.ptr;
+  }
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 && !q->per_channel)
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: fp32_scale reads its scales from the rq table "
@@ -185,20 +192,25 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
   return 0;
 }
 
+/* The activation stage: the fused clamp, or the layer's 256-byte table. */
+static int32_t activate(const rq_ctx *q, int32_t v) {
+  if (q->lut)
+    return npucc_stage_act_lut256(v, q->lut);
+  return npucc_stage_act_clamp(v, q->lo, q->hi);
+}
+
 /* The stages after the MAC: requant (with the bias), activation, output. */
 static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t acc) {
   int32_t m = q->mult, sh = q->shift, v;
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32) {
     v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
     v = npucc_stage_rq_fp32(v, (uint32_t)rd_i32(q->rq, (size_t)ch), q->out_zp);
-    v = npucc_stage_act_clamp(v, q->lo, q->hi);
-    return npucc_stage_out_int8(v);
+    return npucc_stage_out_int8(activate(q, v));
   }
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT) {
     v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
     v = npucc_stage_rq_shift(v, rd_i32(q->rq, (size_t)ch), q->out_zp);
-    v = npucc_stage_act_clamp(v, q->lo, q->hi);
-    return npucc_stage_out_int8(v);
+    return npucc_stage_out_int8(activate(q, v));
   }
   if (q->per_channel) {
     m = rd_i32(q->rq, (size_t)ch);
@@ -210,8 +222,7 @@ static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t ac
   }
   v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
   v = npucc_stage_rq_q31(v, m, sh, q->out_zp);
-  v = npucc_stage_act_clamp(v, q->lo, q->hi);
-  return npucc_stage_out_int8(v);
+  return npucc_stage_out_int8(activate(q, v));
 }
 
 /* The accumulator's width: an overflow is a limit error. */
@@ -225,8 +236,7 @@ static int check_acc(npucc_sim *s, int idx, const rq_ctx *q, int64_t acc) {
 static int check_channels(npucc_sim *s, int idx, const npucc_op_limits *l, int64_t in,
                           int64_t out) {
   if (in <= 0 || (l->in_ch_multiple && in % l->in_ch_multiple) || over(l->max_in_ch, in))
-    return sim_fail(s, idx, LIMIT, "field value out of range: %lld input channels",
-                    (long long)in);
+    return sim_fail(s, idx, LIMIT, "field value out of range: %lld input channels", (long long)in);
   if (out >= 0 &&
       (out <= 0 || (l->out_ch_multiple && out % l->out_ch_multiple) || over(l->max_out_ch, out)))
     return sim_fail(s, idx, LIMIT, "field value out of range: %lld output channels",
@@ -275,13 +285,13 @@ static int check_banks(npucc_sim *s, int idx, int kind, const int64_t *p) {
   int a = 0, b = 0;
   const npucc_mem_desc *m = npucc_bank_conflict(s->d, kind, p, &a, &b);
   if (m != NULL && m->bank_conflict == NPUCC_BANK_CONFLICT_ERROR)
-    return sim_fail(s, idx, NPUCC_DEVERR_HAZARD,
-                    "bank conflict: operands %s and %s are both in bank %llu of scratchpad '%s', "
-                    "which must keep them in different banks",
-                    g_operand_names[a], g_operand_names[b],
-                    (unsigned long long)(((uint64_t)p[npucc_operand_param(kind, a)] - m->base) /
-                                         m->bank_size),
-                    m->name);
+    return sim_fail(
+        s, idx, NPUCC_DEVERR_HAZARD,
+        "bank conflict: operands %s and %s are both in bank %llu of scratchpad '%s', "
+        "which must keep them in different banks",
+        g_operand_names[a], g_operand_names[b],
+        (unsigned long long)(((uint64_t)p[npucc_operand_param(kind, a)] - m->base) / m->bank_size),
+        m->name);
   return 0;
 }
 
@@ -358,9 +368,10 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
               const int8_t *wr = (const int8_t *)ww.ptr;
               for (c = 0; c < ic; ++c)
                 acc = npucc_stage_mac(
-                    acc, npucc_stage_subtract_zp(
-                             npucc_stage_in_int8(IN_AT(c)), zp,
-                             wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)]));
+                    acc,
+                    npucc_stage_subtract_zp(
+                        npucc_stage_in_int8(IN_AT(c)), zp,
+                        wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)]));
             }
           }
         }
@@ -409,9 +420,9 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
       const uint8_t *a = wa.ptr + i * k;
       const int8_t *w = (const int8_t *)ww.ptr;
       for (c = 0; c < k; ++c)
-        acc = npucc_stage_mac(acc, npucc_stage_subtract_zp(
-                                       npucc_stage_in_int8(a[c]), (int32_t)P(IN_ZP),
-                                       w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)]));
+        acc = npucc_stage_mac(
+            acc, npucc_stage_subtract_zp(npucc_stage_in_int8(a[c]), (int32_t)P(IN_ZP),
+                                         w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)]));
       if (check_acc(s, idx, &q, acc)) {
         free(tmp);
         return -1;
@@ -560,9 +571,10 @@ int sim_exec(npucc_sim *s, int idx, const npucc_cmd_desc *c, const int64_t *p) {
   size_t i;
   for (i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i)
     if (p[dims[i]] < 0 || p[dims[i]] > NPUCC_SIM_MAX_DIM)
-      return sim_fail(s, idx, LIMIT, "field value out of range: %s=%lld",
-                      npucc_param_name(dims[i]), (long long)p[dims[i]]);
-  if (kind != NPUCC_KIND_DMA && (kind < 0 || kind >= NPUCC_KIND_COUNT || !s->d->ops[kind].supported))
+      return sim_fail(s, idx, LIMIT, "field value out of range: %s=%lld", npucc_param_name(dims[i]),
+                      (long long)p[dims[i]]);
+  if (kind != NPUCC_KIND_DMA &&
+      (kind < 0 || kind >= NPUCC_KIND_COUNT || !s->d->ops[kind].supported))
     return sim_fail(s, idx, LIMIT, "operation not supported by this NPU");
   switch (kind) {
   case NPUCC_KIND_DMA:

@@ -609,8 +609,21 @@ def build_op(b, op, ts, rng):
     raise Invalid("op " + t)
 
 
+# Lookup-table activations after a Conv/Gemm/MatMul, each quantized on its own (int8: the
+# MAC's output, then the activation's). Only hand-written specs name them (random_op never
+# draws them, so every seed's model is unchanged): test/diff/regressions.
+LUT_ACTS = {"sigmoid": ("Sigmoid", {}, 1.0, True), "tanh": ("Tanh", {}, 1.0, False),
+            "hardsigmoid": ("HardSigmoid", {"alpha": 0.25, "beta": 0.4}, 1.0, True),
+            "leakyrelu": ("LeakyRelu", {"alpha": 0.125}, None, False)}
+
+
 def _activation(b, op, y, shape, r, rng):
     act = op.get("act", "none")
+    if act in LUT_ACTS:
+        kind, attrs, out_r, nonneg = LUT_ACTS[act]
+        t = b.fin(rng, y, shape, r)
+        a = b.node(kind, [b.src(t)], act, **attrs)
+        return b.fin(rng, a, shape, r if out_r is None else out_r, nonneg=nonneg)
     if act == "relu":
         return b.fin(rng, b.node("Relu", [y], "relu"), shape, r, nonneg=True)
     if act == "clip":

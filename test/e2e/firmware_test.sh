@@ -7,7 +7,7 @@
 #    its runtime needs NPUCC_HAL_INSN from the port on these CPUs); npu-tiny: 8-bit
 #    read-modify-write control register, clear register, init write; npu-sysmem: conv, depthwise
 #    and matmul read weights and tables from system memory themselves; npu-fp32lut: binary32
-#    requantization scales, the fp32_scale stage) builds for Cortex-M4 and
+#    requantization scales, the fp32_scale stage, and the lut256 activation tables) builds for Cortex-M4 and
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);

@@ -37,7 +37,8 @@
 #    mlpt_kws_qdq, mlpt_ic_qdq;
 #  - conv with implied padding, square kernels and a minimum image (K210-like): tinycnn_int8;
 #  - test/target/npu-fp32lut.json (conv, depthwise and matmul requantize with a binary32 scale
-#    per channel, the fp32_scale stage): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
+#    per channel, the fp32_scale stage; conv and matmul activate through a 256-byte table,
+#    lut256, matmul's read from system memory): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -163,7 +164,8 @@ check "tinycnn_int8 with K210-like conv geometry" "$src/models/tinycnn_int8" "$t
 
 # 2i. Arithmetic stages (issue 19, phase 7): npu-fp32lut's MAC operations requantize with a
 #     binary32 scale per channel (fp32_scale); the nodes take the NPU's float32 rounding, so
-#     the interpreter computes what the NPU computes.
+#     the interpreter computes what the NPU computes. Its conv and matmul clamp through their
+#     lut256 tables.
 on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
 
 # 3. A compute address field narrower than the scratchpad.

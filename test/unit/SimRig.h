@@ -160,10 +160,12 @@ inline int32_t hostFp32(int32_t acc, float scale, int32_t zp) {
 
 /// Quantization setup shared by conv / depthwise / matmul: the operation's
 /// requantization stage (q31: mult and shift; fp32_scale: one binary32 scale
-/// per channel in the rq table) with random values.
+/// per channel in the rq table) with random values; where the activation stage
+/// is lut256, a random 256-byte table at act_addr instead of the clamp.
 struct Quant {
   bool perChannel = false, fp32 = false;
   I32 mult, shift, bias;
+  I8 lut; // lut256: out = lut[v + 128] (empty: the clamp stage)
   std::vector<float> scale;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
 
@@ -180,12 +182,17 @@ struct Quant {
     outZp = randI32(g, 1, -10, 10)[0];
     actMin = -100;
     actMax = 110;
+    if (op.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256) {
+      lut = randI8(g, 256);
+      actMin = -128;
+      actMax = 127;
+    }
   }
   int8_t apply(size_t ch, int32_t acc) const {
     size_t i = perChannel ? ch : 0;
-    if (fp32)
-      return int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax));
-    return npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
+    int8_t v = fp32 ? int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax))
+                    : npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
+    return lut.empty() ? v : lut[size_t(v + 128)];
   }
   /// Loads bias (and the per-channel table) and sets the parameters.
   void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
@@ -209,6 +216,8 @@ struct Quant {
     p[NPUCC_P_OUT_ZP] = outZp;
     p[NPUCC_P_ACT_MIN] = actMin;
     p[NPUCC_P_ACT_MAX] = actMax;
+    if (!lut.empty())
+      p[NPUCC_P_ACT_ADDR] = int64_t(r.constant(op, Operand::Act, lut));
   }
 };
 

@@ -352,6 +352,8 @@ lir::Program scheduledLayer(const target::NpuOp &op, const TargetDesc &t, uint64
     RecordLayout rl = recordLayout(l, t, std::min(c->tiling.block, l.OC - b * c->tiling.block));
     constBytes += (rl.size + recordAlign(t, l) - 1) / recordAlign(t, l) * recordAlign(t, l);
   }
+  if (hasActTable(l, t)) // the lut256 table after the records
+    constBytes = actTableOffset(l, t, c->tiling.block) + ActTableBytes;
   constBytes = std::max<uint64_t>(constBytes, 64);
   lir::ConstBuffer blob;
   blob.name = "npu_const";

@@ -88,6 +88,14 @@ std::string matmulStages(const std::string &name, const npucc_target_desc *alt, 
   p[NPUCC_P_BIAS_ADDR] = int64_t(r.load(I32{0}));
   p[NPUCC_P_RQ_ADDR] = int64_t(r.load(table));
   p[NPUCC_P_PER_CHANNEL] = perChannel;
+  // lut256 (npu-fp32lut's matmul): the identity table, so the stages before it show.
+  if (const OpLimits *l = r.T.operation("matmul");
+      l && l->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256) {
+    I8 identity(256);
+    for (int i = 0; i < 256; ++i)
+      identity[size_t(i)] = int8_t(i - 128);
+    p[NPUCC_P_ACT_ADDR] = int64_t(r.constant("matmul", Operand::Act, identity));
+  }
   uint64_t out = r.spmAlloc(16);
   p[NPUCC_P_OUT_ADDR] = int64_t(out);
   p[NPUCC_P_M] = 1, p[NPUCC_P_K] = K, p[NPUCC_P_N] = 1;

@@ -55,8 +55,8 @@ TEST(TargetArith, Refusals) {
             "activation stage 'sigmoid' (expected clamp, lut256)");
   EXPECT_EQ(arithErr("conv", {{"activation", "lut256"}}),
             "npu.json: error: /compute/operations/conv/arithmetic/activation: activation stage "
-            "lut256 reads its 256-byte table through the act operand, which the compiler does "
-            "not place yet (issue 19, phase 7d): operation 'conv' can use clamp");
+            "lut256 reads its 256-byte table at parameter 'act_addr': bind it in "
+            "/commands/conv/params");
   EXPECT_EQ(arithErr("conv", {{"requant", 1}}),
             "npu.json: error: /compute/operations/conv/arithmetic/requant: expected a string, "
             "got integer");
@@ -122,6 +122,36 @@ TEST(TargetArith, Fp32ScaleInTheDescriptionAndTheCTable) {
   std::string src = emitCTableSource(*r);
   EXPECT_NE(src.find("static const uint8_t npu_default_arith[49] = {"), std::string::npos) << src;
   EXPECT_NE(src.find("    .arith = npu_default_arith,\n"), std::string::npos);
+}
+
+TEST(TargetArith, Lut256ReadsItsTableThroughTheActOperand) {
+  auto r = loadTarget(testTarget("npu-fp32lut.json"));
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->operation("conv")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_LUT256);
+  EXPECT_EQ(r->operation("depthwise")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_CLAMP);
+  EXPECT_FALSE(r->operation("conv")->inSystem(Operand::Act));
+  EXPECT_TRUE(r->operation("matmul")->inSystem(Operand::Act));
+  EXPECT_EQ(r->operation("matmul")->systemAlignment[size_t(Operand::Act)], 64u);
+  EXPECT_EQ(operandNames()[size_t(Operand::Act)], "act");
+  // The C table: the per-operand rows have the act entry where an operation
+  // reads it (matmul's system alignment 2^6; the scratchpad's 16), and only the
+  // six older entries where none does (npu-default: its tables stay as they were).
+  std::string src = emitCTableSource(*r);
+  EXPECT_NE(src.find("{0, 0, 0, 0, 0, 0, 6}}"), std::string::npos) << src;
+  EXPECT_NE(src.find("{16, 16, 16, 16, 16, 16, 16}"), std::string::npos) << src;
+  auto d = loadTarget("npu-default");
+  ASSERT_TRUE(d.ok());
+  std::string def = emitCTableSource(*d);
+  EXPECT_EQ(def.find("{16, 16, 16, 16, 16, 16, 16}"), std::string::npos) << def;
+  EXPECT_NE(def.find("{16, 16, 16, 16, 16, 16}"), std::string::npos) << def;
+  EXPECT_NE(def.find("{0, 0, 0, 0, 0, 0}}"), std::string::npos) << def;
+  // An operation without the MAC pipeline reads no table.
+  json j = defaultJson();
+  j["compute"]["operations"]["pool"]["operands"] = {{"act", {{"memory", "system"}}}};
+  auto bad = parseTargetJson(j.dump(2), "npu.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().str(), "npu.json: error: /compute/operations/pool/operands/act: "
+                               "operation 'pool' does not read operand 'act'");
 }
 
 } // namespace

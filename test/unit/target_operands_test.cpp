@@ -40,9 +40,12 @@ json sys(unsigned align = 0) {
 }
 
 TEST(TargetOperands, Refusals) {
+  EXPECT_EQ(operandsErr("conv", {{"acts", sys()}}),
+            "npu.json: error: /compute/operations/conv/operands/acts: unknown operand 'acts' "
+            "(did you mean 'act'?) (expected in, in2, w, bias, rq, out or act)");
   EXPECT_EQ(operandsErr("conv", {{"act", sys()}}),
-            "npu.json: error: /compute/operations/conv/operands/act: unknown operand 'act' "
-            "(expected in, in2, w, bias, rq or out)");
+            "npu.json: error: /compute/operations/conv/operands/act: operand 'act' is the table "
+            "of the lut256 activation stage; operation 'conv' has the clamp stage");
   EXPECT_EQ(operandsErr("pool", {{"w", sys()}}),
             "npu.json: error: /compute/operations/pool/operands/w: operation 'pool' does not "
             "read operand 'w'");
@@ -51,8 +54,8 @@ TEST(TargetOperands, Refusals) {
             "(expected scratchpad or system)");
   EXPECT_EQ(operandsErr("conv", {{"in", sys()}}),
             "npu.json: error: /compute/operations/conv/operands/in/memory: operand 'in' is an "
-            "activation: npucc keeps activations in the scratchpad (only w, bias and rq may be "
-            "read from system memory)");
+            "activation: npucc keeps activations in the scratchpad (only w, bias, rq and act may "
+            "be read from system memory)");
   EXPECT_EQ(operandsErr("conv", {{"w", sys(24)}, {"bias", sys()}, {"rq", sys()}}),
             "npu.json: error: /compute/operations/conv/operands/w/alignment: alignment 24 is not "
             "a power of two");

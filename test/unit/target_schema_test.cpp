@@ -317,7 +317,7 @@ TEST(TargetSchema, BanksAndOperandAlignment) {
                   json::array({json::array({"in", "weights"})}));
             }),
             "mini.json: error: /memories/scratchpads/0/separate_banks/0/1: unknown operand "
-            "'weights' (expected in, in2, w, bias, rq or out)");
+            "'weights' (expected in, in2, w, bias, rq, out or act)");
   EXPECT_EQ(errOf([](json &j) {
               set(j, "/memories/scratchpads/0/banks", 2);
               set(j, "/memories/scratchpads/0/separate_banks", json::array({json::array({"w", "w"})}));

@@ -40,6 +40,9 @@ struct PassContext {
   std::vector<std::string> laterPassNames;
   /// Lines a pass wants the user to see (the driver prints them as warnings).
   std::vector<std::string> warnings;
+  /// Nodes a pass erased by folding them into another (npu-partition's fused
+  /// activations): pointers a caller kept to them are dangling; compare, never read.
+  std::vector<const ir::Node *> erased;
   void bump(const std::string &stat, int64_t n = 1) { stats[stat] += n; }
 };
 

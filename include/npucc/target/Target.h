@@ -26,9 +26,11 @@
 namespace npucc::target {
 
 /// Scratchpad operands of the compute commands (NPUCC_OPND_* order).
-enum class Operand { In = 0, In2, W, Bias, Rq, Out };
-constexpr int NumOperands = 6;
-const std::vector<std::string> &operandNames(); // "in", "in2", "w", "bias", "rq", "out"
+/// Act (appended, so Out keeps its value): the 256-byte table of the lut256
+/// activation stage.
+enum class Operand { In = 0, In2, W, Bias, Rq, Out, Act };
+constexpr int NumOperands = 7;
+const std::vector<std::string> &operandNames(); // "in", "in2", "w", "bias", "rq", "out", "act"
 
 struct Scratchpad {
   std::string name;
@@ -133,7 +135,7 @@ struct OpLimits {
   /// (NPUCC_OPND_* order; the compiler does not DMA them), and each one's
   /// alignment there (1: none). Default: every operand in the scratchpad.
   std::array<bool, NumOperands> systemOperand{};
-  std::array<unsigned, NumOperands> systemAlignment{1, 1, 1, 1, 1, 1};
+  std::array<unsigned, NumOperands> systemAlignment{1, 1, 1, 1, 1, 1, 1};
   /// "arithmetic": the stage (NPUCC_STAGE_*, npucc_params.h) of each pipeline
   /// slot (NPUCC_SLOT_* order); -1: the slot's default stage.
   std::array<int, NumStageSlots> stages{-1, -1, -1, -1, -1, -1, -1};

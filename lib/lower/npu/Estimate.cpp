@@ -281,7 +281,7 @@ struct Timeline {
       // Operands the NPU reads from system memory itself (the constant blob):
       // the record parts the schedule sized (Schedule.cpp), as the simulator
       // counts them.
-      for (const char *name : {"w_addr", "bias_addr", "rq_addr"})
+      for (const char *name : {"w_addr", "bias_addr", "rq_addr", "act_addr"})
         if (const lir::BufferRef *b = sys(name))
           if (std::string(name) != "rq_addr" || p[NPUCC_P_PER_CHANNEL])
             E.sysRead += uint64_t(b->size);

@@ -3,8 +3,8 @@
 // Derived from the command's semantic parameters alone (so it also holds for
 // a program parsed back from text): a DMA reads its source rows and writes its
 // destination rows (bounding ranges over rows and planes); a compute command
-// reads its input(s), weights, bias and (per-channel) requantization table and
-// writes its output, with sizes from the geometry parameters.
+// reads its input(s), weights, bias, (per-channel) requantization table and
+// (lut256) activation table and writes its output, with sizes from the geometry parameters.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -103,6 +103,8 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
     const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
     addAccess(r, in, "rq_addr", b && b->size > 0 && b->size < ch * 8 ? b->size : ch * 8, false);
   }
+  // The lut256 table (present only on layers whose activation stage is lut256).
+  addAccess(r, in, "act_addr", int64_t(ActTableBytes), false);
   addAccess(r, in, "out_addr", outBytes, true);
   return r;
 }

@@ -12,6 +12,7 @@
 
 #include "npucc/lower/NpuLowering.h"
 #include "npucc/lower/NpuTrace.h"
+#include "npucc/quant/Multiplier.h"
 #include "npucc/target/CTable.h"
 
 #include "../../../runtime/hal/npucc_params.h"
@@ -125,10 +126,27 @@ npucc_alayout actLayoutOf(const target::TargetDesc &t, const Layer &l);
 /// Does the NPU read the layer's records (w, bias, rq) from system memory
 /// ("operands" of its operation)? Then they take no scratchpad and no DMA.
 bool recordsInSystem(const Layer &l, const target::TargetDesc &t);
+/// The lut256 table (operand act): 256 bytes after the layer's last record
+/// in the blob, at this offset from the records' start (aligned to the act
+/// operand's alignment); read from system memory or DMA'd once into its
+/// own scratchpad buffer.
+constexpr uint64_t ActTableBytes = 256;
+/// Does the layer read a lut256 table? Every MAC layer of an operation whose
+/// activation stage is lut256 does (NpuOp::actLut, or the description's stage
+/// for an op built without placeNode).
+bool hasActTable(const Layer &l, const target::TargetDesc &t);
+uint64_t actTableOffset(const Layer &l, const target::TargetDesc &t, int64_t block);
+/// The table's alignment in the blob (the records' start is aligned to it too).
+uint64_t actTableAlign(const target::TargetDesc &t, const Layer &l);
+/// The fused clamp of node `n` in its output's quantized domain.
+std::pair<int32_t, int32_t> fusedClampOf(const ir::Node &n);
+bool actTableInSystem(const Layer &l, const target::TargetDesc &t);
 
 /// The scratchpad buffers of a tiling (their requests, in allocation order).
+/// Allocation order: input tiles, second input tiles, weight records,
+/// output tiles, then the activation table (actCount 0 or 1).
 struct Buffers {
-  int inCount = 0, wCount = 0, outCount = 0, in2Count = 0;
+  int inCount = 0, wCount = 0, outCount = 0, in2Count = 0, actCount = 0;
   uint64_t inBytes = 0, wBytes = 0, outBytes = 0;
   std::vector<SpmRequest> requests;
 };
@@ -165,9 +183,11 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t);
 // --- Records: weights, bias, requantization tables ------------------------------------------
 
 /// The blob bytes of all weight records of a layer (one per output-channel
-/// block of `block` channels) for node `n`.
+/// block of `block` channels) for node `n`, then its lut256 table if any.
+/// `next`: a fused activation's table (quant::fusedLut) after the clamp.
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
-                                          const target::TargetDesc &t, int64_t block);
+                                          const target::TargetDesc &t, int64_t block,
+                                          const quant::LutTable *next = nullptr);
 
 /// insertNpuWaits (NpuLowering.h) on its own.
 Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);

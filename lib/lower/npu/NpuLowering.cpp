@@ -14,6 +14,7 @@
 #include "NpuInternal.h"
 
 #include "npucc/lower/CpuLowering.h"
+#include "npucc/quant/FusedActivation.h"
 #include "npucc/quant/Multiplier.h"
 
 #include <algorithm>
@@ -70,13 +71,14 @@ std::vector<std::pair<std::string, int64_t>> layerParams(const ir::Node &n,
   }
   const ir::Value *x = n.input(0), *y = n.output(0);
   auto qx = tensorQ(x), qy = tensorQ(y);
-  double lo = n.hasAttr("act_min") ? double(n.attrFloat("act_min", 0.0f)) : -INFINITY;
-  double hi = n.hasAttr("act_max") ? double(n.attrFloat("act_max", 0.0f)) : INFINITY;
-  quant::ClampBounds cb = quant::activationBounds(lo, hi, qy.first, qy.second);
+  auto [lo, hi] = fusedClampOf(n);
   put("in_zp", qx.second);
   put("out_zp", qy.second);
-  put("act_min", cb.lo);
-  put("act_max", cb.hi);
+  // lut256: the clamp is in the layer's table, not in act_min / act_max.
+  if (!op.actLut) {
+    put("act_min", lo);
+    put("act_max", hi);
+  }
   if (op.kind == NPUCC_KIND_ELTWISE) {
     auto qb = tensorQ(n.input(1));
     quant::AddParams p = quant::addParams(qx.first, qb.first, qy.first);
@@ -141,17 +143,23 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     std::string why = pl.reasons.empty() ? "not an NPU operation" : pl.reasons.front();
     return error("marked for the NPU, but " + why);
   }
+  // A fused activation: the MAC part's parameters target the value in
+  // between; the activation is in the layer's lut256 table.
+  auto core = quant::coreOf(n);
+  const ir::Node &mac = core ? core->node : n;
+  std::optional<quant::LutTable> next = quant::fusedLut(n);
   Layer l = makeLayer(*pl.op);
-  l.fixed = layerParams(n, l.op);
+  l.op.actLut = hasActTable(l, I.T);
+  l.fixed = layerParams(mac, l.op);
   auto choice = chooseTiling(l, I.T);
   if (!choice)
     return error("no tiling fits the NPU: " + choice.error().message);
   LayerIo io;
   if (l.hasWeights()) {
-    auto rec = buildRecords(n, l, I.T, choice->tiling.block);
+    auto rec = buildRecords(mac, l, I.T, choice->tiling.block, next ? &*next : nullptr);
     if (!rec)
       return std::move(rec.error());
-    I.Blob.resize(alignUp(I.Blob.size(), recordAlign(I.T, l)), 0);
+    I.Blob.resize(alignUp(I.Blob.size(), std::max(recordAlign(I.T, l), actTableAlign(I.T, l))), 0);
     io.recordsOffset = I.Blob.size();
     I.Blob.insert(I.Blob.end(), rec->begin(), rec->end());
   }

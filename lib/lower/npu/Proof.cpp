@@ -70,6 +70,8 @@ int operandOfParam(int id) {
     return NPUCC_OPND_RQ;
   case NPUCC_P_OUT_ADDR:
     return NPUCC_OPND_OUT;
+  case NPUCC_P_ACT_ADDR:
+    return NPUCC_OPND_ACT;
   default:
     return -1;
   }

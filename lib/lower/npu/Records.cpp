@@ -9,13 +9,17 @@
 // as recordLayout() says:
 //   [ weights | pad | int32 bias[block] | pad | int32 mult[block], int32 shift[block] ]
 // (the requantization stage fp32_scale: binary32 scale[block] instead of mult and shift)
-// so one DMA brings everything a block's commands read.
+// so one DMA brings everything a block's commands read. A layer whose activation
+// stage is lut256 has its 256-byte table after the last record (aligned to the
+// act operand's alignment): loaded once, read by every block.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
 
 #include "npucc/quant/Multiplier.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -56,8 +60,18 @@ npucc_alayout actLayoutOf(const target::TargetDesc &t, const Layer &l) {
   return al;
 }
 
+std::pair<int32_t, int32_t> fusedClampOf(const ir::Node &n) {
+  const ir::Value *y = n.output(0);
+  double lo = n.hasAttr("act_min") ? double(n.attrFloat("act_min", 0.0f)) : -INFINITY;
+  double hi = n.hasAttr("act_max") ? double(n.attrFloat("act_max", 0.0f)) : INFINITY;
+  quant::ClampBounds cb = quant::activationBounds(
+      lo, hi, y->quant->scale[0], y->quant->zeroPoint.empty() ? 0 : y->quant->zeroPoint[0]);
+  return {cb.lo, cb.hi};
+}
+
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
-                                          const target::TargetDesc &t, int64_t block) {
+                                          const target::TargetDesc &t, int64_t block,
+                                          const quant::LutTable *next) {
   const target::NpuOp &op = l.op;
   const ir::Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
   const ir::Value *bias = n.kind == ir::OpKind::MatMul ? nullptr : n.input(2);
@@ -125,6 +139,15 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
         putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, m.shift);
       }
     }
+  }
+  if (hasActTable(l, t)) {
+    // The lut256 table after the last record: the fused clamp, then a fused
+    // activation's table (exact: StageOps.Lut256TableFusesTheClamp...).
+    auto [lo, hi] = fusedClampOf(n);
+    std::array<uint8_t, 256> lut = quant::actLut256(lo, hi, next);
+    uint64_t off = actTableOffset(l, t, block);
+    out.resize(off + ActTableBytes, 0);
+    std::copy(lut.begin(), lut.end(), out.begin() + int64_t(off));
   }
   return out;
 }

@@ -71,8 +71,8 @@ uint64_t recordRoleAlign(const target::TargetDesc &t, const Layer &l, target::Op
 class Emitter {
 public:
   Emitter(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
-          const std::vector<SpmPlace> &spm, const LayerIo &io, int &tok,
-          const std::string &comment, std::vector<lir::Instr> &out)
+          const std::vector<SpmPlace> &spm, const LayerIo &io, int &tok, const std::string &comment,
+          std::vector<lir::Instr> &out)
       : L(l), T(t), Tl(tl), Spm(spm), Io(io), Tok(tok), Comment(comment), Out(out),
         B(tilingBuffers(l, t, tl)) {}
 
@@ -107,11 +107,14 @@ private:
                     int64_t stride);
   Status loadInput(int64_t tile, int slot);
   Status loadRecord(int64_t block, int slot);
+  Status loadActTable();
   Status compute(int64_t tile);
   Status store(int64_t tile);
 
   // Tile i -> (row tile, channel block).
-  int64_t rowTiles() const { return ceilDiv(L.op.kind == NPUCC_KIND_ELTWISE ? L.op.length : L.OH, Tl.rows); }
+  int64_t rowTiles() const {
+    return ceilDiv(L.op.kind == NPUCC_KIND_ELTWISE ? L.op.length : L.OH, Tl.rows);
+  }
   int64_t blocks() const { return ceilDiv(L.OC, Tl.block); }
   int64_t numTiles() const { return rowTiles() * blocks(); }
   int64_t rowOf(int64_t i) const { return Tl.blocksOuter ? i % rowTiles() : i / blocks(); }
@@ -130,8 +133,9 @@ private:
   std::vector<lir::Instr> &Out;
   Buffers B;
   npucc_alayout Al = actLayoutOf(T, L);
-  std::vector<int> InSlotOf; // tile -> input buffer
-  std::vector<uint64_t> RecordBlobOffset; // per block, from the blob start
+  std::vector<int> InSlotOf;                                // tile -> input buffer
+  std::vector<uint64_t> RecordBlobOffset;                   // per block, from the blob start
+  uint64_t ActTableOffset = actTableOffset(L, T, Tl.block); // from the records' start
 };
 
 Status Emitter::dmaOne(const lir::BufferRef &src, const lir::BufferRef &dst, int64_t len,
@@ -204,8 +208,8 @@ Status Emitter::copy(const lir::BufferRef &src, const lir::BufferRef &dst, int64
   return success();
 }
 
-Status Emitter::blockedIn(const lir::BufferRef &src, const SpmPlace &buf, int64_t pixels,
-                          int64_t n, int64_t stride) {
+Status Emitter::blockedIn(const lir::BufferRef &src, const SpmPlace &buf, int64_t pixels, int64_t n,
+                          int64_t stride) {
   const int64_t b = Al.block;
   for (int64_t g = 0; g * b < n; ++g) {
     int64_t len = std::min(b, n - g * b);
@@ -266,9 +270,17 @@ Status Emitter::loadRecord(int64_t block, int slot) {
   RecordLayout rl = recordLayout(L, T, nb);
   const SpmPlace &buf = Spm[size_t(B.inCount + B.in2Count + slot)];
   uint64_t inner = Tl.resident ? RecordBlobOffset[size_t(block)] - RecordBlobOffset[0] : 0;
-  return copy(at(Io.blob, int64_t(Io.recordsOffset + RecordBlobOffset[size_t(block)]), int64_t(rl.size)),
-              spmRef(buf, int64_t(inner), int64_t(rl.size)), int64_t(rl.size), 1,
-              int64_t(rl.size), int64_t(rl.size));
+  return copy(
+      at(Io.blob, int64_t(Io.recordsOffset + RecordBlobOffset[size_t(block)]), int64_t(rl.size)),
+      spmRef(buf, int64_t(inner), int64_t(rl.size)), int64_t(rl.size), 1, int64_t(rl.size),
+      int64_t(rl.size));
+}
+
+Status Emitter::loadActTable() {
+  const SpmPlace &buf = Spm[size_t(B.inCount + B.in2Count + B.wCount + B.outCount)];
+  int64_t n = int64_t(ActTableBytes);
+  return copy(at(Io.blob, int64_t(Io.recordsOffset + ActTableOffset), n), spmRef(buf, 0, n), n, 1,
+              n, n);
 }
 
 Status Emitter::compute(int64_t tile) {
@@ -316,6 +328,13 @@ Status Emitter::compute(int64_t tile) {
     }
   }
   set(in, "out_addr", spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, r1 - r0, L.OW, nb))));
+  if (hasActTable(L, T)) {
+    int64_t n = int64_t(ActTableBytes);
+    set(in, "act_addr",
+        actTableInSystem(L, T)
+            ? at(Io.blob, int64_t(Io.recordsOffset + ActTableOffset), n)
+            : spmRef(Spm[size_t(B.inCount + B.in2Count + B.wCount + B.outCount)], 0, n));
+  }
   if (op.kind == NPUCC_KIND_MATMUL) {
     set(in, "m", r1 - r0);
     set(in, "k", L.C);
@@ -360,8 +379,8 @@ Status Emitter::store(int64_t tile) {
   // [pixels][nb] in the scratchpad -> rows of OC bytes, columns from blk * block.
   if (Al.kind == NPUCC_AL_BLOCKED)
     return blockedOut(outBuf, at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0), pixels, nb, L.OC);
-  return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0),
-              nb, pixels, nb, L.OC);
+  return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0), nb,
+              pixels, nb, L.OC);
 }
 
 Status Emitter::run() {
@@ -384,6 +403,8 @@ Status Emitter::run() {
   if (dmaRecords && Tl.resident)
     for (int64_t b = 0; b < blocks(); ++b)
       NPUCC_TRY(loadRecord(b, 0));
+  if (B.actCount)
+    NPUCC_TRY(loadActTable());
   auto prefetch = [&](int64_t i) -> Status {
     if (dmaRecords && !Tl.resident && newBlock(i))
       NPUCC_TRY(loadRecord(blockOf(i), int(blockOf(i) % std::max(1, B.wCount))));
@@ -406,6 +427,28 @@ Status Emitter::run() {
 
 uint64_t recordAlign(const target::TargetDesc &t, const Layer &l) {
   return std::max<uint64_t>(16, recordRoleAlign(t, l, target::Operand::W));
+}
+
+bool hasActTable(const Layer &l, const target::TargetDesc &t) {
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  return l.op.actLut ||
+         (l.hasWeights() && lim && lim->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256);
+}
+
+uint64_t actTableAlign(const target::TargetDesc &t, const Layer &l) {
+  return hasActTable(l, t) ? recordRoleAlign(t, l, target::Operand::Act) : 1;
+}
+
+uint64_t actTableOffset(const Layer &l, const target::TargetDesc &t, int64_t block) {
+  uint64_t off = 0;
+  for (int64_t b = 0; l.hasWeights() && b < ceilDiv(l.OC, block); ++b)
+    off += alignUp(recordLayout(l, t, std::min(block, l.OC - b * block)).size, recordAlign(t, l));
+  return alignUp(off, actTableAlign(t, l));
+}
+
+bool actTableInSystem(const Layer &l, const target::TargetDesc &t) {
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  return hasActTable(l, t) && lim && lim->inSystem(target::Operand::Act);
 }
 
 bool recordsInSystem(const Layer &l, const target::TargetDesc &t) {
@@ -505,7 +548,8 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
     offs[size_t(Operand::W)] = rl.wOff;
     offs[size_t(Operand::Bias)] = rl.biasOff;
     offs[size_t(Operand::Rq)] = rl.rqOff;
-    unsigned roles = role(Operand::W) | role(Operand::Bias) | (l.op.perChannel ? role(Operand::Rq) : 0);
+    unsigned roles =
+        role(Operand::W) | role(Operand::Bias) | (l.op.perChannel ? role(Operand::Rq) : 0);
     if (tl.resident) {
       uint64_t all = 0;
       for (int64_t blk = 0; blk < blocks; ++blk)
@@ -524,6 +568,11 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
   b.outCount = rowTiles * blocks > 1 ? 2 : 1;
   for (int i = 0; i < b.outCount; ++i)
     b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
+  // The lut256 table: loaded once, resident for all the layer's tiles.
+  if (hasActTable(l, t) && !actTableInSystem(l, t)) {
+    b.actCount = 1;
+    b.requests.push_back({"activation table", ActTableBytes, role(Operand::Act), {}});
+  }
   return b;
 }
 
@@ -544,6 +593,7 @@ Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &
     in.callee = roles & (1u << unsigned(target::Operand::W))     ? "w"
                 : roles & (1u << unsigned(target::Operand::In2)) ? "in2"
                 : roles & (1u << unsigned(target::Operand::Out)) ? "out"
+                : roles & (1u << unsigned(target::Operand::Act)) ? "act"
                                                                  : "in";
     lir::BufferRef ref;
     ref.region = lir::Region::Spm;

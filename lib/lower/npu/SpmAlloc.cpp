@@ -72,7 +72,8 @@ uint64_t bufferAlign(const target::TargetDesc &t, const target::Scratchpad &s,
 }
 
 const int RoleParam[target::NumOperands] = {NPUCC_P_IN_ADDR,   NPUCC_P_IN2_ADDR, NPUCC_P_W_ADDR,
-                                            NPUCC_P_BIAS_ADDR, NPUCC_P_RQ_ADDR,  NPUCC_P_OUT_ADDR};
+                                            NPUCC_P_BIAS_ADDR, NPUCC_P_RQ_ADDR,  NPUCC_P_OUT_ADDR,
+                                            NPUCC_P_ACT_ADDR};
 
 /// The offsets (from the scratchpad's base) where the buffer may start so
 /// that each of its operands lies where command `kind`'s address field of
