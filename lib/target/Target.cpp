@@ -11,7 +11,7 @@
 
 #include "TargetParser.h"
 
-#include "../../runtime/hal/npucc_params.h"
+#include "../../runtime/hal/npucc_desc.h"
 
 #include <algorithm>
 #include <fstream>
@@ -52,8 +52,16 @@ int64_t paramDefault(int id) {
   return id >= 0 && id < NPUCC_P_COUNT ? def[id] : 0;
 }
 
+static_assert(NumOperands == NPUCC_OPND_COUNT && int(Operand::Act) == NPUCC_OPND_ACT &&
+                  int(Operand::Out) == NPUCC_OPND_OUT,
+              "Operand (Target.h) follows NPUCC_OPERAND_LIST (npucc_desc.h)");
+
 const std::vector<std::string> &operandNames() {
-  static const std::vector<std::string> names = {"in", "in2", "w", "bias", "rq", "out", "act"};
+  static const std::vector<std::string> names = {
+#define NPUCC_OPERAND_NAME(id, name, param) name,
+      NPUCC_OPERAND_LIST(NPUCC_OPERAND_NAME)
+#undef NPUCC_OPERAND_NAME
+  };
   return names;
 }
 

@@ -25,7 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "TargetParser.h"
 
-#include "../../runtime/hal/npucc_params.h"
+#include "../../runtime/hal/npucc_desc.h"
 
 #include <algorithm>
 
@@ -35,22 +35,11 @@ using namespace json_reader;
 
 namespace {
 
-const char *const AddressParams[] = {"src_addr",  "dst_addr", "in_addr",  "in2_addr", "w_addr",
-                                     "bias_addr", "rq_addr",  "out_addr", "act_addr"};
-
 /// The compute operand an address parameter points at, or -1 (DMA addresses).
-int operandOf(const std::string &param) {
-  static const char *const Names[] = {"in_addr", "in2_addr", "w_addr",  "bias_addr",
-                                      "rq_addr", "out_addr", "act_addr"};
-  for (int i = 0; i < NumOperands; ++i)
-    if (param == Names[i])
-      return i;
-  return -1;
-}
+int operandOf(const std::string &param) { return npucc_operand_of_param(paramId(param)); }
 
 bool isAddress(const std::string &param) {
-  return std::find_if(std::begin(AddressParams), std::end(AddressParams),
-                      [&](const char *a) { return param == a; }) != std::end(AddressParams);
+  return param == "src_addr" || param == "dst_addr" || operandOf(param) >= 0;
 }
 
 } // namespace

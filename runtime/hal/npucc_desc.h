@@ -47,6 +47,53 @@ extern "C" {
 #define NPUCC_OPND_ACT 6 /* the lut256 activation table (256 bytes) */
 #define NPUCC_OPND_COUNT 7
 
+/* The one table of the operands: NPUCC_OPND_ id, JSON name (a description's
+ * "operands", "operand_alignment", "separate_banks"), address parameter. The
+ * compiler, the simulator and the HAL read it through the functions below. */
+#define NPUCC_OPERAND_LIST(X)                                                                      \
+  X(IN, "in", IN_ADDR)                                                                             \
+  X(IN2, "in2", IN2_ADDR)                                                                          \
+  X(W, "w", W_ADDR)                                                                                \
+  X(BIAS, "bias", BIAS_ADDR)                                                                       \
+  X(RQ, "rq", RQ_ADDR)                                                                             \
+  X(OUT, "out", OUT_ADDR)                                                                          \
+  X(ACT, "act", ACT_ADDR)
+
+/* The address parameter (NPUCC_P_*) of an operand, -1 for none. */
+static inline int npucc_operand_addr_param(int operand) {
+  switch (operand) {
+#define NPUCC_OPERAND_PARAM_CASE(id, name, param)                                                  \
+  case NPUCC_OPND_##id:                                                                            \
+    return NPUCC_P_##param;
+    NPUCC_OPERAND_LIST(NPUCC_OPERAND_PARAM_CASE)
+#undef NPUCC_OPERAND_PARAM_CASE
+  default:
+    return -1;
+  }
+}
+
+/* The operand an address parameter points at, -1 for none (DMA addresses). */
+static inline int npucc_operand_of_param(int param) {
+  int o;
+  for (o = 0; o < NPUCC_OPND_COUNT; ++o)
+    if (npucc_operand_addr_param(o) == param)
+      return o;
+  return -1;
+}
+
+/* The JSON name of an operand ("" for none). */
+static inline const char *npucc_operand_name(int operand) {
+  switch (operand) {
+#define NPUCC_OPERAND_NAME_CASE(id, name, param)                                                   \
+  case NPUCC_OPND_##id:                                                                            \
+    return name;
+    NPUCC_OPERAND_LIST(NPUCC_OPERAND_NAME_CASE)
+#undef NPUCC_OPERAND_NAME_CASE
+  default:
+    return "";
+  }
+}
+
 /* What a bank conflict between operands that must be separate does. */
 #define NPUCC_BANK_CONFLICT_ERROR 0    /* the command fails (a programming error) */
 #define NPUCC_BANK_CONFLICT_SLOWDOWN 1 /* compute cycles are multiplied by conflict_slowdown */

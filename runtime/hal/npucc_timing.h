@@ -60,16 +60,13 @@ static inline int npucc_uses_act_table(const npucc_target_desc *d, int kind) {
 
 /* The scratchpad address parameter of each operand (-1: the command has none). */
 static inline int npucc_operand_param(int kind, int operand) {
-  static const int8_t map[NPUCC_OPND_COUNT] = {
-      NPUCC_P_IN_ADDR, NPUCC_P_IN2_ADDR, NPUCC_P_W_ADDR,  NPUCC_P_BIAS_ADDR,
-      NPUCC_P_RQ_ADDR, NPUCC_P_OUT_ADDR, NPUCC_P_ACT_ADDR};
   if (operand == NPUCC_OPND_IN2 && kind != NPUCC_KIND_ELTWISE)
     return -1;
   if ((operand == NPUCC_OPND_W || operand == NPUCC_OPND_BIAS || operand == NPUCC_OPND_RQ ||
        operand == NPUCC_OPND_ACT) &&
       kind != NPUCC_KIND_CONV && kind != NPUCC_KIND_DEPTHWISE && kind != NPUCC_KIND_MATMUL)
     return -1;
-  return map[operand];
+  return npucc_operand_addr_param(operand);
 }
 
 /* Finds two operands of a compute command that the scratchpad's rules want in

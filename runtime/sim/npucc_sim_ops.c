@@ -30,9 +30,6 @@
 #define P(id) p[NPUCC_P_##id]
 #define LIMIT NPUCC_DEVERR_LIMIT
 
-static const char *const g_operand_names[NPUCC_OPND_COUNT] = {"in", "in2", "w",  "bias",
-                                                              "rq", "out", "act"};
-
 static int32_t rd_i32(const uint8_t *b, size_t i) {
   const uint8_t *q = b + 4 * i;
   return (int32_t)((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) |
@@ -289,7 +286,7 @@ static int check_banks(npucc_sim *s, int idx, int kind, const int64_t *p) {
         s, idx, NPUCC_DEVERR_HAZARD,
         "bank conflict: operands %s and %s are both in bank %llu of scratchpad '%s', "
         "which must keep them in different banks",
-        g_operand_names[a], g_operand_names[b],
+        npucc_operand_name(a), npucc_operand_name(b),
         (unsigned long long)(((uint64_t)p[npucc_operand_param(kind, a)] - m->base) / m->bank_size),
         m->name);
   return 0;

@@ -56,27 +56,6 @@ const char *regionText(lir::Region r) {
   }
 }
 
-int operandOfParam(int id) {
-  switch (id) {
-  case NPUCC_P_IN_ADDR:
-    return NPUCC_OPND_IN;
-  case NPUCC_P_IN2_ADDR:
-    return NPUCC_OPND_IN2;
-  case NPUCC_P_W_ADDR:
-    return NPUCC_OPND_W;
-  case NPUCC_P_BIAS_ADDR:
-    return NPUCC_OPND_BIAS;
-  case NPUCC_P_RQ_ADDR:
-    return NPUCC_OPND_RQ;
-  case NPUCC_P_OUT_ADDR:
-    return NPUCC_OPND_OUT;
-  case NPUCC_P_ACT_ADDR:
-    return NPUCC_OPND_ACT;
-  default:
-    return -1;
-  }
-}
-
 } // namespace
 
 Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
@@ -119,7 +98,7 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
       // ("operands"; the loader proved its field reaches every window).
       uint64_t align = dmaAlign;
       if (kind != NPUCC_KIND_DMA) {
-        int o = operandOfParam(id);
+        int o = npucc_operand_of_param(id);
         const target::OpLimits *lim = t.operation(in.callee);
         if (o < 0 || !lim || !lim->inSystem(target::Operand(o)))
           return error(head(id) + " points into " + regionText(b->region) +
@@ -143,7 +122,7 @@ Status proveCommand(const lir::Instr &in, const target::TargetDesc &t) {
       return error(why);
     if (b) {
       const target::Scratchpad &s = t.scratchpads[size_t(b->index)];
-      int o = operandOfParam(id);
+      int o = npucc_operand_of_param(id);
       uint64_t align =
           kind == NPUCC_KIND_DMA
               ? dmaAlign

@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
 
+#include "../../../runtime/hal/npucc_desc.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -71,10 +73,6 @@ uint64_t bufferAlign(const target::TargetDesc &t, const target::Scratchpad &s,
   return align;
 }
 
-const int RoleParam[target::NumOperands] = {NPUCC_P_IN_ADDR,   NPUCC_P_IN2_ADDR, NPUCC_P_W_ADDR,
-                                            NPUCC_P_BIAS_ADDR, NPUCC_P_RQ_ADDR,  NPUCC_P_OUT_ADDR,
-                                            NPUCC_P_ACT_ADDR};
-
 /// The offsets (from the scratchpad's base) where the buffer may start so
 /// that each of its operands lies where command `kind`'s address field of
 /// that operand reaches: [lo, hi], empty when lo > hi; `role` then names the
@@ -91,7 +89,7 @@ Reach reach(const target::TargetDesc &t, const target::Scratchpad &s, const SpmR
   for (int role = 0; role < target::NumOperands; ++role) {
     if (!(r.roles & (1u << role)))
       continue;
-    const target::ParamRange &b = t.paramBounds(kind, RoleParam[role]);
+    const target::ParamRange &b = t.paramBounds(kind, npucc_operand_addr_param(role));
     if (!b.bound)
       continue; // a fixed address: the proof of the scheduled command says so
     int64_t inner = size_t(role) < r.roleOffsets.size() ? int64_t(r.roleOffsets[size_t(role)]) : 0;
@@ -132,9 +130,9 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
       Reach within = reach(t, s, r, kind);
       if (within.lo > within.hi) {
         // Say which field cannot reach this scratchpad (if no other one takes it).
-        const target::ParamRange &b = t.paramBounds(kind, RoleParam[within.role]);
+        const target::ParamRange &b = t.paramBounds(kind, npucc_operand_addr_param(within.role));
         unreachable = "command '" + target::commandKindNames()[size_t(kind)] + "' parameter '" +
-                      target::paramNames()[size_t(RoleParam[within.role])] +
+                      target::paramNames()[size_t(npucc_operand_addr_param(within.role))] +
                       "' cannot address the " + r.what + " in scratchpad '" + s.name +
                       "': its field '" + b.field + "' holds " + hex(b.lo) + ".." + hex(b.hi);
         continue;
