@@ -254,7 +254,8 @@ Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
   // values; evaluate the NCHW definition between transposes. Element-wise
   // ops need nothing: their operands are permuted alike.
   if (n.attrString("layout", "") == "NHWC" &&
-      (n.kind == OpKind::Conv || n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool) &&
+      (n.kind == OpKind::Conv || n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool ||
+       n.kind == OpKind::GlobalAveragePool) &&
       !inputs.empty() && inputs[0] && inputs[0]->shape().size() == 4 && n.output(0) &&
       n.output(0)->shape.size() == 4) {
     static const int ToNchw[4] = {0, 3, 1, 2}, ToNhwc[4] = {0, 2, 3, 1};

@@ -171,6 +171,9 @@ Outputs evalPool(const Node &n, const Inputs &in) {
   if (xs.size() != 4)
     return qerr(n, "integer pooling supports 1-D and 2-D inputs only");
   int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3], OH = ys[2], OW = ys[3];
+  if (ys[0] != N || ys[1] != C || y.numElements() != N * C * OH * OW)
+    return qerr(n, "pooling output shape " + ir::shapeStr(y.shape()) +
+                       " does not match the input's batch and channels " + ir::shapeStr(x.shape()));
   std::vector<int64_t> k = global ? std::vector<int64_t>{H, W} : n.attrInts("kernel_shape"),
                        st = global ? std::vector<int64_t>{1, 1} : n.attrInts("strides"),
                        pd = global ? std::vector<int64_t>{} : n.attrInts("pads"),

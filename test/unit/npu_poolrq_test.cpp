@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "npucc/interp/Interpreter.h"
 #include "npucc/ir/Parser.h"
+#include "npucc/passes/Pass.h"
 #include "npucc/target/Legality.h"
 #include "npucc/target/Target.h"
 
@@ -167,6 +168,41 @@ TEST(NpuPoolRq, DifferingQuantizationRunsBitExact) {
   quant::QuantMultiplier m125 = poolMultiplier(0.25, 0.0371, 125);
   quant::QuantMultiplier m124 = poolMultiplier(0.25, 0.0371, 124);
   EXPECT_NE(m125.mult, m124.mult);
+}
+
+/// npu-partition gives NPU pools NHWC values (layout="NHWC"); the interpreter
+/// must evaluate them as before. A GlobalAveragePool there was read as NCHW
+/// and wrote past its output (found by the differential tier on npu-poolrq and
+/// the calibrated mobilenetv2 on npu-default). Without the fix this test
+/// fails on the GlobalAveragePool (and valgrind sees the overrun).
+TEST(NpuPoolRq, PartitionedPoolsEvaluateAsBefore) {
+  auto def = loadTarget(poolrqPath());
+  ASSERT_TRUE(def.ok()) << def.error().str();
+  for (const std::string &text :
+       {poolGraph(5, 7, 1, 1, "", "q(0.02, 11)", "GlobalAveragePool"),
+        poolGraph(6, 6, 3, 3, "kernel_shape=[2, 2], strides=[2, 2]")}) {
+    auto g = parse(text);
+    ASSERT_TRUE(g);
+    ir::Tensor in(ir::DType::I8, g->inputs[0]->shape);
+    for (int64_t i = 0; i < in.numElements(); ++i)
+      in.setInt(i, (i * 37) % 256 - 128);
+    auto before = interp::runGraph(*g, {{"x", in}});
+    ASSERT_TRUE(before.ok()) << before.error().str();
+    passes::PassContext ctx;
+    ctx.target = &*def;
+    ASSERT_TRUE(passes::runPipeline(*g, "npu-partition", ctx).ok());
+    ASSERT_EQ(ctx.stats["npu-partition.npu"], 1) << text;
+    bool nhwc = false;
+    for (const auto &n : g->nodes())
+      nhwc = nhwc || (n->hasAttr("npu") && n->attrString("layout", "") == "NHWC");
+    EXPECT_TRUE(nhwc);
+    auto after = interp::runGraph(*g, {{"x", in}});
+    ASSERT_TRUE(after.ok()) << after.error().str();
+    const ir::Tensor &a = before->at("y"), &b = after->at("y");
+    ASSERT_EQ(a.numElements(), b.numElements());
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      EXPECT_EQ(a.getInt(i), b.getInt(i)) << text << " element " << i;
+  }
 }
 
 TEST(NpuPoolRq, RefusedWithTheReason) {
