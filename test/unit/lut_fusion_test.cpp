@@ -22,6 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include "EveryInt8.h"
+
 #include <memory>
 
 using namespace npucc;
@@ -41,12 +43,7 @@ std::string matmulThen(const std::string &act) {
          "  return %y\n}\n";
 }
 
-std::map<std::string, Tensor> everyInt8() {
-  Tensor x(ir::DType::I8, {256, 1});
-  for (int i = 0; i < 256; ++i)
-    x.setInt(i, i - 128);
-  return {{"x", x}};
-}
+using test::everyInt8;
 
 Tensor run(const ir::Graph &g) {
   std::map<std::string, Tensor> all;
