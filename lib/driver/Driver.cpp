@@ -353,7 +353,8 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// (a clone made just before it, node for node in the order of `placed`, the original
 /// nodes, which npu-partition keeps and may modify but never frees): a node that lost
 /// requant="fp32" (it runs on an NPU that rounds exactly) loses it in `pre` too, and
-/// one that gained it (an NPU whose requantization is fp32_scale) gains it there.
+/// one that gained it (an NPU whose requantization is fp32_scale) gains it there;
+/// mul_shift_add's rq_stage/rq_bits are copied likewise.
 /// Returns whether any node changed; `npu` receives the placed nodes' indices and NPU ops.
 /// `erased`: nodes npu-partition erased (their pointers in `placed` are dangling).
 bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
@@ -369,6 +370,14 @@ bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
     if (auto op = placed[k]->attrs.find("npu"); op != placed[k]->attrs.end())
       if (const auto *s = std::get_if<std::string>(&op->second))
         npu.emplace_back(k, *s);
+    // mul_shift_add's attributes: the pre-target graph evaluates the NPU's
+    // fitted requantization too.
+    for (const char *key : {"rq_stage", "rq_bits"})
+      if (auto a = placed[k]->attrs.find(key); a != placed[k]->attrs.end()) {
+        auto old = nodes[k]->attrs.find(key);
+        changed = changed || old == nodes[k]->attrs.end() || !(old->second == a->second);
+        nodes[k]->attrs[key] = a->second;
+      }
     auto it = placed[k]->attrs.find("requant");
     if (it == placed[k]->attrs.end()) {
       changed = nodes[k]->attrs.erase("requant") > 0 || changed;

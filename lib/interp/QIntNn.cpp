@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "QIntCommon.h"
 
+#include "npucc/quant/MulShiftAdd.h"
+
 namespace npucc::interp::qint {
 
 namespace {
@@ -19,20 +21,35 @@ struct Requant {
   int32_t zp;
   Range r;
   quant::Rounding rounding;
+  /// A node an NPU with the mul_shift_add stage runs (attributes rq_stage,
+  /// rq_bits): each channel's fitted parameters, as the NPU's records hold them.
+  std::vector<quant::MsaParams> msa;
   Requant(const Node &n, double sx, const QuantParams &wq, int64_t channels) {
     raw = !n.output(0)->quant;
     QuantParams yq = outQ(n);
     zp = zpAt(yq, 0);
     r = outRange(n);
     rounding = quant::roundingOf(n);
+    auto widths = raw ? std::nullopt : quant::msaAttrs(n);
     // Scales are float32 in the IR: the casts are exact.
-    for (int64_t c = 0; c < channels; ++c)
+    for (int64_t c = 0; c < channels; ++c) {
       m.push_back(quant::productMultiplier(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)),
                                            rounding));
+      if (widths) {
+        // Legality placed the node only where every channel fits.
+        double ratio = quant::msaRatio(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)));
+        msa.push_back(quant::fitMulShiftAdd(ratio, zp, *widths).value_or(quant::MsaParams{}));
+      }
+    }
   }
   int64_t apply(int64_t acc, int64_t c) const {
     if (raw)
       return acc;
+    if (!msa.empty()) {
+      // The NPU's records hold bias + biasAdd (acc includes the bias here).
+      const quant::MsaParams &p = msa[static_cast<size_t>(c)];
+      return std::clamp<int64_t>(quant::applyMsa(acc, p), r.lo, r.hi);
+    }
     return requant(npucc_sat_i32(acc), m[static_cast<size_t>(c)], zp, r, rounding);
   }
 };
@@ -154,8 +171,7 @@ Outputs evalGemm(const Node &n, const Inputs &in) {
   const Tensor *c = in.size() > 2 ? in[2] : nullptr;
   if (c && c->shape().size() > 1 && c->shape()[0] != 1)
     return qerr(n, "integer Gemm bias must be 1-D");
-  return matmulCore(n, *in[0], *in[1], c, n.attrInt("transA", 0) != 0,
-                    n.attrInt("transB", 0) != 0);
+  return matmulCore(n, *in[0], *in[1], c, n.attrInt("transA", 0) != 0, n.attrInt("transB", 0) != 0);
 }
 
 Outputs evalPool(const Node &n, const Inputs &in) {

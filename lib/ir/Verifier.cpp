@@ -38,13 +38,15 @@ Status verifyGraph(const Graph &g) {
     int nin = static_cast<int>(n.inputs.size());
     int nout = static_cast<int>(n.outputs.size());
     if (nin < info.minInputs || (info.maxInputs >= 0 && nin > info.maxInputs))
-      return nodeError(g, n, "has " + std::to_string(nin) + " inputs, expected " +
-                                 std::to_string(info.minInputs) + ".." +
-                                 (info.maxInputs < 0 ? "n" : std::to_string(info.maxInputs)));
+      return nodeError(g, n,
+                       "has " + std::to_string(nin) + " inputs, expected " +
+                           std::to_string(info.minInputs) + ".." +
+                           (info.maxInputs < 0 ? "n" : std::to_string(info.maxInputs)));
     if (nout < info.minOutputs || (info.maxOutputs >= 0 && nout > info.maxOutputs))
-      return nodeError(g, n, "has " + std::to_string(nout) + " outputs, expected " +
-                                 std::to_string(info.minOutputs) + ".." +
-                                 (info.maxOutputs < 0 ? "n" : std::to_string(info.maxOutputs)));
+      return nodeError(g, n,
+                       "has " + std::to_string(nout) + " outputs, expected " +
+                           std::to_string(info.minOutputs) + ".." +
+                           (info.maxOutputs < 0 ? "n" : std::to_string(info.maxOutputs)));
     // requant: the rounding of an integer Conv/Gemm/MatMul (docs/quantization.md).
     if (n.hasAttr("requant")) {
       std::string r = n.attrString("requant", "");
@@ -53,6 +55,17 @@ Status verifyGraph(const Graph &g) {
         return nodeError(g, n,
                          "has attribute requant='" + r +
                              "': expected \"exact\" or \"fp32\" on Conv, Gemm or MatMul");
+    }
+    // rq_stage/rq_bits: an NPU's requantization form (quant::msaAttrs).
+    if (n.hasAttr("rq_stage") || n.hasAttr("rq_bits")) {
+      bool product = n.kind == OpKind::Conv || n.kind == OpKind::Gemm || n.kind == OpKind::MatMul;
+      std::vector<int64_t> b = n.attrInts("rq_bits");
+      bool widths = b.size() == 3 && b[0] >= 2 && b[0] <= 32 && b[1] >= 1 && b[1] <= 6 &&
+                    b[2] >= 8 && b[2] <= 32;
+      if (!product || n.attrString("rq_stage", "") != "mul_shift_add" || !widths)
+        return nodeError(g, n,
+                         "has attributes rq_stage/rq_bits: expected rq_stage=\"mul_shift_add\" "
+                         "and rq_bits=[mul 2..32, shift 1..6, add 8..32] on Conv, Gemm or MatMul");
     }
     for (const Value *in : n.inputs)
       if (in && !defined.count(in))

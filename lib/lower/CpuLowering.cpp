@@ -94,8 +94,8 @@ struct Group {
   int pinIndex = 0;                  // input / output index
   const Value *constValue = nullptr; // Pin::Const
   std::vector<const Value *> members;
-  int lastUse = -1;        // last node position reading any member (in-place legality)
-  bool hasOutput = false;  // some member is a model output
+  int lastUse = -1;               // last node position reading any member (in-place legality)
+  bool hasOutput = false;         // some member is a model output
   int first = INT_MAX, last = -1; // steps
   int arenaBuffer = -1;           // index into the planner's buffers
   int64_t offset = 0;
@@ -156,7 +156,9 @@ public:
   BufferRef valueBuffer(const Value *v, std::string &problem);
   int constIndex(const Value *v);
   int reserveConstant(const std::string &name);
-  void setConstant(int index, ir::Tensor data) { P.constants[size_t(index)].data = std::move(data); }
+  void setConstant(int index, ir::Tensor data) {
+    P.constants[size_t(index)].data = std::move(data);
+  }
   std::vector<Step> Steps;
   std::vector<BufferLifetime> ArenaBuffers;
   std::vector<int64_t> ArenaOffsets;
@@ -180,7 +182,7 @@ private:
   lir::Program P;
   std::vector<Group> Groups;
   std::unordered_map<const Value *, int> GroupOf;
-  std::unordered_map<const Value *, int> LastUse; // last node position reading a value
+  std::unordered_map<const Value *, int> LastUse;   // last node position reading a value
   std::unordered_map<const Value *, int> OutputIdx; // first model output index of a value
   std::unordered_map<const Value *, int> Uses;      // node inputs reading a value
   std::map<const Value *, int> ConstIdx;
@@ -405,6 +407,12 @@ Status Lowering::assignStorage() {
     }
 
     bool npu = Opts.npu && n.hasAttr("npu");
+    // rq_stage: an NPU's requantization form (quant::msaAttrs), which the CPU
+    // kernels do not have: only the NPU may run such a node.
+    if (!npu && n.hasAttr("rq_stage"))
+      return nodeErr(n, "has rq_stage='" + n.attrString("rq_stage", "") +
+                            "' (an NPU's requantization form, set by npu-partition): the CPU "
+                            "kernels cannot run it");
     FamilyLowering fam = Opts.familyOverride ? Opts.familyOverride(n.kind) : nullptr;
     if (!fam && isQuantizedNode(n))
       fam = lowerQuantizedNode;
@@ -424,8 +432,7 @@ Status Lowering::assignStorage() {
     const Value *x = n.input(0), *y = n.output(0);
     bool inplace = false;
     if (!npu && (n.info().flags & ir::OPF_INPLACE) && x && y && !x->isConstant() &&
-        x->dtype == y->dtype &&
-        x->byteSize() == y->byteSize() && x->byteSize() > 0) {
+        x->dtype == y->dtype && x->byteSize() == y->byteSize() && x->byteSize() > 0) {
       int xg = GroupOf.at(x);
       const Group &gr = Groups[xg];
       inplace = gr.pin == Pin::None && !gr.hasOutput && gr.lastUse <= pos[&n];

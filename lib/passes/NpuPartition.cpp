@@ -72,8 +72,7 @@ bool layoutAgnostic(const Node &n) {
   case OpKind::Add:
   case OpKind::Mul: {
     const Value *a = n.input(0), *b = n.input(1);
-    return a && b && a->shape == b->shape && n.output(0) &&
-           n.output(0)->dtype == ir::DType::I8;
+    return a && b && a->shape == b->shape && n.output(0) && n.output(0)->dtype == ir::DType::I8;
   }
   default:
     return false;
@@ -106,7 +105,12 @@ public:
       n->attrs["npu"] = p.op->kindName;
       // The node takes the NPU's rounding, so that the interpreter (which
       // reads the attribute) computes what the NPU computes.
-      if (p.op->roundingChanged && p.op->fp32Scale) {
+      if (p.op->rqMsa) {
+        // mul_shift_add: the interpreter fits the same parameters from the
+        // node's scales and these widths (quant::fitMulShiftAdd).
+        quant::setMsaAttrs(*n, p.op->msa);
+        Ctx.bump("npu-partition.rounding-mul-shift-add");
+      } else if (p.op->roundingChanged && p.op->fp32Scale) {
         n->attrs["requant"] = std::string(quant::roundingName(quant::Rounding::Fp32));
         Ctx.bump("npu-partition.rounding-fp32");
       } else if (p.op->roundingChanged) {
@@ -215,8 +219,7 @@ private:
   /// in every layout), or 4-D with per-tensor quantization (its data is
   /// permuted by nhwcConstant).
   static bool followsLayout(const Value *c) {
-    return c->numElements() == 1 ||
-           (c->shape.size() == 4 && !(c->quant && c->quant->perChannel()));
+    return c->numElements() == 1 || (c->shape.size() == 4 && !(c->quant && c->quant->perChannel()));
   }
 
   /// The NHWC copy of the 4-D constant `c` (its data permuted, made once).

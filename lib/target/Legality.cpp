@@ -117,6 +117,41 @@ std::optional<std::pair<double, int32_t>> activationQ(const ir::Value *v, const 
                         v->quant->zeroPoint.empty() ? 0 : v->quant->zeroPoint[0]);
 }
 
+/// mul_shift_add: channel `i`'s fit within the widths, at most one step from
+/// the exact rounding, and its bias plus the rounding offset within int32.
+bool checkMsa(Checker &c, const NpuOp &op, float sx, float sw, float sy, int32_t zy,
+              const ir::Value *b, size_t i, bool perTensor) {
+  std::string why;
+  double ratio = quant::msaRatio(sx, sw, sy);
+  auto p = quant::fitMulShiftAdd(ratio, zy, op.msa, &why);
+  std::string form = " (the NPU's " + op.kindName + " requantizes with mul_shift_add, mul " +
+                     std::to_string(op.msa.mulBits) + " bits, shift 0.." +
+                     std::to_string((1u << op.msa.shiftBits) - 1) + ")";
+  if (!p) {
+    c.fail(why + " of channel " + std::to_string(i) + form);
+    return false;
+  }
+  if (p->worstSteps >= 1) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.9g is %d/2^%d, up to %.2f", ratio, p->mul, p->shift,
+                  p->worstSteps);
+    c.fail("requantization ratio " + std::string(buf) +
+           " steps from the exact rounding in channel " + std::to_string(i) + form);
+    return false;
+  }
+  // The channels this scale covers: all of them for per-tensor weights.
+  size_t end = perTensor && b ? size_t(b->numElements()) : i + 1;
+  for (size_t k = i; k < end && b && b->isConstant() && b->dtype == ir::DType::I32; ++k) {
+    int64_t bias = b->constant->data<int32_t>()[k];
+    if (bias + p->biasAdd > INT32_MAX) {
+      c.fail("bias " + std::to_string(bias) + " of channel " + std::to_string(k) +
+             " plus the rounding offset " + std::to_string(p->biasAdd) + " exceeds int32" + form);
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Requantization of a MAC-array op (conv, depthwise, matmul): weight and bias
 /// types, per-channel or per-tensor multipliers, rounding, fused clamp, zero
 /// points; fills op.perChannel / op.roundingChanged.
@@ -151,14 +186,19 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
   // shift likewise reads one right shift per channel (the loader requires
   // per_channel) and rounds exactly, as q31 does.
   op.rqShift = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
-  op.perChannel = differ || !l.perTensorRequant || op.fp32Scale || op.rqShift;
+  // mul_shift_add likewise reads mul, shift and add per channel.
+  op.rqMsa = l.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD;
+  op.msa = quant::MsaWidths{l.msaBits[0], l.msaBits[1], l.msaBits[2]};
+  op.perChannel = differ || !l.perTensorRequant || op.fp32Scale || op.rqShift || op.rqMsa;
   if (op.perChannel && !l.perChannelRequant)
     c.fail("per-channel requantization but the NPU's " + op.kindName + " has only per_tensor");
   // The NPU's rounding: q31 is the exact one, fp32_scale ONNX Runtime's
   // float32 arithmetic (requant="fp32"); a node of the other rounding runs
   // with the NPU's (at most one step apart) unless --requant keeps it.
   quant::Rounding npuRounding = op.fp32Scale ? quant::Rounding::Fp32 : quant::Rounding::Exact;
-  if (quant::roundingOf(n) != npuRounding) {
+  // mul_shift_add approximates either rounding with its fitted parameters
+  // (below), so the node's own rounding does not decide.
+  if (!op.rqMsa && quant::roundingOf(n) != npuRounding) {
     if (op.fp32Scale ? opts.allowFp32ForExact : opts.allowExactForFp32)
       op.roundingChanged = true;
     else if (op.fp32Scale)
@@ -192,6 +232,9 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
                std::to_string(i) + " outside -31..31");
         break;
       }
+      if (op.rqMsa && !checkMsa(c, op, float(qx->first), q.scale[i], float(qy->first), qy->second,
+                                b, i, q.scale.size() == 1))
+        break;
       // shift: the Q31 multiplier the CPU would use must be 2^-s exactly
       // (mult 2^30), s in 0..31, so the rounding right shift is the same.
       double ratio = double(qx->first) * double(q.scale[i]) / double(qy->first);

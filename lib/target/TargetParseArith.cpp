@@ -1,8 +1,9 @@
 //===- TargetParseArith.cpp - The arithmetic pipeline of an operation -----===//
 //
 // compute.operations.<op>.arithmetic: one stage per slot of the MAC
-// operations' pipeline, named by slot ("requant": "fp32_scale"); a slot not
-// named runs its default stage. The vocabulary is NPUCC_STAGE_LIST
+// operations' pipeline, named by slot ("requant": "fp32_scale", or an object
+// {"stage": "mul_shift_add", "mul_bits": 24, ...} for a stage with widths); a
+// slot not named runs its default stage. The vocabulary is NPUCC_STAGE_LIST
 // (runtime/hal/npucc_params.h), the arithmetic of each stage is in
 // runtime/include/npucc_stages.h. docs/target.md, "Arithmetic stages".
 //
@@ -11,6 +12,7 @@
 
 #include "../../runtime/include/npucc_stages.h"
 
+#include <optional>
 #include <set>
 
 namespace npucc::target {
@@ -72,7 +74,16 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
                                " (slots: input, correction, mac, requant, activation, pool, "
                                "output)");
     }
-    std::string stage = Obj::asString(it.value(), p);
+    // A stage is its name, or an object {"stage": name, <its widths>} for a
+    // stage with parameters of its own (mul_shift_add's field widths).
+    std::string stage;
+    std::optional<Obj> so;
+    if (it.value().is_object()) {
+      so.emplace(it.value(), p);
+      stage = so->str("stage");
+    } else {
+      stage = Obj::asString(it.value(), p);
+    }
     std::string known;
     std::set<std::string> names;
     for (const StageRow &r : Stages)
@@ -88,7 +99,21 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
                                (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                                " (expected " + known + ")");
     }
+    if (so) {
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD) {
+        // The K210's batch-norm form is 24/4/32; the bounds keep every
+        // product and sum in the stage's 64-bit arithmetic.
+        l.msaBits[0] = unsigned(so->range("mul_bits", 32, 2, 32));
+        l.msaBits[1] = unsigned(so->range("shift_bits", 6, 1, 6));
+        l.msaBits[2] = unsigned(so->range("add_bits", 32, 8, 32));
+      }
+      so->done();
+    }
   }
+  if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD && !l.perChannelRequant)
+    json_reader::fail(ao.at("requant"), "requant stage mul_shift_add reads mul, shift and add per "
+                                        "channel from the rq table: operation '" +
+                                            name + "' needs the per_channel requant mode");
   if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 && !l.perChannelRequant)
     json_reader::fail(ao.at("requant"), "requant stage fp32_scale reads a binary32 scale per "
                                         "channel from the rq table: operation '" +

@@ -168,8 +168,11 @@ static int dma(uint64_t src, uint64_t dst, uint32_t len, int wait) {
 /* Deterministic test data and the C reference of the convolution. */
 /* scale_bits: the binary32 scales of an NPU whose requantization stage is
  * fp32_scale (NULL: mult and shift, the q31 stage). */
+/* msa_mul: the muls of an NPU whose stage is mul_shift_add (shift
+ * MSA_SHIFT, add out_zp; NULL: another stage). */
+#define MSA_SHIFT 32
 static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const int32_t *shift,
-                      const uint32_t *scale_bits) {
+                      const uint32_t *scale_bits, const int32_t *msa_mul) {
   uint32_t s = 12345u;
   int i, oy, ox, o, ky, kx, c;
   for (i = 0; i < (int)sizeof input; i++)
@@ -192,7 +195,9 @@ static void make_data(int32_t in_zp, int32_t out_zp, const int32_t *mult, const 
                      (int32_t)weights[((o * K + ky) * K + kx) * CIN + c];
           }
         expect[(oy * W + ox) * COUT + o] =
-            scale_bits ? (int8_t)npucc_stage_act_clamp(
+            msa_mul ? (int8_t)npucc_stage_act_clamp(
+                          npucc_stage_rq_msa(acc, msa_mul[o], MSA_SHIFT, out_zp), -128, 127)
+            : scale_bits ? (int8_t)npucc_stage_act_clamp(
                              npucc_stage_rq_fp32(acc, scale_bits[o], out_zp), -128, 127)
                        : npucc_requant_i8(acc, mult[o], shift[o], out_zp, -128, 127);
       }
@@ -213,6 +218,10 @@ int main(int argc, char **argv) {
   /* shift: the rq table holds one right shift per channel (multiplier 2^-s). */
   int rshift =
       npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_SHIFT;
+  /* mul_shift_add: mul[], shift[], add[] per channel. */
+  int msa = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_REQUANT) ==
+            NPUCC_STAGE_RQ_MUL_SHIFT_ADD;
+  int32_t msa_mul[COUT], msa_shift[COUT], msa_add[COUT];
   /* lut256: a 256-byte table at act_addr after the requant table replaces the clamp. */
   int lut =
       npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
@@ -244,7 +253,7 @@ int main(int argc, char **argv) {
               : a;
   }
   rq_off = (uint32_t)align_up(sizeof bias, a);
-  table_size = rq_off + 2 * COUT * (uint32_t)sizeof(int32_t);
+  table_size = rq_off + (msa ? 3 : 2) * COUT * (uint32_t)sizeof(int32_t);
   if (lut) {
     act_off = (uint32_t)align_up(table_size, a);
     table_size = act_off + 256;
@@ -266,12 +275,21 @@ int main(int argc, char **argv) {
     float f = (float)((double)mult[o] / 1099511627776.0); /* mult * 2^-31 * 2^-9 */
     memcpy(&scale_bits[o], &f, sizeof f);
   }
-  make_data(-3, 5, mult, shift, fp32 ? scale_bits : NULL);
+  for (o = 0; o < COUT; o++) { /* the same multipliers as mul / 2^32 */
+    msa_mul[o] = mult[o] >> 8;
+    msa_shift[o] = MSA_SHIFT;
+    msa_add[o] = 5;
+  }
+  make_data(-3, 5, mult, shift, fp32 ? scale_bits : NULL, msa ? msa_mul : NULL);
   memcpy(table, bias, sizeof bias);
   if (fp32) {
     memcpy(table + rq_off / sizeof(int32_t), scale_bits, sizeof scale_bits);
   } else if (rshift) {
     memcpy(table + rq_off / sizeof(int32_t), rs, sizeof rs);
+  } else if (msa) {
+    memcpy(table + rq_off / sizeof(int32_t), msa_mul, sizeof msa_mul);
+    memcpy(table + rq_off / sizeof(int32_t) + COUT, msa_shift, sizeof msa_shift);
+    memcpy(table + rq_off / sizeof(int32_t) + 2 * COUT, msa_add, sizeof msa_add);
   } else {
     memcpy(table + rq_off / sizeof(int32_t), mult, sizeof mult);
     memcpy(table + rq_off / sizeof(int32_t) + COUT, shift, sizeof shift);

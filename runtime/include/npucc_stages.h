@@ -142,6 +142,24 @@ static inline int32_t npucc_stage_rq_shift(int32_t acc, int32_t shift, int32_t o
   return npucc_sat_i32((acc < 0 ? -q : q) + out_zp);
 }
 
+/* ---- requant: mul_shift_add ----
+ * The batch-norm form: floor(acc * mul / 2^shift) + add, saturated to int32
+ * (acc: the accumulator plus the bias). `mul` is signed, `shift` 0..62, the
+ * division rounds toward minus infinity (an arithmetic right shift); the
+ * output zero point is part of `add`. The widths of mul, shift and add are
+ * the description's (the compiler fits them, lib/qmath/MulShiftAdd.cpp);
+ * the product is exact in 64 bits for any 32-bit mul. */
+static inline int32_t npucc_stage_rq_msa(int32_t acc, int32_t mul, int32_t shift, int32_t add) {
+  int64_t p = (int64_t)acc * (int64_t)mul, q;
+  if (shift <= 0)
+    q = p;
+  else if (p >= 0)
+    q = p >> shift;
+  else
+    q = -((-(p + 1)) >> shift) - 1; /* floor for negatives without shifting them */
+  return npucc_sat_i32(q + (int64_t)add);
+}
+
 /* ---- activation: clamp ----
  * The fused clamp [act_min, act_max] within the int8 range. */
 static inline int32_t npucc_stage_act_clamp(int32_t v, int32_t act_min, int32_t act_max) {

@@ -166,12 +166,17 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: shift reads its shifts from the rq table "
                     "(per_channel 0)");
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD && !q->per_channel)
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: mul_shift_add reads its parameters from the rq "
+                    "table (per_channel 0)");
   if (q->per_channel) {
     /* q31: int32 mult[], int32 shift[]; fp32_scale: binary32 scale[]; shift:
-     * int32 shift[]. */
+     * int32 shift[]; mul_shift_add: int32 mul[], int32 shift[], int32 add[]. */
     int narrow = q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 ||
                  q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT;
-    uint64_t bytes = (uint64_t)channels * (narrow ? 4 : 8);
+    int wide = q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD;
+    uint64_t bytes = (uint64_t)channels * (narrow ? 4 : wide ? 12 : 8);
     if (sim_const_operand(s, idx, kind, P(RQ_ADDR), bytes, NPUCC_OPND_RQ, "rq_addr", &w) ||
         sim_check_read(s, idx, &w, bytes, "requant table"))
       return -1;
@@ -185,6 +190,11 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
         if (rd_i32(q->rq, (size_t)i) < 0 || rd_i32(q->rq, (size_t)i) > 31)
           return sim_fail(s, idx, LIMIT, "requant table: shift %ld of channel %d outside 0..31",
                           (long)rd_i32(q->rq, (size_t)i), i);
+    if (wide)
+      for (i = 0; i < (int)channels; ++i)
+        if (rd_i32(q->rq, (size_t)(channels + i)) < 0 || rd_i32(q->rq, (size_t)(channels + i)) > 63)
+          return sim_fail(s, idx, LIMIT, "requant table: shift %ld of channel %d outside 0..63",
+                          (long)rd_i32(q->rq, (size_t)(channels + i)), i);
   }
   return 0;
 }
@@ -202,6 +212,12 @@ static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t ac
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32) {
     v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
     v = npucc_stage_rq_fp32(v, (uint32_t)rd_i32(q->rq, (size_t)ch), q->out_zp);
+    return npucc_stage_out_int8(activate(q, v));
+  }
+  if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD) {
+    v = npucc_sat_i32((int64_t)acc + rd_i32(q->bias, (size_t)ch));
+    v = npucc_stage_rq_msa(v, rd_i32(q->rq, (size_t)ch), rd_i32(q->rq, (size_t)(channels + ch)),
+                           rd_i32(q->rq, (size_t)(2 * channels + ch)));
     return npucc_stage_out_int8(activate(q, v));
   }
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_SHIFT) {

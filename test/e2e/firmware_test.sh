@@ -355,7 +355,7 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
          "$src/test/target/npu-fifo.json" "$src/test/target/npu-insn.json" \
          "$src/test/target/npu-cmdbuf.json" "$src/test/target/npu-sysmem.json" \
          "$src/test/target/npu-weights.json" "$src/test/target/npu-fp32lut.json" \
-         "$src/test/target/npu-shift.json" "$src/test/target/npu-blocked.json"; do
+         "$src/test/target/npu-shift.json" "$src/test/target/npu-msa.json" "$src/test/target/npu-blocked.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

@@ -47,9 +47,10 @@ TEST(TargetArith, Refusals) {
             "npu.json: error: /compute/operations/conv/arithmetic/requnt: unknown pipeline slot "
             "'requnt' (did you mean 'requant'?) (slots: input, correction, mac, requant, "
             "activation, pool, output)");
-  EXPECT_EQ(arithErr("conv", {{"requant", "fp32_scal"}}),
-            "npu.json: error: /compute/operations/conv/arithmetic/requant: unknown requant stage "
-            "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale, shift)");
+  EXPECT_EQ(
+      arithErr("conv", {{"requant", "fp32_scal"}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/requant: unknown requant stage "
+      "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale, shift, mul_shift_add)");
   EXPECT_EQ(arithErr("matmul", {{"activation", "sigmoid"}}),
             "npu.json: error: /compute/operations/matmul/arithmetic/activation: unknown "
             "activation stage 'sigmoid' (expected clamp, lut256)");

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "npucc/ir/Graph.h"
+#include "npucc/quant/MulShiftAdd.h"
 #include "npucc/quant/Multiplier.h"
 #include "npucc/target/Target.h"
 
@@ -33,10 +34,10 @@ struct NpuOp {
   int64_t kh = 1, kw = 1, strideH = 1, strideW = 1, dilH = 1, dilW = 1;
   int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
   int64_t depthMult = 1;
-  int64_t m = 0, k = 0, n = 0; // matmul: out[m][n] = A[m][k] x W[n][k]^T
-  int64_t length = 0;          // eltwise elements
-  int poolKind = 0;            // NPUCC_POOL_*
-  bool perChannel = false;     // needs per-channel requantization
+  int64_t m = 0, k = 0, n = 0;  // matmul: out[m][n] = A[m][k] x W[n][k]^T
+  int64_t length = 0;           // eltwise elements
+  int poolKind = 0;             // NPUCC_POOL_*
+  bool perChannel = false;      // needs per-channel requantization
   bool roundingChanged = false; // the NPU rounds otherwise than the graph (npuRounding)
   /// The requantization stage of the NPU's pipeline is fp32_scale (binary32
   /// scales per channel, ONNX Runtime's float32 rounding, requant="fp32"),
@@ -45,6 +46,12 @@ struct NpuOp {
   /// The requantization stage is shift (a rounding right shift per channel,
   /// exact rounding): the node's ratios are all powers of two 2^-s, s 0..31.
   bool rqShift = false;
+  /// The requantization stage is mul_shift_add (floor(acc * mul / 2^shift) +
+  /// add per channel, quant::fitMulShiftAdd within `msa`'s widths): the node
+  /// runs with the fitted parameters (attributes rq_stage/rq_bits, at most one
+  /// step from the exact rounding; the per-layer distance reports it).
+  bool rqMsa = false;
+  quant::MsaWidths msa;
   /// An average pool that requantizes (the pool command binds in_zp, out_zp,
   /// requant_mult, requant_shift): the sum of x - in_zp times the Q31
   /// multiplier of in_scale / (poolCount * out_scale), + out_zp.

@@ -54,7 +54,7 @@ struct SystemRange {
   std::string name;
   uint64_t base = 0;
   uint64_t size = 0;
-  bool writable = true; // "access": "rw" or "ro"
+  bool writable = true;            // "access": "rw" or "ro"
   unsigned readBytesPerCycle = 0;  // 0 = as fast as the DMA
   unsigned writeBytesPerCycle = 0; // 0 = as fast as the DMA
   unsigned latencyCycles = 0;      // per DMA command that touches the window
@@ -139,6 +139,9 @@ struct OpLimits {
   /// "arithmetic": the stage (NPUCC_STAGE_*, npucc_params.h) of each pipeline
   /// slot (NPUCC_SLOT_* order); -1: the slot's default stage.
   std::array<int, NumStageSlots> stages{-1, -1, -1, -1, -1, -1, -1};
+  /// The mul_shift_add requantization stage's field widths: mul (signed),
+  /// shift, add (signed); "arithmetic": {"requant": {"stage": ..., "mul_bits"}}.
+  std::array<unsigned, 3> msaBits{32, 6, 32};
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   /// The stage of a slot, the default resolved (TargetParseArith.cpp).
@@ -172,8 +175,8 @@ struct RegFileInfo {
   std::string readAction;    // clear | set | modify | modifyExternal
   std::optional<uint64_t> reset;
   bool operator==(const RegFileInfo &o) const {
-    return access == o.access && modifiedWrite == o.modifiedWrite &&
-           readAction == o.readAction && reset == o.reset;
+    return access == o.access && modifiedWrite == o.modifiedWrite && readAction == o.readAction &&
+           reset == o.reset;
   }
 };
 
@@ -345,8 +348,8 @@ struct CommandDesc {
 /// One status bit (or field) and how it behaves.
 struct StatusBit {
   FieldRef field;
-  bool activeLow = false;    // the condition holds when the field reads 0
-  bool sticky = false;       // done: set on completion until cleared
+  bool activeLow = false; // the condition holds when the field reads 0
+  bool sticky = false;    // done: set on completion until cleared
   bool clearOnWrite1 = false;
   bool clearOnRead = false;
   bool requireClear = false; // must be cleared before the engine's next command

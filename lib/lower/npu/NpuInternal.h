@@ -113,7 +113,7 @@ RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t b
 /// Bytes per output channel of the requantization table: int32 mult and
 /// shift (q31), one binary32 scale (fp32_scale) or one int32 right shift (shift).
 inline int64_t rqBytesPerChannel(const target::NpuOp &op) {
-  return op.fp32Scale || op.rqShift ? 4 : 8;
+  return op.rqMsa ? 12 : op.fp32Scale || op.rqShift ? 4 : 8;
 }
 /// Records start at multiples of this in the blob and the scratchpad.
 uint64_t recordAlign(const target::TargetDesc &t, const Layer &l);

@@ -115,10 +115,24 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
     }
     for (int64_t o = b0; o < b0 + nb; ++o) {
       int32_t bv = bias ? bias->constant->data<int32_t>()[o] : 0;
+      const std::vector<float> &sw = w->quant->scale;
+      float s = sw.size() == 1 ? sw[0] : sw[size_t(o)];
+      if (op.rqMsa) {
+        // mul[nb], shift[nb], add[nb]; the bias takes floor's rounding offset
+        // (Legality proved the fit and bias + offset within int32).
+        int32_t zy = y->quant->zeroPoint.empty() ? 0 : y->quant->zeroPoint[0];
+        quant::MsaParams p =
+            quant::fitMulShiftAdd(quant::msaRatio(x->quant->scale[0], s, y->quant->scale[0]), zy,
+                                  op.msa)
+                .value_or(quant::MsaParams{});
+        putI32(out, base + rl.biasOff + uint64_t(o - b0) * 4, int32_t(int64_t(bv) + p.biasAdd));
+        putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, p.mul);
+        putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, p.shift);
+        putI32(out, base + rl.rqOff + uint64_t(2 * nb + o - b0) * 4, p.add);
+        continue;
+      }
       putI32(out, base + rl.biasOff + uint64_t(o - b0) * 4, bv);
       if (op.perChannel) {
-        const std::vector<float> &sw = w->quant->scale;
-        float s = sw.size() == 1 ? sw[0] : sw[size_t(o)];
         quant::QuantMultiplier m =
             quant::productMultiplier(x->quant->scale[0], s, y->quant->scale[0],
                                      op.fp32Scale ? quant::Rounding::Fp32 : quant::Rounding::Exact);
