@@ -15,22 +15,13 @@
 
 #include "RegFileXml.h"
 
-#include <pugixml.hpp>
-
 #include <algorithm>
-#include <cstring>
 
 namespace npucc::target {
 
 namespace {
 
 using namespace regfile;
-
-/// The tag without its namespace prefix ("ipxact:register" -> "register").
-std::string localName(const char *tag) {
-  const char *colon = std::strchr(tag, ':');
-  return colon ? colon + 1 : tag;
-}
 
 std::optional<uint64_t> ipxactNumber(std::string s) {
   s = squeeze(s);
@@ -51,14 +42,13 @@ std::optional<uint64_t> ipxactNumber(std::string s) {
   return std::nullopt;
 }
 
-class IpXactImporter {
+class IpXactImporter : XmlReader {
 public:
-  IpXactImporter(const std::string &xml, const SvdImportOptions &o) : Xml(xml), Opts(o) {}
+  IpXactImporter(const std::string &xml, const SvdImportOptions &o)
+      : XmlReader(xml, o.file), Opts(o) {}
 
   ojson run() {
-    pugi::xml_parse_result pr = Doc.load_buffer(Xml.data(), Xml.size());
-    if (!pr)
-      throw ImportError{where(size_t(pr.offset)) + "not well-formed XML: " + pr.description()};
+    parse();
     pugi::xml_node comp = Doc.document_element();
     if (!comp || localName(comp.name()) != "component")
       throw ImportError{Opts.file + ": no <component> element: not an IP-XACT file"};
@@ -88,14 +78,12 @@ public:
     container(block, "", 0, regs);
     if (regs.empty())
       fail(block, "address block '" + text(block, "name") + "' has no registers");
-    std::string cname = text(comp, "name"), name;
-    for (char c : cname)
-      name += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
+    std::string cname = text(comp, "name");
     std::string vlnv = text(comp, "vendor") + ":" + text(comp, "library") + ":" + cname + ":" +
                        text(comp, "version");
     std::string desc = squeeze(text(comp, "description"));
     ojson j;
-    j["name"] = name;
+    j["name"] = slug(cname);
     j["description"] = (desc.empty() ? "" : desc + "; ") + "registers imported from " + Opts.file +
                        " (IP-XACT component " + vlnv + ", address block " + text(block, "name") +
                        ") by npucc target import";
@@ -106,37 +94,8 @@ public:
   }
 
 private:
-  const std::string &Xml;
   const SvdImportOptions &Opts;
-  pugi::xml_document Doc;
 
-  std::string where(size_t offset) const {
-    size_t line =
-        1 + size_t(std::count(Xml.begin(), Xml.begin() + std::min(offset, Xml.size()), '\n'));
-    return Opts.file + ":" + std::to_string(line) + ": ";
-  }
-  [[noreturn]] void fail(pugi::xml_node n, const std::string &msg) const {
-    std::string what = "<" + std::string(n.name()) + ">";
-    if (std::string nm = text(n, "name"); !nm.empty())
-      what += " '" + nm + "'";
-    throw ImportError{where(size_t(n.offset_debug())) + what + ": " + msg};
-  }
-  static pugi::xml_node kid(pugi::xml_node n, const char *tag) {
-    for (pugi::xml_node c : n.children())
-      if (localName(c.name()) == tag)
-        return c;
-    return pugi::xml_node();
-  }
-  static std::vector<pugi::xml_node> kids(pugi::xml_node n, const char *tag) {
-    std::vector<pugi::xml_node> v;
-    for (pugi::xml_node c : n.children())
-      if (localName(c.name()) == tag)
-        v.push_back(c);
-    return v;
-  }
-  static std::string text(pugi::xml_node n, const char *tag) {
-    return squeeze(kid(n, tag).text().as_string());
-  }
   std::optional<uint64_t> number(pugi::xml_node n, const char *tag, bool required) const {
     pugi::xml_node c = kid(n, tag);
     if (!c) {
@@ -151,21 +110,7 @@ private:
                   "parameter expressions are not evaluated)");
     return v;
   }
-  std::string checked(pugi::xml_node n, const char *tag,
-                      std::initializer_list<const char *> allowed) const {
-    std::string v = text(n, tag);
-    std::string list;
-    for (const char *a : allowed) {
-      if (v == a)
-        return v;
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    }
-    fail(kid(n, tag), "'" + v + "' is not one of " + list);
-  }
-  std::string access(pugi::xml_node n) const {
-    return checked(n, "access",
-                   {"read-write", "read-only", "write-only", "read-writeOnce", "writeOnce"});
-  }
+  std::string access(pugi::xml_node n) const { return checked(n, "access", accessValues()); }
 
   void container(pugi::xml_node c, const std::string &prefix, uint64_t base, ojson &regs) const {
     for (pugi::xml_node n : c.children()) {
@@ -220,11 +165,10 @@ private:
       if (kid(f, "access"))
         o["access"] = access(f);
       if (kid(f, "modifiedWriteValue"))
-        o["modified_write"] = checked(f, "modifiedWriteValue",
-                                      {"oneToClear", "oneToSet", "oneToToggle", "zeroToClear",
-                                       "zeroToSet", "zeroToToggle", "clear", "set", "modify"});
-      if (kid(f, "readAction"))
-        o["read_action"] = checked(f, "readAction", {"clear", "set", "modify"});
+        o["modified_write"] = checked(f, "modifiedWriteValue", modifiedWriteValues());
+      if (kid(f, "readAction")) // IP-XACT's read actions: SVD's but modifyExternal
+        o["read_action"] = checked(
+            f, "readAction", Vocabulary(readActionValues().begin(), readActionValues().end() - 1));
       // 2014 / 2022: resets/reset/value per field, composed into the register's.
       if (pugi::xml_node rr = kid(kid(f, "resets"), "reset")) {
         uint64_t v = *number(rr, "value", true);

@@ -1,12 +1,22 @@
 //===- RegFileXml.h - Shared parts of the register-file importers ----------===//
 //
-// Numbers, text and errors shared by the CMSIS-SVD (Svd.cpp) and IP-XACT
-// (IpXact.cpp) importers. Internal to lib/target.
+// Numbers, text, errors and the XML reading shared by the CMSIS-SVD (Svd.cpp)
+// and IP-XACT (IpXact.cpp) importers. Internal to lib/target. The register
+// attribute vocabularies (CMSIS-SVD's terms, which the description's
+// `registers` use too) are in RegFileVocab.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include "RegFileVocab.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
 
 #include <cctype>
 #include <cstdint>
@@ -88,5 +98,75 @@ inline std::string squeeze(const std::string &s) {
 inline ojson todoList() {
   return ojson{"memories", "dma", "compute", "commands", "status", "timing"};
 }
+
+/// The tag without its namespace prefix ("ipxact:register" -> "register").
+inline std::string localName(const char *tag) {
+  const char *colon = std::strchr(tag, ':');
+  return colon ? colon + 1 : tag;
+}
+
+/// A description name from a peripheral's or component's: lower case, every
+/// other character a dash.
+inline std::string slug(const std::string &name) {
+  std::string r;
+  for (char c : name)
+    r += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
+  return r;
+}
+
+/// What both importers do with the XML: parse it, find children by local
+/// name (SVD has no namespaces, IP-XACT's vary by version), and fail naming
+/// the file, the line and the element.
+class XmlReader {
+public:
+  XmlReader(const std::string &xml, const std::string &file) : Xml(xml), File(file) {}
+
+protected:
+  const std::string &Xml;
+  std::string File;
+  pugi::xml_document Doc;
+
+  /// Parses the text; throws when it is not well-formed XML.
+  void parse() {
+    pugi::xml_parse_result pr = Doc.load_buffer(Xml.data(), Xml.size());
+    if (!pr)
+      throw ImportError{where(size_t(pr.offset)) + "not well-formed XML: " + pr.description()};
+  }
+  std::string where(size_t offset) const {
+    size_t line =
+        1 + size_t(std::count(Xml.begin(), Xml.begin() + std::min(offset, Xml.size()), '\n'));
+    return File + ":" + std::to_string(line) + ": ";
+  }
+  [[noreturn]] void fail(pugi::xml_node n, const std::string &msg) const {
+    std::string what = "<" + std::string(n.name()) + ">";
+    if (std::string nm = text(n, "name"); !nm.empty())
+      what += " '" + nm + "'";
+    throw ImportError{where(size_t(n.offset_debug())) + what + ": " + msg};
+  }
+  static pugi::xml_node kid(pugi::xml_node n, const char *tag) {
+    for (pugi::xml_node c : n.children())
+      if (localName(c.name()) == tag)
+        return c;
+    return pugi::xml_node();
+  }
+  static std::vector<pugi::xml_node> kids(pugi::xml_node n, const char *tag) {
+    std::vector<pugi::xml_node> v;
+    for (pugi::xml_node c : n.children())
+      if (localName(c.name()) == tag)
+        v.push_back(c);
+    return v;
+  }
+  /// The child's text, white space squeezed ("" when there is no such child).
+  static std::string text(pugi::xml_node n, const char *tag) {
+    return squeeze(kid(n, tag).text().as_string());
+  }
+  /// The child's text, which must be one of `allowed`.
+  std::string checked(pugi::xml_node n, const char *tag, const Vocabulary &allowed) const {
+    std::string v = text(n, tag);
+    if (std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+      return v;
+    fail(kid(n, tag), "'" + v + "' is not one of " + joined(allowed));
+  }
+};
 
 } // namespace npucc::target::regfile

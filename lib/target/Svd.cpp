@@ -35,14 +35,12 @@ struct Props {
   std::string access;
 };
 
-class Importer {
+class Importer : XmlReader {
 public:
-  Importer(const std::string &xml, const SvdImportOptions &o) : Xml(xml), Opts(o) {}
+  Importer(const std::string &xml, const SvdImportOptions &o) : XmlReader(xml, o.file), Opts(o) {}
 
   ojson run() {
-    pugi::xml_parse_result pr = Doc.load_buffer(Xml.data(), Xml.size());
-    if (!pr)
-      throw ImportError{where(size_t(pr.offset)) + "not well-formed XML: " + pr.description()};
+    parse();
     pugi::xml_node dev = Doc.child("device");
     if (!dev)
       throw ImportError{Opts.file + ": no <device> element: not a CMSIS-SVD file"};
@@ -89,14 +87,11 @@ public:
     container(regsOwner.child("registers"), "", 0, pp, regs);
     if (regs.empty())
       fail(p, "peripheral '" + pname + "' has no registers");
-    std::string name;
-    for (char c : pname)
-      name += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
-    std::string desc = squeeze(text(p, "description"));
+    std::string desc = text(p, "description");
     if (desc.empty())
-      desc = squeeze(text(dev, "description"));
+      desc = text(dev, "description");
     ojson j;
-    j["name"] = name;
+    j["name"] = slug(pname);
     j["description"] = (desc.empty() ? "" : desc + "; ") + "registers imported from " + Opts.file +
                        " (device " + text(dev, "name") + ", peripheral " + pname +
                        ") by npucc target import";
@@ -107,24 +102,8 @@ public:
   }
 
 private:
-  const std::string &Xml;
   const SvdImportOptions &Opts;
-  pugi::xml_document Doc;
 
-  std::string where(size_t offset) const {
-    size_t line =
-        1 + size_t(std::count(Xml.begin(), Xml.begin() + std::min(offset, Xml.size()), '\n'));
-    return Opts.file + ":" + std::to_string(line) + ": ";
-  }
-  [[noreturn]] void fail(pugi::xml_node n, const std::string &msg) const {
-    std::string what = "<" + std::string(n.name()) + ">";
-    if (std::string nm = text(n, "name"); !nm.empty())
-      what += " '" + nm + "'";
-    throw ImportError{where(size_t(n.offset_debug())) + what + ": " + msg};
-  }
-  static std::string text(pugi::xml_node n, const char *child) {
-    return n.child(child).text().as_string();
-  }
   std::optional<uint64_t> number(pugi::xml_node n, const char *child, bool required) const {
     pugi::xml_node c = n.child(child);
     if (!c) {
@@ -144,25 +123,13 @@ private:
     if (auto r = number(n, "resetValue", false))
       in.reset = r;
     if (n.child("access"))
-      in.access = checked(n, "access",
-                          {"read-write", "read-only", "write-only", "writeOnce", "read-writeOnce"});
+      in.access = checked(n, "access", accessValues());
     return in;
-  }
-  std::string checked(pugi::xml_node n, const char *child,
-                      std::initializer_list<const char *> allowed) const {
-    std::string v = squeeze(text(n, child));
-    for (const char *a : allowed)
-      if (v == a)
-        return v;
-    std::string list;
-    for (const char *a : allowed)
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    fail(n.child(child), "'" + v + "' is not one of " + list);
   }
 
   /// The names and offsets of a possibly dim-ed element.
   std::vector<std::pair<std::string, uint64_t>> instances(pugi::xml_node n) const {
-    std::string name = squeeze(text(n, "name"));
+    std::string name = text(n, "name");
     if (name.empty())
       fail(n, "missing <name>");
     auto off = number(n, "addressOffset", true);
@@ -176,7 +143,7 @@ private:
       fail(n.child("dim"), "dim " + std::to_string(*dim) + " out of range 1..1024");
     auto inc = number(n, "dimIncrement", true);
     std::vector<std::string> idx;
-    std::string di = squeeze(text(n, "dimIndex"));
+    std::string di = text(n, "dimIndex");
     if (di.empty()) {
       for (uint64_t i = 0; i < *dim; ++i)
         idx.push_back(std::to_string(i));
@@ -266,16 +233,14 @@ private:
   }
 
   std::string writeAction(pugi::xml_node n) const {
-    return checked(n, "modifiedWriteValues",
-                   {"oneToClear", "oneToSet", "oneToToggle", "zeroToClear", "zeroToSet",
-                    "zeroToToggle", "clear", "set", "modify"});
+    return checked(n, "modifiedWriteValues", modifiedWriteValues());
   }
   std::string readAction(pugi::xml_node n) const {
-    return checked(n, "readAction", {"clear", "set", "modify", "modifyExternal"});
+    return checked(n, "readAction", readActionValues());
   }
 
   ojson field(pugi::xml_node f, unsigned width) const {
-    std::string name = squeeze(text(f, "name"));
+    std::string name = text(f, "name");
     if (name.empty())
       fail(f, "missing <name>");
     if (f.child("dim"))
@@ -291,7 +256,7 @@ private:
         fail(f, "msb " + std::to_string(msb) + " below lsb " + std::to_string(lsb));
       w = msb - lsb + 1;
     } else if (f.child("bitRange")) {
-      std::string br = squeeze(text(f, "bitRange"));
+      std::string br = text(f, "bitRange");
       unsigned msb = 0, l = 0;
       char close = 0;
       if (std::sscanf(br.c_str(), "[%u:%u%c", &msb, &l, &close) != 3 || close != ']' || msb < l)
@@ -308,11 +273,10 @@ private:
     o["name"] = name;
     o["lsb"] = lsb;
     o["width"] = w;
-    if (std::string d = squeeze(text(f, "description")); !d.empty())
+    if (std::string d = text(f, "description"); !d.empty())
       o["doc"] = d;
     if (f.child("access"))
-      o["access"] = checked(
-          f, "access", {"read-write", "read-only", "write-only", "writeOnce", "read-writeOnce"});
+      o["access"] = checked(f, "access", accessValues());
     if (f.child("modifiedWriteValues"))
       o["modified_write"] = writeAction(f);
     if (f.child("readAction"))

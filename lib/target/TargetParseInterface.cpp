@@ -7,6 +7,7 @@
 // command. Status bits: TargetParseStatus.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "RegFileVocab.h"
 #include "TargetParser.h"
 
 #include "npucc/target/CTable.h"
@@ -102,26 +103,19 @@ namespace {
 /// "access", "modified_write", "read_action", "reset" of a register or field (RegFileInfo).
 RegFileInfo parseFileInfo(const Obj &o, unsigned width, bool withReset) {
   RegFileInfo f;
-  auto oneOf = [&](const char *key, std::initializer_list<const char *> names) {
+  auto oneOf = [&](const char *key, const regfile::Vocabulary &names) {
     std::string v = o.str(key, "");
     if (v.empty() && !o.has(key))
       return v;
-    std::string list;
-    for (const char *n : names) {
-      if (v == n)
-        return v;
-      list += std::string(list.empty() ? "" : ", ") + n;
-    }
-    fail(o.at(key), std::string("unknown ") + key + " " + shortQuote(v) + " (expected " + list +
-                        ": CMSIS-SVD's terms)");
+    if (std::find(names.begin(), names.end(), v) != names.end())
+      return v;
+    fail(o.at(key), std::string("unknown ") + key + " " + shortQuote(v) + " (expected " +
+                        regfile::joined(names) + ": CMSIS-SVD's terms)");
     return v;
   };
-  f.access =
-      oneOf("access", {"read-write", "read-only", "write-only", "writeOnce", "read-writeOnce"});
-  f.modifiedWrite =
-      oneOf("modified_write", {"oneToClear", "oneToSet", "oneToToggle", "zeroToClear", "zeroToSet",
-                               "zeroToToggle", "clear", "set", "modify"});
-  f.readAction = oneOf("read_action", {"clear", "set", "modify", "modifyExternal"});
+  f.access = oneOf("access", regfile::accessValues());
+  f.modifiedWrite = oneOf("modified_write", regfile::modifiedWriteValues());
+  f.readAction = oneOf("read_action", regfile::readActionValues());
   if (withReset && o.has("reset"))
     f.reset = o.range("reset", 0, width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1);
   return f;
