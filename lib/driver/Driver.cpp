@@ -356,6 +356,9 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// one that gained it (an NPU whose requantization is fp32_scale) gains it there.
 /// Returns whether any node changed; `npu` receives the placed nodes' indices and NPU ops.
 /// `erased`: nodes npu-partition erased (their pointers in `placed` are dangling).
+/// A fused activation on a pwl NPU is approximated: its fitted segments
+/// (act_pwl) go onto the activation node in `pre`, which joins `npu` with
+/// its producer's NPU op, so the distance covers the fit.
 bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
                   const std::vector<const ir::Node *> &erased,
                   std::vector<std::pair<size_t, std::string>> &npu) {
@@ -369,6 +372,14 @@ bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
     if (auto op = placed[k]->attrs.find("npu"); op != placed[k]->attrs.end())
       if (const auto *s = std::get_if<std::string>(&op->second))
         npu.emplace_back(k, *s);
+    if (auto pwl = placed[k]->attrs.find("act_pwl"); pwl != placed[k]->attrs.end())
+      for (size_t j = 0; j < nodes.size() && j < placed.size(); ++j)
+        if (std::find(erased.begin(), erased.end(), placed[j]) != erased.end() &&
+            !nodes[j]->inputs.empty() && nodes[j]->input(0) == nodes[k]->output(0)) {
+          nodes[j]->attrs["act_pwl"] = pwl->second;
+          npu.emplace_back(j, placed[k]->attrString("npu", ""));
+          changed = true;
+        }
     auto it = placed[k]->attrs.find("requant");
     if (it == placed[k]->attrs.end()) {
       changed = nodes[k]->attrs.erase("requant") > 0 || changed;

@@ -61,6 +61,8 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
   for (auto it = ao.raw().begin(); it != ao.raw().end(); ++it) {
     std::string p = ao.at(it.key());
     ao.opt(it.key());
+    if (it.key() == "pwl_segments")
+      continue; // the pwl stage's parameter, below
     int slot = -1;
     for (int s = 0; s < NPUCC_SLOT_COUNT; ++s)
       if (it.key() == SlotNames[s])
@@ -97,6 +99,14 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
     json_reader::fail(ao.at("requant"), "requant stage shift reads a right shift per channel "
                                         "from the rq table: operation '" +
                                             name + "' needs the per_channel requant mode");
+  // pwl: how many of the table's 16 segments the compiler fits with.
+  if (ao.has("pwl_segments")) {
+    if (l.stages[NPUCC_SLOT_ACTIVATION] != NPUCC_STAGE_ACT_PWL)
+      json_reader::fail(ao.at("pwl_segments"),
+                        "'pwl_segments' is a parameter of the pwl activation stage; operation '" +
+                            name + "' has another");
+    l.pwlSegments = unsigned(ao.range("pwl_segments", 2, NPUCC_PWL_SEGMENTS));
+  }
   ao.done();
 }
 

@@ -139,6 +139,9 @@ struct OpLimits {
   /// "arithmetic": the stage (NPUCC_STAGE_*, npucc_params.h) of each pipeline
   /// slot (NPUCC_SLOT_* order); -1: the slot's default stage.
   std::array<int, NumStageSlots> stages{-1, -1, -1, -1, -1, -1, -1};
+  /// "arithmetic"."pwl_segments": the segments the compiler fits a pwl
+  /// activation with (2..16; the table always holds NPUCC_PWL_SEGMENTS records).
+  unsigned pwlSegments = 16;
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   /// The stage of a slot, the default resolved (TargetParseArith.cpp).
