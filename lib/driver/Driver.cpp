@@ -357,6 +357,9 @@ Status quantizeInt8(CompileResult &r, const CompileOptions &opts, const std::str
 /// mul_shift_add's rq_stage/rq_bits are copied likewise.
 /// Returns whether any node changed; `npu` receives the placed nodes' indices and NPU ops.
 /// `erased`: nodes npu-partition erased (their pointers in `placed` are dangling).
+/// A fused activation on a pwl NPU is approximated: its fitted segments
+/// (act_pwl) go onto the activation node in `pre`, which joins `npu` with
+/// its producer's NPU op, so the distance covers the fit.
 bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
                   const std::vector<const ir::Node *> &erased,
                   std::vector<std::pair<size_t, std::string>> &npu) {
@@ -378,6 +381,14 @@ bool syncRounding(ir::Graph &pre, const std::vector<const ir::Node *> &placed,
         changed = changed || old == nodes[k]->attrs.end() || !(old->second == a->second);
         nodes[k]->attrs[key] = a->second;
       }
+    if (auto pwl = placed[k]->attrs.find("act_pwl"); pwl != placed[k]->attrs.end())
+      for (size_t j = 0; j < nodes.size() && j < placed.size(); ++j)
+        if (std::find(erased.begin(), erased.end(), placed[j]) != erased.end() &&
+            !nodes[j]->inputs.empty() && nodes[j]->input(0) == nodes[k]->output(0)) {
+          nodes[j]->attrs["act_pwl"] = pwl->second;
+          npu.emplace_back(j, placed[k]->attrString("npu", ""));
+          changed = true;
+        }
     auto it = placed[k]->attrs.find("requant");
     if (it == placed[k]->attrs.end()) {
       changed = nodes[k]->attrs.erase("requant") > 0 || changed;

@@ -8,7 +8,9 @@
 #include "Common.h"
 #include "npucc/interp/QuantInterpreter.h"
 #include "npucc/quant/FusedActivation.h"
+#include "npucc/quant/Pwl.h"
 
+#include <array>
 #include <cstring>
 #include <unordered_map>
 
@@ -237,17 +239,40 @@ Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
   // A lookup-table activation fused into an NPU MAC node (act_fn, on a lut256
   // NPU): the MAC part into the value in between, then the activation's table
   // (what the NPU's table holds: quant::actLut256 equals clamp-then-table).
+  // On a pwl NPU the table is the fitted segments (act_pwl, quant/Pwl.h),
+  // constant outside the MAC part's clamp, so they give on its int8 value
+  // what the NPU gives on the requantized value before the clamp.
   if (auto core = quant::coreOf(n)) {
     auto lut = quant::fusedLut(n);
     if (!lut)
       return nodeErr(n, "fused activation '" + n.attrString("act_fn", "") +
                             "' has no int8 lookup table");
+    if (auto pwl = quant::pwlOf(n))
+      for (int32_t v = -128; v < 128; ++v)
+        (*lut)[size_t(v + 128)] = quant::pwlValue(*pwl, v);
     auto r = evaluateNode(core->node, inputs);
     if (!r || r->empty())
       return r;
     ir::Tensor &t = (*r)[0];
     for (int64_t i = 0; i < t.numElements(); ++i)
       t.setInt(i, (*lut)[size_t(t.getInt(i) + 128)]);
+    return r;
+  }
+  // The same segments on the activation node itself (the pre-target graph
+  // of npucc check's per-layer distance, where the activation is not fused).
+  if (auto pwl = quant::pwlOf(n);
+      pwl && !inputs.empty() && inputs[0] && inputs[0]->dtype() == ir::DType::I8) {
+    ir::Node plain = n;
+    plain.attrs.erase("act_pwl");
+    auto r = evaluateNode(plain, inputs);
+    if (!r || r->empty())
+      return r;
+    ir::Tensor &t = (*r)[0];
+    std::array<int32_t, 256> f{};
+    for (int32_t v = -128; v < 128; ++v)
+      f[size_t(v + 128)] = quant::pwlValue(*pwl, v);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setInt(i, f[size_t(inputs[0]->getInt(i) + 128)]);
     return r;
   }
   // layout="NHWC" (npu-partition): Conv and pooling read and write NHWC

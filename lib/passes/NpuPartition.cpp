@@ -7,10 +7,11 @@
 //     pool|eltwise". Nodes imported with fp32 requantization that go to the
 //     NPU lose requant="fp32" (the NPU rounds exactly; statistic
 //     npu-partition.rounding-exact).
-//  1b. Fusion. On an NPU whose activation stage is lut256, an int8
+//  1b. Fusion. On an NPU whose activation stage is lut256 or pwl, an int8
 //     lookup-table activation that alone reads an NPU conv/depthwise/matmul
 //     output joins the node's table (attributes act_fn, act_in_scale, ...:
-//     quant/FusedActivation.h; statistic npu-partition.fused-activation).
+//     quant/FusedActivation.h; statistic npu-partition.fused-activation);
+//     on pwl with the fitted segments (act_pwl, quant/Pwl.h).
 //  2. Layout. NPU convolutions and pooling read and write HWC: their 4-D
 //     activations become NHWC values (shape [N,H,W,C], attribute
 //     layout="NHWC" on the node). Element-wise int8 ops whose operands are
@@ -30,6 +31,7 @@
 #include "npucc/lower/NpuLowering.h"
 #include "npucc/quant/FusedActivation.h"
 #include "npucc/quant/Multiplier.h"
+#include "npucc/quant/Pwl.h"
 #include "npucc/target/Legality.h"
 
 #include "../../runtime/hal/npucc_params.h"
@@ -132,13 +134,22 @@ public:
       std::string kind = n->attrString("npu", "");
       const target::OpLimits *l = Ctx.target->operation(kind);
       if ((kind != "conv" && kind != "depthwise" && kind != "matmul") || !l ||
-          l->stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256 ||
+          (l->stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256 &&
+           l->stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_PWL) ||
           !uses.hasSingleUse(n->output(0)))
         continue;
       Node *act = uses.users(n->output(0)).front();
       Value *mid = n->output(0);
       if (act->hasAttr("npu") || !quant::fuseActivation(*n, *act))
         continue;
+      // pwl: the fitted segments go with the node (the interpreter and the
+      // lowering read them; npucc check reports the fit's distance).
+      if (l->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL) {
+        std::optional<quant::PwlFit> f = quant::fitFusedActivation(*n, l->pwlSegments);
+        if (f)
+          quant::setPwlAttr(*n, f->segments);
+        Ctx.bump("npu-partition.fused-activation-pwl");
+      }
       mid->producer = nullptr;
       uses.dropNode(act);
       G.eraseNode(act);

@@ -74,7 +74,7 @@ std::unique_ptr<CoreNode> coreOf(const ir::Node &n) {
   if (!hasFusedActivation(n) || !n.output(0))
     return nullptr;
   auto c = std::make_unique<CoreNode>(CoreNode{n, *n.output(0)});
-  for (const char *k : {"act_fn", "act_alpha", "act_beta", "act_in_scale", "act_in_zp"})
+  for (const char *k : {"act_fn", "act_alpha", "act_beta", "act_in_scale", "act_in_zp", "act_pwl"})
     c->node.attrs.erase(k);
   c->mid.name = n.output(0)->name + ".act_in";
   c->mid.quant =

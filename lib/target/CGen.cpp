@@ -160,7 +160,8 @@ int operandEntries(const npucc_target_desc &d) {
   for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
     act = act ||
           (d.arith &&
-           d.arith[k * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256) ||
+           (d.arith[k * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256 ||
+            d.arith[k * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL)) ||
           ((d.ops[k].operand_mem >> NPUCC_OPND_ACT) & 1u);
   for (uint16_t i = 0; i < d.num_mems; ++i)
     for (int k = 0; k < NPUCC_OPND_COUNT; ++k)

@@ -208,8 +208,10 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
       c.fail("requantization rounding fp32 (ONNX Runtime's float32 arithmetic, kept by "
              "--requant fp32); the NPU rounds exactly");
   }
-  // lut256: the fused clamp is an entry of the layer's table (quant::actLut256).
-  op.actLut = l.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
+  // lut256, pwl: the fused clamp is in the layer's table (quant::actLut256,
+  // quant::pwlClamp: exact).
+  op.actLut = l.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256 ||
+              l.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL;
   bool clamp = n.hasAttr("act_min") || n.hasAttr("act_max");
   if (clamp && !l.fusedClamp && !op.actLut)
     c.fail("fused clamp (act_min/act_max) but the NPU's " + op.kindName +
@@ -664,13 +666,19 @@ Placement placeCore(const ir::Node &n, const TargetDesc &t, const LegalityOption
 
 Placement placeNode(const ir::Node &n, const TargetDesc &t, const LegalityOptions &o) {
   // A lookup-table activation fused into the node (npu-partition, quant::coreOf):
-  // the MAC part decides, and only the lut256 stage holds the activation's table.
+  // the MAC part decides, and only the lut256 stage (the table) or the pwl
+  // stage (the segments npu-partition fitted, attribute act_pwl) holds it.
   if (auto core = quant::coreOf(n)) {
     Placement p = placeCore(core->node, t, o);
     const OpLimits *l = t.operation(p.candidate);
-    if (p.onNpu() && !(l && l->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256)) {
+    int st = l ? l->stage(NPUCC_SLOT_ACTIVATION) : -1;
+    if (p.onNpu() && st != NPUCC_STAGE_ACT_LUT256 && st != NPUCC_STAGE_ACT_PWL) {
       p.reasons.push_back("fused activation " + n.attrString("act_fn", "") + " but the NPU's " +
-                          p.candidate + " has no lut256 activation stage");
+                          p.candidate + " has no lut256 or pwl activation stage");
+      p.op.reset();
+    } else if (p.onNpu() && st == NPUCC_STAGE_ACT_PWL && !n.hasAttr("act_pwl")) {
+      p.reasons.push_back("fused activation " + n.attrString("act_fn", "") + " on the NPU's " +
+                          p.candidate + " pwl stage without its segments (attribute act_pwl)");
       p.op.reset();
     }
     return p;

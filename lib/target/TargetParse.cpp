@@ -420,7 +420,8 @@ void TargetParser::parseOperands(const std::string &name, const Obj &oo, OpLimit
     Operand op = operandByName(json(it.key()), p);
     if (std::find(reads.begin(), reads.end(), it.key()) == reads.end())
       fail(p, "operation '" + name + "' does not read operand '" + it.key() + "'");
-    if (op == Operand::Act && l.stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256)
+    if (op == Operand::Act && l.stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_LUT256 &&
+        l.stage(NPUCC_SLOT_ACTIVATION) != NPUCC_STAGE_ACT_PWL)
       fail(p, "operand 'act' is the table of the lut256 activation stage; operation '" + name +
                   "' has the clamp stage");
     Obj e(it.value(), p);

@@ -2,8 +2,9 @@
 //
 // compute.operations.<op>.arithmetic: one stage per slot of the MAC
 // operations' pipeline, named by slot ("requant": "fp32_scale", or an object
-// {"stage": "mul_shift_add", "mul_bits": 24, ...} for a stage with widths); a
-// slot not named runs its default stage. The vocabulary is NPUCC_STAGE_LIST
+// {"stage": "mul_shift_add", "mul_bits": 24, ...} or {"stage": "pwl",
+// "segments": 8} for a stage with parameters); a slot not named runs its
+// default stage. The vocabulary is NPUCC_STAGE_LIST
 // (runtime/hal/npucc_params.h), the arithmetic of each stage is in
 // runtime/include/npucc_stages.h. docs/target.md, "Arithmetic stages".
 //
@@ -74,8 +75,9 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
                                " (slots: input, correction, mac, requant, activation, pool, "
                                "output)");
     }
-    // A stage is its name, or an object {"stage": name, <its widths>} for a
-    // stage with parameters of its own (mul_shift_add's field widths).
+    // A stage is its name, or an object {"stage": name, ...} for a stage
+    // with parameters of its own (mul_shift_add's field widths, pwl's
+    // segment count); another stage's object takes no other key.
     std::string stage;
     std::optional<Obj> so;
     if (it.value().is_object()) {
@@ -107,6 +109,9 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
         l.msaBits[1] = unsigned(so->range("shift_bits", 6, 1, 6));
         l.msaBits[2] = unsigned(so->range("add_bits", 32, 8, 32));
       }
+      // pwl: how many of the table's 16 segments the compiler fits with.
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_ACT_PWL)
+        l.pwlSegments = unsigned(so->range("segments", NPUCC_PWL_SEGMENTS, 2, NPUCC_PWL_SEGMENTS));
       so->done();
     }
   }

@@ -520,6 +520,11 @@ void TargetParser::crossCheck() {
            "activation stage lut256 reads its 256-byte table at parameter 'act_addr': bind it "
            "in /commands/" +
                c.kind + "/params");
+    if (l->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL && !c.binding("act_addr"))
+      fail("/compute/operations/" + c.kind + "/arithmetic/activation",
+           "activation stage pwl reads its 144-byte segment table at parameter 'act_addr': bind "
+           "it in /commands/" +
+               c.kind + "/params");
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" && (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&

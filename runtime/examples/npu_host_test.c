@@ -225,6 +225,8 @@ int main(int argc, char **argv) {
   /* lut256: a 256-byte table at act_addr after the requant table replaces the clamp. */
   int lut =
       npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
+  /* pwl: a 144-byte segment table there instead (npucc_stage_act_pwl). */
+  int pwl = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL;
   uint32_t act_off = 0;
   int32_t rs[COUT];
   uint32_t scale_bits[COUT];
@@ -254,9 +256,9 @@ int main(int argc, char **argv) {
   }
   rq_off = (uint32_t)align_up(sizeof bias, a);
   table_size = rq_off + (msa ? 3 : 2) * COUT * (uint32_t)sizeof(int32_t);
-  if (lut) {
+  if (lut || pwl) {
     act_off = (uint32_t)align_up(table_size, a);
-    table_size = act_off + 256;
+    table_size = act_off + (lut ? 256 : NPUCC_PWL_TABLE_BYTES);
   }
   table = (int32_t *)calloc(table_size / sizeof(int32_t), sizeof(int32_t));
   if (!table)
@@ -300,6 +302,23 @@ int main(int argc, char **argv) {
       t[o] = (uint8_t)(o * 37 + 11);
     for (o = 0; o < (int)sizeof expect; o++)
       expect[o] = (int8_t)npucc_stage_act_lut256(expect[o], t);
+  }
+  if (pwl) { /* four segments, constant below -127 and from 127 on (so the NPU's wide
+              * value and the saturated one in expect give the same output) */
+    static const int64_t st[4] = {-128, -127, 0, 127};
+    static const int32_t mu[4] = {0, -3, 5, 0}, ad[4] = {-100, 50, -7, 33};
+    static const uint32_t sh[4] = {0, 1, 2, 0};
+    uint8_t *t = (uint8_t *)table + act_off;
+    for (o = 0; o < NPUCC_PWL_SEGMENTS; o++) {
+      int k = o < 4 ? o : 3, b;
+      uint64_t r = (uint64_t)sh[k] | ((uint64_t)(uint16_t)(int16_t)mu[k] << 8) |
+                   (((uint64_t)st[k] & ((((uint64_t)1) << 36) - 1)) << 24);
+      for (b = 0; b < 8; b++)
+        t[o * 8 + b] = (uint8_t)(r >> (8 * b));
+      t[NPUCC_PWL_SEGMENTS * 8 + o] = (uint8_t)(int8_t)ad[k];
+    }
+    for (o = 0; o < (int)sizeof expect; o++)
+      expect[o] = (int8_t)npucc_stage_act_pwl(expect[o], t);
   }
   {
     npucc_wlayout wl;
@@ -397,7 +416,7 @@ int main(int argc, char **argv) {
     p[NPUCC_P_REQUANT_MULT] = mult[0];
     p[NPUCC_P_REQUANT_SHIFT] = shift[0];
   }
-  if (lut)
+  if (lut || pwl)
     p[NPUCC_P_ACT_ADDR] = (int64_t)(b_d + act_off);
   if (issue(NPUCC_KIND_CONV, p) != NPUCC_OK)
     goto done;

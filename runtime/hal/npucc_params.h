@@ -155,7 +155,8 @@ typedef enum npucc_param {
   X(OUT_INT8, "int8", NPUCC_SLOT_OUTPUT, 1)                                                   \
   X(RQ_SHIFT, "shift", NPUCC_SLOT_REQUANT, 0)                                                \
   X(ACT_LUT256, "lut256", NPUCC_SLOT_ACTIVATION, 0)                                          \
-  X(RQ_MUL_SHIFT_ADD, "mul_shift_add", NPUCC_SLOT_REQUANT, 0)
+  X(RQ_MUL_SHIFT_ADD, "mul_shift_add", NPUCC_SLOT_REQUANT, 0)                                 \
+  X(ACT_PWL, "pwl", NPUCC_SLOT_ACTIVATION, 0)
 /* clang-format on */
 
 typedef enum npucc_stage {

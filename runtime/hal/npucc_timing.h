@@ -52,10 +52,11 @@ static inline const npucc_mem_desc *npucc_mem_at(const npucc_target_desc *d, int
   return (const npucc_mem_desc *)0;
 }
 
-/* Does command kind `kind` read the lut256 activation table (operand act)? */
+/* Does command kind `kind` read an activation table (operand act: lut256, pwl)? */
 static inline int npucc_uses_act_table(const npucc_target_desc *d, int kind) {
   return d->arith != 0 && kind >= 0 && kind < NPUCC_KIND_COUNT &&
-         d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256;
+         (d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256 ||
+          d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL);
 }
 
 /* The scratchpad address parameter of each operand (-1: the command has none). */

@@ -179,6 +179,67 @@ static inline int32_t npucc_stage_act_lut256(int32_t v, const uint8_t *lut) {
   return (int32_t)(int8_t)lut[npucc_clamp_i32(v, -128, 127) + 128];
 }
 
+/* ---- activation: pwl ----
+ * An N-segment piecewise-linear function (the K210 KPU's activation). The
+ * table (operand act, NPUCC_PWL_TABLE_BYTES) is the K210's format: 16
+ * records of 8 bytes, little-endian, bits 0..7 shift (unsigned), 8..23 mul
+ * (signed), 24..59 start (signed, 36 bits), 60..63 unused; then 16 bytes
+ * add (int8), one per segment. y is the requantized value before any clamp
+ * (int32, out_zp included), taken wide as the K210 takes its 36-bit batch
+ * norm result: segment k is the last one whose start <= y (segment 0 when
+ * none is: it covers everything below);
+ * out = round_half_even((y - start) * mul / 2^shift) + add, clamped to int8. */
+#define NPUCC_PWL_SEGMENTS 16
+#define NPUCC_PWL_TABLE_BYTES 144
+
+/* One segment's value at y (|y - start| < 2^37, so the product < 2^52). */
+static inline int32_t npucc_pwl_segment(int32_t y, int64_t start, int32_t mul, uint32_t shift,
+                                        int32_t add) {
+  int64_t p = ((int64_t)y - start) * (int64_t)mul;
+  int64_t mag = p < 0 ? -p : p, q;
+  if (shift == 0) {
+    q = mag;
+  } else if (shift >= 62) {
+    q = 0; /* mag < 2^52: below one half */
+  } else {
+    int64_t rem = mag & ((((int64_t)1) << shift) - 1), half = (int64_t)1 << (shift - 1);
+    q = mag >> shift;
+    if (rem > half || (rem == half && (q & 1)))
+      ++q;
+  }
+  q = (p < 0 ? -q : q) + add;
+  return q < -128 ? -128 : q > 127 ? 127 : (int32_t)q;
+}
+
+/* Segment i's fields from the table. */
+static inline void npucc_pwl_record(const uint8_t *t, int i, int64_t *start, int32_t *mul,
+                                    uint32_t *shift, int32_t *add) {
+  uint64_t r = 0, s;
+  int b;
+  for (b = 7; b >= 0; --b)
+    r = (r << 8) | t[i * 8 + b];
+  s = (r >> 24) & ((((uint64_t)1) << 36) - 1);
+  *start = (s >> 35) ? (int64_t)s - ((int64_t)1 << 36) : (int64_t)s;
+  *mul = (int32_t)(int16_t)(uint16_t)((r >> 8) & 0xFFFFu);
+  *shift = (uint32_t)(r & 0xFFu);
+  *add = (int32_t)(int8_t)t[NPUCC_PWL_SEGMENTS * 8 + i];
+}
+
+static inline int32_t npucc_stage_act_pwl(int32_t y, const uint8_t *t) {
+  int64_t start, s;
+  int32_t mul, add, m, a;
+  uint32_t shift, h;
+  int i;
+  npucc_pwl_record(t, 0, &start, &mul, &shift, &add);
+  for (i = 1; i < NPUCC_PWL_SEGMENTS; ++i) {
+    npucc_pwl_record(t, i, &s, &m, &h, &a);
+    if (s <= (int64_t)y) {
+      start = s, mul = m, shift = h, add = a;
+    }
+  }
+  return npucc_pwl_segment(y, start, mul, shift, add);
+}
+
 /* ---- output: int8 ----
  * The stored byte of an activated value (saturated to int8). */
 static inline uint8_t npucc_stage_out_int8(int32_t v) {

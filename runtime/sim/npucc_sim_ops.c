@@ -103,7 +103,7 @@ static int exec_dma(npucc_sim *s, int idx, const int64_t *p) {
 /* Checks shared by the MAC-array commands; reads bias and requant tables.
  * st: the stage of each pipeline slot. */
 typedef struct rq_ctx {
-  const uint8_t *bias, *rq, *lut; /* lut: the lut256 stage's table (act_addr) */
+  const uint8_t *bias, *rq, *lut; /* lut: the lut256 or pwl stage's table (act_addr) */
   int per_channel;
   int32_t mult, shift, out_zp, lo, hi;
   int st[NPUCC_SLOT_COUNT];
@@ -158,6 +158,13 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
       return -1;
     q->lut = w.ptr;
   }
+  if (q->st[NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL) {
+    if (sim_const_operand(s, idx, kind, P(ACT_ADDR), NPUCC_PWL_TABLE_BYTES, NPUCC_OPND_ACT,
+                          "act_addr", &w) ||
+        sim_check_read(s, idx, &w, NPUCC_PWL_TABLE_BYTES, "pwl segment table"))
+      return -1;
+    q->lut = w.ptr;
+  }
   if (q->st[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_FP32 && !q->per_channel)
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: fp32_scale reads its scales from the rq table "
@@ -199,8 +206,11 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
   return 0;
 }
 
-/* The activation stage: the fused clamp, or the layer's 256-byte table. */
+/* The activation stage: the fused clamp, the layer's 256-byte table, or
+ * its pwl segments (144 bytes). */
 static int32_t activate(const rq_ctx *q, int32_t v) {
+  if (q->lut && q->st[NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL)
+    return npucc_stage_act_pwl(v, q->lut);
   if (q->lut)
     return npucc_stage_act_lut256(v, q->lut);
   return npucc_stage_act_clamp(v, q->lo, q->hi);

@@ -196,6 +196,16 @@ check_case "per-layer distance: tinycnn_int8 on npu-fp32lut (4 MAC layers take f
   "j['layer_distance']['rounding_changed'] and len(j['layer_distance']['layers']) == 5 \
    and sum(l['requant_changed'] for l in j['layer_distance']['layers']) == 4" \
   "$m" --target "$src/test/target/npu-fp32lut.json"
+# Issue 19, phase 7d: the fused Sigmoid, Tanh, LeakyRelu and HardSigmoid of the regression
+# model run as fitted pwl segments on npu-pwl: the C program and the simulator equal the
+# interpreter bit for bit, and the per-layer distance reports each fit (one step here) on the
+# activation's row.
+check_case "per-layer distance: fused activations fitted by npu-pwl's pwl segments" 0 pass \
+  "j['outputs'][0]['interp']['bit_exact'] and j['layer_distance']['rounding_changed'] \
+   and {l['node']: (l['npu_op'], l['own_max_steps']) for l in j['layer_distance']['layers'] \
+        if l['requant_changed']} == {'sigmoid_22_n': ('conv', 1), 'tanh_44_n': ('conv', 1), \
+        'leakyrelu_66_n': ('depthwise', 1), 'hardsigmoid_88_n': ('conv', 0)}" \
+  "$src/test/diff/regressions/npu_lut_activation_fusion" --target "$src/test/target/npu-pwl.json"
 check_case "per-layer distance: tinycnn_int8 on npu-default (no change)" 0 pass \
   "not j['layer_distance']['rounding_changed'] and j['layer_distance']['layers'] == [] \
    and \"every NPU layer computes the model's own requantization (0 steps)\" in text" "$m"

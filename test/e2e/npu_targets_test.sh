@@ -39,6 +39,9 @@
 #  - test/target/npu-fp32lut.json (conv, depthwise and matmul requantize with a binary32 scale
 #    per channel, the fp32_scale stage; conv and matmul activate through a 256-byte table,
 #    lut256, matmul's read from system memory): tinycnn_int8, mlpt_kws_qdq, torch_ptq_qdq.
+#  - test/target/npu-pwl.json (conv and depthwise activate through the pwl stage's segments,
+#    the fused clamps exact; depthwise's table read from system memory): tinycnn_int8,
+#    mlpt_kws_qdq, mlpt_vww_qdq.
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -167,6 +170,9 @@ check "tinycnn_int8 with K210-like conv geometry" "$src/models/tinycnn_int8" "$t
 #     the interpreter computes what the NPU computes. Its conv and matmul clamp through their
 #     lut256 tables.
 on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
+# 2j. The pwl activation stage (issue 19, phase 7d): npu-pwl's conv and depthwise clamp through
+#     their segment tables (exact), the depthwise's read from system memory.
+on_targets npu-pwl "mlpt_kws_qdq mlpt_vww_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})

@@ -161,11 +161,14 @@ inline int32_t hostFp32(int32_t acc, float scale, int32_t zp) {
 /// Quantization setup shared by conv / depthwise / matmul: the operation's
 /// requantization stage (q31: mult and shift; fp32_scale: one binary32 scale
 /// per channel in the rq table) with random values; where the activation stage
-/// is lut256, a random 256-byte table at act_addr instead of the clamp.
+/// is lut256, a random 256-byte table at act_addr instead of the clamp; where
+/// it is pwl, a random 144-byte segment table (starts among the requantized
+/// values, which it takes before any clamp).
 struct Quant {
   bool perChannel = false, fp32 = false;
   I32 mult, shift, bias;
   I8 lut; // lut256: out = lut[v + 128] (empty: the clamp stage)
+  I8 pwl; // pwl: npucc_stage_act_pwl's table (empty: not the pwl stage)
   std::vector<float> scale;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
 
@@ -187,9 +190,27 @@ struct Quant {
       actMin = -128;
       actMax = 127;
     }
+    if (op.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL) {
+      pwl = randI8(g, NPUCC_PWL_TABLE_BYTES); // the add bytes stay random
+      I32 starts = randI32(g, NPUCC_PWL_SEGMENTS, -150, 150), muls = randI32(g, 16, -600, 600),
+          shifts = randI32(g, 16, 0, 9);
+      for (size_t i = 0; i < size_t(NPUCC_PWL_SEGMENTS); ++i) {
+        uint64_t rec = uint64_t(shifts[i]) | (uint64_t(uint16_t(int16_t(muls[i]))) << 8) |
+                       ((uint64_t(int64_t(starts[i])) & ((uint64_t(1) << 36) - 1)) << 24);
+        for (size_t b = 0; b < 8; ++b)
+          pwl[i * 8 + b] = int8_t(uint8_t(rec >> (8 * b)));
+      }
+      actMin = -128;
+      actMax = 127;
+    }
   }
   int8_t apply(size_t ch, int32_t acc) const {
     size_t i = perChannel ? ch : 0;
+    if (!pwl.empty()) // the value before any clamp, then the segments
+      return int8_t(
+          npucc_stage_act_pwl(fp32 ? hostFp32(acc + bias[ch], scale[i], outZp)
+                                   : npucc_stage_rq_q31(acc + bias[ch], mult[i], shift[i], outZp),
+                              reinterpret_cast<const uint8_t *>(pwl.data())));
     int8_t v = fp32 ? int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax))
                     : npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
     return lut.empty() ? v : lut[size_t(v + 128)];
@@ -218,6 +239,8 @@ struct Quant {
     p[NPUCC_P_ACT_MAX] = actMax;
     if (!lut.empty())
       p[NPUCC_P_ACT_ADDR] = int64_t(r.constant(op, Operand::Act, lut));
+    if (!pwl.empty())
+      p[NPUCC_P_ACT_ADDR] = int64_t(r.constant(op, Operand::Act, pwl));
   }
 };
 

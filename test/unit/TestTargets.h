@@ -20,7 +20,8 @@
 // matmul requantize with a binary32 scale per channel, the fp32_scale stage)
 // and npu-blocked (conv, depthwise and pool operands channel-blocked by 16 in
 // the scratchpad, conv weights blocked 16 x 16) and npu-avgpool (the pool's
-// average rounds half to even; kernels and strides up to 25).
+// average rounds half to even; kernels and strides up to 25) and npu-pwl (conv
+// and depthwise activate through the pwl stage's segment table).
 // The tests take everything from the description; none names an NPU.
 //
 //===----------------------------------------------------------------------===//
@@ -58,7 +59,8 @@ inline std::vector<std::string> allTargets() {
           testTarget("npu-sysmem.json"),
           testTarget("npu-weights.json"), testTarget("npu-fp32lut.json"),
           testTarget("npu-blocked.json"),
-          testTarget("npu-avgpool.json")};
+          testTarget("npu-avgpool.json"),
+          testTarget("npu-pwl.json")};
 }
 
 /// "…/npu-third.json" -> "npu_third" for parameterized test names.

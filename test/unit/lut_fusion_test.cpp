@@ -137,7 +137,7 @@ TEST(LutFusion, AFusedLayerNeedsTheLut256Stage) {
   EXPECT_FALSE(q.onNpu());
   ASSERT_FALSE(q.reasons.empty());
   EXPECT_EQ(q.reasons.back(),
-            "fused activation Sigmoid but the NPU's matmul has no lut256 activation stage");
+            "fused activation Sigmoid but the NPU's matmul has no lut256 or pwl activation stage");
 }
 
 } // namespace

@@ -353,7 +353,7 @@ lir::Program scheduledLayer(const target::NpuOp &op, const TargetDesc &t, uint64
     constBytes += (rl.size + recordAlign(t, l) - 1) / recordAlign(t, l) * recordAlign(t, l);
   }
   if (hasActTable(l, t)) // the lut256 table after the records
-    constBytes = actTableOffset(l, t, c->tiling.block) + ActTableBytes;
+    constBytes = actTableOffset(l, t, c->tiling.block) + actTableBytes(l, t);
   constBytes = std::max<uint64_t>(constBytes, 64);
   lir::ConstBuffer blob;
   blob.name = "npu_const";

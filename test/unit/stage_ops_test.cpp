@@ -12,6 +12,7 @@
 
 #include "../../runtime/include/npucc_stages.h"
 #include "npucc/quant/Multiplier.h"
+#include "npucc/quant/Pwl.h"
 
 extern "C" {
 #include "../../runtime/kernels/npucc_lut_s8.h"
@@ -276,6 +277,87 @@ TEST(StageOps, Lut256TableFusesTheClampAndAFollowingActivation) {
       }
     }
   }
+}
+
+/// pwl, naively: the table's fields bit by bit (K210 record: shift 0..7,
+/// mul 8..23 signed, start 24..59 signed; add bytes after the 16 records),
+/// the segment by a scan from the top, the division in 128-bit integers.
+int32_t pwlReference(int32_t y, const uint8_t *t) {
+  auto field = [&](int rec, int lsb, int width, bool isSigned) {
+    __int128 v = 0;
+    for (int b = 0; b < width; ++b)
+      if ((t[rec * 8 + (lsb + b) / 8] >> ((lsb + b) % 8)) & 1)
+        v += __int128(1) << b;
+    if (isSigned && (v >> (width - 1)) != 0)
+      v -= __int128(1) << width;
+    return v;
+  };
+  int k = 0;
+  for (int i = 15; i >= 1; --i)
+    if (field(i, 24, 36, true) <= y) {
+      k = i;
+      break;
+    }
+  __int128 p = (__int128(y) - field(k, 24, 36, true)) * field(k, 8, 16, true);
+  int shift = int(field(k, 0, 8, false));
+  __int128 q = p; // round_half_even(p / 2^shift)
+  if (shift >= 100) {
+    q = 0; // |p| < 2^53
+  } else if (shift > 0) {
+    __int128 d = __int128(1) << shift, fl = p >= 0 ? p / d : -((-p + d - 1) / d), r = p - fl * d;
+    q = 2 * r > d || (2 * r == d && (fl % 2 != 0)) ? fl + 1 : fl;
+  }
+  q += int8_t(t[128 + k]);
+  return int32_t(q < -128 ? -128 : q > 127 ? 127 : q);
+}
+
+/// pwl against the naive reference: random bytes (starts anywhere in 36
+/// bits, any shift), and tables whose starts lie among the inputs (sorted or
+/// not), on every int8 input and wide ones.
+TEST(StageOps, ActivationPwl) {
+  std::mt19937 rng(17);
+  uint8_t t[NPUCC_PWL_TABLE_BYTES];
+  std::vector<int32_t> ys;
+  for (int32_t y = -400; y <= 400; ++y)
+    ys.push_back(y);
+  for (int i = 0; i < 400; ++i)
+    ys.push_back(int32_t(rng()));
+  for (int32_t y : {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1})
+    ys.push_back(y);
+  for (int round = 0; round < 200; ++round) {
+    for (uint8_t &b : t)
+      b = uint8_t(rng());
+    if (round % 2 == 1)
+      for (int i = 0; i < 16; ++i) {
+        int64_t start = int64_t(rng() % 801) - 400, mul = int64_t(rng() % 65536) - 32768;
+        uint64_t r = uint64_t(rng() % 24) | (uint64_t(uint16_t(mul)) << 8) |
+                     ((uint64_t(start) & ((uint64_t(1) << 36) - 1)) << 24) |
+                     (uint64_t(rng() % 16) << 60); // the unused bits ignored
+        for (int b = 0; b < 8; ++b)
+          t[i * 8 + b] = uint8_t(r >> (8 * b));
+      }
+    for (int32_t y : ys)
+      ASSERT_EQ(npucc_stage_act_pwl(y, t), pwlReference(y, t)) << "round " << round << " y " << y;
+  }
+}
+
+/// The segments' helpers: pwlTable's records decode to the segments (the
+/// unused ones repeat the last), and the identity segment is the identity.
+TEST(StageOps, PwlTableRoundTrip) {
+  std::vector<npucc::quant::PwlSegment> segs = {
+      {-128, 0, 0, -100}, {-5, -32768, 17, 3}, {40, 32767, 255, -128}, {-34359738368, 1, 0, 127}};
+  std::vector<uint8_t> t = npucc::quant::pwlTable(segs);
+  ASSERT_EQ(t.size(), size_t(NPUCC_PWL_TABLE_BYTES));
+  for (int i = 0; i < NPUCC_PWL_SEGMENTS; ++i) {
+    npucc::quant::PwlSegment d;
+    npucc_pwl_record(t.data(), i, &d.start, &d.mul, &d.shift, &d.add);
+    EXPECT_EQ(d, segs[std::min<size_t>(size_t(i), segs.size() - 1)]) << i;
+  }
+  std::vector<uint8_t> id = npucc::quant::pwlTable({{-128, 1, 0, -128}});
+  for (int32_t y = -128; y <= 127; ++y)
+    EXPECT_EQ(npucc_stage_act_pwl(y, id.data()), y);
+  EXPECT_EQ(npucc_stage_act_pwl(100000, id.data()), 127);
+  EXPECT_EQ(npucc_stage_act_pwl(-100000, id.data()), -128);
 }
 
 /// The default pipeline is today's npucc_requant_i8 (the simulator's

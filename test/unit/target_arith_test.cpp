@@ -53,7 +53,7 @@ TEST(TargetArith, Refusals) {
       "'fp32_scal' (did you mean 'fp32_scale'?) (expected q31, fp32_scale, shift, mul_shift_add)");
   EXPECT_EQ(arithErr("matmul", {{"activation", "sigmoid"}}),
             "npu.json: error: /compute/operations/matmul/arithmetic/activation: unknown "
-            "activation stage 'sigmoid' (expected clamp, lut256)");
+            "activation stage 'sigmoid' (expected clamp, lut256, pwl)");
   EXPECT_EQ(arithErr("conv", {{"activation", "lut256"}}),
             "npu.json: error: /compute/operations/conv/arithmetic/activation: activation stage "
             "lut256 reads its 256-byte table at parameter 'act_addr': bind it in "
@@ -123,6 +123,38 @@ TEST(TargetArith, Fp32ScaleInTheDescriptionAndTheCTable) {
   std::string src = emitCTableSource(*r);
   EXPECT_NE(src.find("static const uint8_t npu_default_arith[49] = {"), std::string::npos) << src;
   EXPECT_NE(src.find("    .arith = npu_default_arith,\n"), std::string::npos);
+}
+
+/// pwl (phase 7d): the act operand holds its 144-byte segment table; the
+/// stage object's "segments" (2..16) caps the compiler's fit.
+TEST(TargetArith, PwlStageAndItsSegmentCount) {
+  EXPECT_EQ(arithErr("conv", {{"activation", "pwl"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/activation: activation stage "
+            "pwl reads its 144-byte segment table at parameter 'act_addr': bind it in "
+            "/commands/conv/params");
+  EXPECT_EQ(arithErr("conv", {{"activation", {{"stage", "clamp"}, {"segments", 8}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/activation/segments: unknown "
+            "field 'segments'");
+  EXPECT_EQ(arithErr("conv", {{"pwl_segments", 8}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pwl_segments: unknown pipeline "
+            "slot 'pwl_segments' (slots: input, correction, mac, requant, activation, pool, "
+            "output)");
+  EXPECT_EQ(arithErr("conv", {{"activation", {{"stage", "pwl"}, {"segments", 17}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/activation/segments: value 17 "
+            "out of range 2..16");
+  EXPECT_EQ(arithErr("conv", {{"activation", {{"stage", "pwl"}, {"segments", 1}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/activation/segments: value 1 "
+            "out of range 2..16");
+  auto r = loadTarget(testTarget("npu-pwl.json"));
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->operation("conv")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_PWL);
+  EXPECT_EQ(r->operation("conv")->pwlSegments, 16u);
+  EXPECT_FALSE(r->operation("conv")->inSystem(Operand::Act));
+  EXPECT_EQ(r->operation("depthwise")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_PWL);
+  EXPECT_EQ(r->operation("depthwise")->pwlSegments, 8u);
+  EXPECT_TRUE(r->operation("depthwise")->inSystem(Operand::Act));
+  EXPECT_EQ(r->operation("depthwise")->systemAlignment[size_t(Operand::Act)], 8u);
+  EXPECT_EQ(r->operation("matmul")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_CLAMP);
 }
 
 TEST(TargetArith, Lut256ReadsItsTableThroughTheActOperand) {

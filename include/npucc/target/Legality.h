@@ -57,8 +57,9 @@ struct NpuOp {
   /// multiplier of in_scale / (poolCount * out_scale), + out_zp.
   bool poolRequant = false;
   int64_t poolCount = 0; // the pixel count every window of the layer divides by
-  /// The activation stage is lut256: the layer reads a 256-byte table (the
-  /// act operand, quant::actLut256 of its fused clamp and fused activation).
+  /// The activation stage is lut256 or pwl: the layer reads a table (the act
+  /// operand: quant::actLut256 of its fused clamp and fused activation, or
+  /// the pwl segments of quant::pwlOf).
   bool actLut = false;
   uint64_t macs = 0;
 };

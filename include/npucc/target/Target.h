@@ -142,6 +142,9 @@ struct OpLimits {
   /// The mul_shift_add requantization stage's field widths: mul (signed),
   /// shift, add (signed); "arithmetic": {"requant": {"stage": ..., "mul_bits"}}.
   std::array<unsigned, 3> msaBits{32, 6, 32};
+  /// "arithmetic": {"activation": {"stage": "pwl", "segments"}}: the segments the compiler fits a
+  /// pwl activation with (2..16; the table always holds NPUCC_PWL_SEGMENTS records).
+  unsigned pwlSegments = 16;
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   /// The stage of a slot, the default resolved (TargetParseArith.cpp).

@@ -103,8 +103,13 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
     const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
     addAccess(r, in, "rq_addr", b && b->size > 0 && b->size < ch * 8 ? b->size : ch * 8, false);
   }
-  // The lut256 table (present only on layers whose activation stage is lut256).
-  addAccess(r, in, "act_addr", int64_t(ActTableBytes), false);
+  // The activation table (present only on layers whose activation stage is
+  // lut256 or pwl): the bytes the schedule's reference has.
+  {
+    const lir::Arg *a = paramArg(in, "act_addr");
+    const lir::BufferRef *b = a ? std::get_if<lir::BufferRef>(a) : nullptr;
+    addAccess(r, in, "act_addr", b && b->size > 0 ? b->size : int64_t(ActTableBytes), false);
+  }
   addAccess(r, in, "out_addr", outBytes, true);
   return r;
 }

@@ -13,6 +13,7 @@
 #include "npucc/lower/NpuLowering.h"
 #include "npucc/lower/NpuTrace.h"
 #include "npucc/quant/Multiplier.h"
+#include "npucc/quant/Pwl.h"
 #include "npucc/target/CTable.h"
 
 #include "../../../runtime/hal/npucc_params.h"
@@ -131,10 +132,12 @@ bool recordsInSystem(const Layer &l, const target::TargetDesc &t);
 /// operand's alignment); read from system memory or DMA'd once into its
 /// own scratchpad buffer.
 constexpr uint64_t ActTableBytes = 256;
-/// Does the layer read a lut256 table? Every MAC layer of an operation whose
-/// activation stage is lut256 does (NpuOp::actLut, or the description's stage
-/// for an op built without placeNode).
+/// Does the layer read an activation table? Every MAC layer of an operation
+/// whose activation stage is lut256 or pwl does (NpuOp::actLut, or the
+/// description's stage for an op built without placeNode).
 bool hasActTable(const Layer &l, const target::TargetDesc &t);
+/// The table's bytes: ActTableBytes (lut256) or NPUCC_PWL_TABLE_BYTES (pwl).
+uint64_t actTableBytes(const Layer &l, const target::TargetDesc &t);
 uint64_t actTableOffset(const Layer &l, const target::TargetDesc &t, int64_t block);
 /// The table's alignment in the blob (the records' start is aligned to it too).
 uint64_t actTableAlign(const target::TargetDesc &t, const Layer &l);
@@ -183,11 +186,14 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t);
 // --- Records: weights, bias, requantization tables ------------------------------------------
 
 /// The blob bytes of all weight records of a layer (one per output-channel
-/// block of `block` channels) for node `n`, then its lut256 table if any.
-/// `next`: a fused activation's table (quant::fusedLut) after the clamp.
+/// block of `block` channels) for node `n`, then its activation table if any.
+/// `next`: a fused activation's table (quant::fusedLut) after the clamp;
+/// `pwl`: a fused activation's pwl segments (quant::pwlOf; else the pwl
+/// table is n's fused clamp, quant::pwlClamp).
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
                                           const target::TargetDesc &t, int64_t block,
-                                          const quant::LutTable *next = nullptr);
+                                          const quant::LutTable *next = nullptr,
+                                          const std::vector<quant::PwlSegment> *pwl = nullptr);
 
 /// insertNpuWaits (NpuLowering.h) on its own.
 Status insertNpuWaits(lir::Program &p, const target::TargetDesc &t);

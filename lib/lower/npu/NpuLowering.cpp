@@ -74,7 +74,7 @@ std::vector<std::pair<std::string, int64_t>> layerParams(const ir::Node &n,
   auto [lo, hi] = fusedClampOf(n);
   put("in_zp", qx.second);
   put("out_zp", qy.second);
-  // lut256: the clamp is in the layer's table, not in act_min / act_max.
+  // lut256, pwl: the clamp is in the layer's table, not in act_min / act_max.
   if (!op.actLut) {
     put("act_min", lo);
     put("act_max", hi);
@@ -144,10 +144,11 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     return error("marked for the NPU, but " + why);
   }
   // A fused activation: the MAC part's parameters target the value in
-  // between; the activation is in the layer's lut256 table.
+  // between; the activation is in the layer's lut256 or pwl table.
   auto core = quant::coreOf(n);
   const ir::Node &mac = core ? core->node : n;
   std::optional<quant::LutTable> next = quant::fusedLut(n);
+  std::optional<std::vector<quant::PwlSegment>> pwl = quant::pwlOf(n);
   Layer l = makeLayer(*pl.op);
   l.op.actLut = hasActTable(l, I.T);
   l.fixed = layerParams(mac, l.op);
@@ -156,7 +157,8 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     return error("no tiling fits the NPU: " + choice.error().message);
   LayerIo io;
   if (l.hasWeights()) {
-    auto rec = buildRecords(mac, l, I.T, choice->tiling.block, next ? &*next : nullptr);
+    auto rec = buildRecords(mac, l, I.T, choice->tiling.block, next ? &*next : nullptr,
+                            pwl ? &*pwl : nullptr);
     if (!rec)
       return std::move(rec.error());
     I.Blob.resize(alignUp(I.Blob.size(), std::max(recordAlign(I.T, l), actTableAlign(I.T, l))), 0);

@@ -71,7 +71,8 @@ std::pair<int32_t, int32_t> fusedClampOf(const ir::Node &n) {
 
 Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
                                           const target::TargetDesc &t, int64_t block,
-                                          const quant::LutTable *next) {
+                                          const quant::LutTable *next,
+                                          const std::vector<quant::PwlSegment> *pwl) {
   const target::NpuOp &op = l.op;
   const ir::Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
   const ir::Value *bias = n.kind == ir::OpKind::MatMul ? nullptr : n.input(2);
@@ -154,7 +155,18 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
       }
     }
   }
-  if (hasActTable(l, t)) {
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  if (hasActTable(l, t) && lim && lim->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL) {
+    // The pwl table after the last record: a fused activation's fitted
+    // segments (act_pwl), else the fused clamp's exact ones.
+    if (next && !pwl)
+      return error("a fused activation on a pwl NPU needs its segments (attribute act_pwl)");
+    auto [lo, hi] = fusedClampOf(n);
+    std::vector<uint8_t> table = quant::pwlTable(pwl ? *pwl : quant::pwlClamp(lo, hi));
+    uint64_t off = actTableOffset(l, t, block);
+    out.resize(off + table.size(), 0);
+    std::copy(table.begin(), table.end(), out.begin() + int64_t(off));
+  } else if (hasActTable(l, t)) {
     // The lut256 table after the last record: the fused clamp, then a fused
     // activation's table (exact: StageOps.Lut256TableFusesTheClamp...).
     auto [lo, hi] = fusedClampOf(n);

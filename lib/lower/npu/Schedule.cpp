@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
 
+#include "../../../runtime/include/npucc_stages.h"
+
 #include <algorithm>
 
 namespace npucc::lower::npu {
@@ -278,7 +280,7 @@ Status Emitter::loadRecord(int64_t block, int slot) {
 
 Status Emitter::loadActTable() {
   const SpmPlace &buf = Spm[size_t(B.inCount + B.in2Count + B.wCount + B.outCount)];
-  int64_t n = int64_t(ActTableBytes);
+  int64_t n = int64_t(actTableBytes(L, T));
   return copy(at(Io.blob, int64_t(Io.recordsOffset + ActTableOffset), n), spmRef(buf, 0, n), n, 1,
               n, n);
 }
@@ -329,7 +331,7 @@ Status Emitter::compute(int64_t tile) {
   }
   set(in, "out_addr", spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, r1 - r0, L.OW, nb))));
   if (hasActTable(L, T)) {
-    int64_t n = int64_t(ActTableBytes);
+    int64_t n = int64_t(actTableBytes(L, T));
     set(in, "act_addr",
         actTableInSystem(L, T)
             ? at(Io.blob, int64_t(Io.recordsOffset + ActTableOffset), n)
@@ -431,8 +433,15 @@ uint64_t recordAlign(const target::TargetDesc &t, const Layer &l) {
 
 bool hasActTable(const Layer &l, const target::TargetDesc &t) {
   const target::OpLimits *lim = t.operation(l.op.kindName);
+  int st = lim ? lim->stage(NPUCC_SLOT_ACTIVATION) : -1;
   return l.op.actLut ||
-         (l.hasWeights() && lim && lim->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256);
+         (l.hasWeights() && (st == NPUCC_STAGE_ACT_LUT256 || st == NPUCC_STAGE_ACT_PWL));
+}
+
+uint64_t actTableBytes(const Layer &l, const target::TargetDesc &t) {
+  const target::OpLimits *lim = t.operation(l.op.kindName);
+  return lim && lim->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL ? NPUCC_PWL_TABLE_BYTES
+                                                                         : ActTableBytes;
 }
 
 uint64_t actTableAlign(const target::TargetDesc &t, const Layer &l) {
@@ -571,7 +580,7 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
   // The lut256 table: loaded once, resident for all the layer's tiles.
   if (hasActTable(l, t) && !actTableInSystem(l, t)) {
     b.actCount = 1;
-    b.requests.push_back({"activation table", ActTableBytes, role(Operand::Act), {}});
+    b.requests.push_back({"activation table", actTableBytes(l, t), role(Operand::Act), {}});
   }
   return b;
 }
