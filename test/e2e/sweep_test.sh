@@ -3,8 +3,9 @@
 #
 # usage: test/e2e/sweep_test.sh NPUCC [OUT_DIR]
 #
-# A sweep of 3 axes x 3 values (mac, spm with a 16 KiB scratchpad too small for some layers, dma_bw: 27 points) over ../shared/models
-# mlpt_ic_qdq and mlpt_kws_qdq with -j2, every 4th point (0, 4, ..., 24) also run on the
+# A sweep of 3 axes x 3 values (mac, spm, dma_bw: 27 points; a 16 KiB scratchpad sends some
+# layers of mlpt_ic_qdq to the CPU) over ../shared/models mlpt_ic_qdq and mlpt_kws_qdq with
+# -j2, every 4th point (0, 4, ..., 24) also run on the
 # simulator (--check): every point compiles, every checked point passes its check and its
 # simulated cycles equal the estimate, the Pareto flags equal a front recomputed here from
 # the rows; the same sweep with -j1 gives byte-identical CSV and JSON. A second sweep has a
