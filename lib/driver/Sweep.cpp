@@ -53,11 +53,27 @@ const std::vector<NamedAxis> &namedAxes() {
   return axes;
 }
 
+/// The values of `V1,V2,...`: commas inside brackets, braces or a quoted string (a JSON
+/// array or object value of --set) do not separate values.
 std::vector<std::string> splitList(const std::string &s) {
   std::vector<std::string> r;
   std::string cur;
-  for (char c : s) {
-    if (c == ',') {
+  int depth = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quoted && c == '\\' && i + 1 < s.size()) {
+      cur += c;
+      cur += s[++i];
+      continue;
+    }
+    if (c == '"')
+      quoted = !quoted;
+    else if (!quoted && (c == '[' || c == '{'))
+      ++depth;
+    else if (!quoted && (c == ']' || c == '}'))
+      --depth;
+    if (c == ',' && depth == 0 && !quoted) {
       r.push_back(cur);
       cur.clear();
     } else {

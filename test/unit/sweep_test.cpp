@@ -80,6 +80,12 @@ TEST(SweepAxes, NamedAxesMapToTheirPaths) {
   EXPECT_EQ(set->values[0][0], 8);
   EXPECT_EQ(set->values[1][0], "x");
   EXPECT_EQ(set->values[2][0], "abc");
+  // Commas inside a JSON array, object or string do not separate values.
+  auto arr = driver::parseSweepSet("/compute/operations/conv/kernel_sizes=[1,3],[1,3,5],\"a,b\"");
+  ASSERT_TRUE(arr) << arr.error().str();
+  ASSERT_EQ(arr->values.size(), 3u);
+  EXPECT_EQ(arr->values[1][0], nlohmann::json({1, 3, 5}));
+  EXPECT_EQ(arr->values[2][0], "a,b");
 }
 
 TEST(SweepAxes, ErrorsNameTheAxisAndValue) {
