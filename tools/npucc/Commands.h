@@ -75,6 +75,7 @@ struct CheckFlags {
   double toleranceSteps = 1;        // quantized outputs vs golden, in steps
   std::string interpCheck = "auto"; // C vs integer interpreter: auto|on|off
   std::string progress = "auto";    // progress lines on stderr: auto (a terminal) | on | off
+  std::string reportDir; // --report DIR: report.json and report.html with the simulator's trace
 };
 /// `npucc check`'s exit status: 0 every output passed, 1 an output (or the simulator's hazard
 /// check) disagreed, kCheckError nothing could be compared (bad flags, a missing or bad

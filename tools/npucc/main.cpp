@@ -332,6 +332,11 @@ int main(int argc, char **argv) {
                    "terminal) | on | off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  checkCmd
+      ->add_option("--report", check.reportDir,
+                   "Write report.json and report.html to DIR, their schedule the simulator's "
+                   "trace of test_data_set_0 (NPU programs)")
+      ->type_name("DIR");
   addCommonFlags(*checkCmd, common);
 
   tool::OptFlags opt;
