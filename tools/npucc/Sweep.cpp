@@ -244,6 +244,8 @@ int runSweep(const CommonCompileFlags &common, const SweepFlags &flags) {
     }
   } cleanup{work, flags.workDir.empty()};
 
+  const bool progress =
+      flags.progress == "on" || (flags.progress == "auto" && isatty(fileno(stderr)));
   driver::SweepResult res;
   res.base = common.target;
   for (const driver::SweepAxis &a : axes)
@@ -284,6 +286,9 @@ int runSweep(const CommonCompileFlags &common, const SweepFlags &flags) {
         for (char &c : why)
           c = c == '\n' ? ' ' : c;
         row.reason = why;
+        if (progress && mi == 0)
+          std::fprintf(stderr, "npucc sweep: point %zu refused by the loader: %s\n", pi,
+                       why.c_str());
         res.rows.push_back(row);
         continue;
       }
@@ -312,8 +317,6 @@ int runSweep(const CommonCompileFlags &common, const SweepFlags &flags) {
     }
   }
 
-  const bool progress =
-      flags.progress == "on" || (flags.progress == "auto" && isatty(fileno(stderr)));
   size_t next = 0, done = 0;
   std::map<pid_t, size_t> running; // pid -> job
   auto launch = [&](size_t ji) {
@@ -346,7 +349,9 @@ int runSweep(const CommonCompileFlags &common, const SweepFlags &flags) {
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     bool finished = true;
     if (j.step == 0) {
-      auto rep = rc == 0 ? readJson(j.outDir + "/report.json") : Result<nlohmann::json>(error(""));
+      Result<nlohmann::json> rep = error("the compile failed");
+      if (rc == 0)
+        rep = readJson(j.outDir + "/report.json");
       if (!rep) {
         row.status = "failed";
         row.checked = false;
@@ -356,6 +361,10 @@ int runSweep(const CommonCompileFlags &common, const SweepFlags &flags) {
         if (j.steps.size() > 1) {
           ++j.step;
           finished = !launch(ji);
+          if (finished) {
+            row.check = "error";
+            row.checkError = "cannot start npucc check (fork failed)";
+          }
         }
       }
     } else {
