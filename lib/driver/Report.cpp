@@ -457,7 +457,10 @@ nlohmann::json reportJson(const CompileReport &rep) {
                      {"end", s.end},
                      {"busy", s.busy},
                      {"commands", s.commands}});
-  j["schedule"] = {{"source", "estimate"}, {"cycles", rep.scheduleCycles}, {"spans", spans}};
+  j["schedule"] = {
+      {"source", rep.scheduleSource}, {"cycles", rep.scheduleCycles}, {"spans", spans}};
+  if (!rep.scheduleNote.empty())
+    j["schedule"]["note"] = rep.scheduleNote;
   return j;
 }
 

@@ -134,11 +134,17 @@ legend("bars-legend", [["compute", C.compute], ["exposed DMA", C.exposed],
 
 // --- Timeline ------------------------------------------------------------------------------
 const SCH = R.schedule || {spans: [], cycles: 0};
-$("timeline-note").textContent = "Source: the compiler's estimate (" + SCH.source + "), the " +
+$("timeline-note").textContent = SCH.source === "simulator" ?
+  "Source: the simulator's trace (npucc check --report, test_data_set_0): each NPU command at " +
+  "the cycles the simulator ran it, on its engine, under the layer of the estimate's command at " +
+  "the same place in issue order; the run ends at " + SCH.cycles + " cycles (estimated: " +
+  T.cycles + "). The simulator times no CPU work: the CPU lane is empty." +
+  (SCH.note ? " " + SCH.note + "." : "") :
+  "Source: the compiler's estimate (" + SCH.source + "), the " +
   "cycle model the simulator runs; NPU commands as the estimate times them (" + T.cycles +
   " cycles), CPU kernel calls at their Cortex-M4 estimate in program order: the schedule ends at " +
   SCH.cycles + " cycles. No simulator trace: `npucc compile` does not run the simulator " +
-  "(`npucc check` reports the simulated cycles per data set).";
+  "(`npucc check --report DIR` writes this page with the simulator's trace).";
 $("timeline-note").dataset.scheduleCycles = SCH.cycles;
 legend("timeline-legend", [["DMA", C.dma], ["compute", C.compute], ["CPU", C.cpu],
   ["(lighter: the layer's engine idle part of its span)", "#ddd"]]);

@@ -5,7 +5,9 @@
 #
 # Compiles models/tinycnn_int8 (for npu-default and for --target cpu), models/tinycnn
 # quantized with --report-layers (the accuracy section), and every shared int8 model the
-# npu_models tier runs on npu-default (when ../shared/models exists) for npu-default, then test/e2e/report_html_test.js opens each
+# npu_models tier runs on npu-default (when ../shared/models exists) for npu-default, and
+# tinycnn_int8 through `npucc check --report` (the simulator's trace as the schedule), then
+# test/e2e/report_html_test.js opens each
 # report.html with playwright-core (bench/node_modules) on /usr/bin/chromium: no console
 # error and no page error, the numbers the page shows (total and per-layer cycles, placement
 # counts, schedule spans, accuracy rows) equal report.json's, the embedded data is report.json;
@@ -49,6 +51,36 @@ for m in mlpt_ad_qdq mlpt_ic_qdq mlpt_kws_qdq mlpt_vww_qdq torch_ptq_qdq mobilen
     ci_skip "shared model $shared/$m not present: its report.html not tested" || failed=$((failed + 1))
   fi
 done
+# npucc check --report: the page with the simulator's trace of test_data_set_0 as its schedule;
+# report.json says so, every command is attributed to a layer, the run ends at the simulated
+# cycles the check reports, and the browser checks above hold for it too.
+rm -rf "${out:?}/tinycnn_int8_check"
+if "$npucc" check "$root/models/tinycnn_int8" --report "$out/tinycnn_int8_check" \
+  --json "$out/tinycnn_int8_check.json" > "$out/tinycnn_int8_check.log" 2>&1; then
+  dirs+=("$out/tinycnn_int8_check")
+  /usr/bin/python3 - "$out" << 'EOF' || failed=$((failed + 1))
+import json, sys
+out = sys.argv[1]
+rep = json.load(open(out + "/tinycnn_int8_check/report.json"))
+chk = json.load(open(out + "/tinycnn_int8_check.json"))
+s, sim = rep["schedule"], chk["data_sets"][0]["sim"]
+problems = []
+if s["source"] != "simulator" or "note" in s:
+    problems.append("schedule source %s, note %s" % (s["source"], s.get("note")))
+if s["cycles"] != sim["cycles"]:
+    problems.append("schedule ends at %d, simulated %d" % (s["cycles"], sim["cycles"]))
+if sum(x["commands"] for x in s["spans"]) != sim["commands"]:
+    problems.append("%d commands in the spans, simulated %d" %
+                    (sum(x["commands"] for x in s["spans"]), sim["commands"]))
+if not s["spans"] or any(x["layer"] < 0 or x["lane"] == "cpu" for x in s["spans"]):
+    problems.append("spans without a layer or on the CPU lane")
+for p in problems:
+    print("FAIL: check --report: " + p)
+sys.exit(1 if problems else 0)
+EOF
+else
+  echo "FAIL: npucc check --report ($out/tinycnn_int8_check.log)"; failed=$((failed + 1))
+fi
 NODE_PATH="$mods" node "$here/report_html_test.js" "$chromium" "${dirs[@]}"
 rc=$?
 [ $rc -eq 0 ] && [ $failed -eq 0 ] || { echo "report_html: $failed compile(s) failed, browser checks exit $rc"; exit 1; }

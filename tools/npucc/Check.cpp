@@ -273,6 +273,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
 
   std::vector<OutputReport> reports;
   std::vector<SimFigures> simFigures;           // per data set, NPU programs
+  std::vector<driver::SimCommand> simTrace;     // test_data_set_0's commands (--report)
   std::vector<driver::LayerDistance> layerDist; // NPU arithmetic vs the model's, per layer
   bool allPass = true;
   size_t nIn = cr->program.inputs.size(), nOut = cr->program.outputs.size();
@@ -326,6 +327,12 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       std::getline(in, f.error);
       std::getline(in, f.error);
       simFigures.push_back(f);
+      if (si == 0 && !flags.reportDir.empty()) {
+        std::istringstream tr(readText(build / "sim_trace.txt"));
+        driver::SimCommand c;
+        while (tr >> c.engine >> c.start >> c.end)
+          simTrace.push_back(c);
+      }
     }
     // Per stage, its outputs by index (stage graphs keep the graph's inputs and outputs in
     // order; their names may differ).
@@ -425,6 +432,21 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
   // Where each layer ran (and why a layer is on the CPU), as the compile prints it.
   const driver::CompileReport placement = driver::buildReport(*cr);
   std::printf("%s\n", driver::reportTable(placement).c_str());
+  if (!flags.reportDir.empty()) { // the compile's report, its schedule the simulator's
+    driver::CompileReport rep = placement;
+    if (sim && !simFigures.empty())
+      if (std::string why = driver::applySimTrace(*cr, rep, simTrace, simFigures[0].cycles);
+          !why.empty())
+        std::fprintf(stderr, "npucc: note: --report: %s\n", why.c_str());
+    fs::create_directories(flags.reportDir, ec);
+    for (const auto &[name, text] : {std::pair<const char *, std::string>{
+                                         "report.json", driver::reportJson(rep).dump(2) + "\n"},
+                                     {"report.html", driver::reportHtml(rep, nlohmann::json())}})
+      if (Status s = replaceFileBytes((fs::path(flags.reportDir) / name).string(), text,
+                                      "the check report (--report)");
+          !s)
+        return s.error();
+  }
   if (cr->stats.count("npu-partition.rounding-exact"))
     std::printf("note: %lld Conv/Gemm/MatMul imported with ONNX Runtime's float32 "
                 "requantization (QLinearConv/QLinearMatMul) run on the NPU with exact rounding: "

@@ -20,17 +20,17 @@ struct CommonCompileFlags {
   std::string prefix = "model";
   std::string target = "npu-default"; // built-in name or JSON file; "list" lists built-ins
   // Post-training quantization (docs/quantization.md, "Calibration").
-  std::string quantize;            // --quantize int8
-  std::string calibDir;            // --calib DIR
+  std::string quantize;             // --quantize int8
+  std::string calibDir;             // --calib DIR
   std::string calibMethod = "auto"; // --calib-method minmax|percentile|entropy|auto
-  double calibPercentile = 99.99;  // --calib-percentile
-  int calibRandom = 0;             // --calib-random N
-  std::string emitQdq;             // --emit-qdq FILE.onnx
-  std::string requant = "auto";    // --requant auto|exact|fp32
-  std::string cpuKernels = "fast"; // --cpu-kernels fast|reference
-  std::string io = "float";        // --io float|int8
-  bool noEqualize = false;         // --no-equalize
-  std::string arena = "static";    // --arena static|external
+  double calibPercentile = 99.99;   // --calib-percentile
+  int calibRandom = 0;              // --calib-random N
+  std::string emitQdq;              // --emit-qdq FILE.onnx
+  std::string requant = "auto";     // --requant auto|exact|fp32
+  std::string cpuKernels = "fast";  // --cpu-kernels fast|reference
+  std::string io = "float";         // --io float|int8
+  bool noEqualize = false;          // --no-equalize
+  std::string arena = "static";     // --arena static|external
 };
 
 /// `--passes=LIST`: every comma-separated entry must be a name (an empty
@@ -75,6 +75,7 @@ struct CheckFlags {
   double toleranceSteps = 1;        // quantized outputs vs golden, in steps
   std::string interpCheck = "auto"; // C vs integer interpreter: auto|on|off
   std::string progress = "auto";    // progress lines on stderr: auto (a terminal) | on | off
+  std::string reportDir; // --report DIR: report.json and report.html with the simulator's trace
 };
 /// `npucc check`'s exit status: 0 every output passed, 1 an output (or the simulator's hazard
 /// check) disagreed, kCheckError nothing could be compared (bad flags, a missing or bad
@@ -100,6 +101,23 @@ struct OptFlags {
 int runOpt(const CommonCompileFlags &common, const OptFlags &flags);
 /// `npucc opt FILE.lir`: loop-IR passes on textual loop IR.
 int runOptLir(const CommonCompileFlags &common, const OptFlags &flags);
+
+/// `npucc sweep MODEL... [--target BASE] --axis NAME=V1,V2 --set /path=V1,V2 [-j N]
+/// [--check [--check-every K]] [--csv F] [--json F] [--html F]` (Sweep.cpp, docs/sweep.md).
+struct SweepFlags {
+  std::vector<std::string> models; // ONNX files or model folders
+  std::vector<std::string> axes;   // --axis NAME=V1,V2,...
+  std::vector<std::string> sets;   // --set /json/path=V1,V2,...
+  int jobs = 1;
+  bool check = false;
+  int checkEvery = 1; // with --check: every K-th point
+  std::string csv, json, html;
+  std::string workDir;           // --work DIR: keep the points' files here
+  std::string progress = "auto"; // auto (a terminal) | on | off
+};
+/// 0: every point ran (refused and failed points are results); 1: a checked point did not
+/// pass its check; 2: the sweep could not run (bad flags, base description or model).
+int runSweep(const CommonCompileFlags &common, const SweepFlags &flags);
 
 /// `--emit-runtime DIR`: the no-OS NPU runtime of a target (+ simulator with `sim`).
 int runEmitRuntime(const std::string &target, const std::string &dir, bool sim);

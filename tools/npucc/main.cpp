@@ -8,11 +8,14 @@
 //   npucc [--target T] --emit-runtime DIR [--with-sim]
 //   npucc target import --svd FILE.svd|--ipxact FILE.xml [--peripheral NAME] -o DESC.json
 //   npucc target export --svd FILE.svd [--target T]
+//   npucc sweep MODEL... [--target BASE] --axis NAME=V1,V2 [--set /path=V1,V2] [-j N]
+//               [--check [--check-every K]] [--csv F] [--json F] [--html F]
 //   (every compiling command takes --target NAME|FILE.json, default npu-default)
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
+#include "npucc/driver/Sweep.h"
 #include "npucc/ir/Op.h"
 #include "npucc/lower/LirPass.h"
 #include "npucc/target/Legality.h"
@@ -329,6 +332,11 @@ int main(int argc, char **argv) {
                    "terminal) | on | off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  checkCmd
+      ->add_option("--report", check.reportDir,
+                   "Write report.json and report.html to DIR, their schedule the simulator's "
+                   "trace of test_data_set_0 (NPU programs)")
+      ->type_name("DIR");
   addCommonFlags(*checkCmd, common);
 
   tool::OptFlags opt;
@@ -368,6 +376,43 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   targetCmd->require_subcommand(1, 1);
 
+  tool::SweepFlags sweep;
+  CLI::App *sweepCmd = app.add_subcommand(
+      "sweep", "Compile models for every point of a design space around a description "
+               "(docs/sweep.md); table, CSV, JSON and an HTML chart with the Pareto front");
+  sweepCmd->footer("Named axes (--axis NAME=V1,V2,...):\n" + driver::sweepAxisHelp());
+  sweepCmd->add_option("models", sweep.models, "ONNX files or model folders (model.onnx)")
+      ->required();
+  sweepCmd->add_option("--axis", sweep.axes, "A named axis, e.g. mac=8x8,16x16 (list below)")
+      ->type_name("NAME=V1,V2");
+  sweepCmd
+      ->add_option("--set", sweep.sets,
+                   "A generic axis: a JSON pointer into the description and its values")
+      ->type_name("/PATH=V1,V2");
+  sweepCmd->add_option("-j,--jobs", sweep.jobs, "Processes run at once")->capture_default_str();
+  sweepCmd->add_flag("--check", sweep.check,
+                     "Also run each point on the simulator (npucc check; needs model folders)");
+  sweepCmd
+      ->add_option("--check-every", sweep.checkEvery,
+                   "With --check: check points 0, K, 2K, ... only")
+      ->capture_default_str();
+  sweepCmd->add_option("--csv", sweep.csv, "Write the rows as CSV")->type_name("FILE");
+  sweepCmd->add_option("--json", sweep.json, "Write the rows as JSON")->type_name("FILE");
+  sweepCmd->add_option("--html", sweep.html, "Write the chart (self-contained HTML)")
+      ->type_name("FILE");
+  sweepCmd
+      ->add_option("--work", sweep.workDir, "Keep each point's description, output and logs in DIR")
+      ->type_name("DIR");
+  sweepCmd
+      ->add_option("--progress", sweep.progress,
+                   "A line per finished point on stderr: auto (a terminal) | on | off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  sweepCmd->add_option("--target", common.target, "The base description (built-in or JSON)")
+      ->capture_default_str();
+  sweepCmd->add_option("--shape", common.shapes, "Bind a dynamic input shape: NAME=1x3x224x224")
+      ->type_name("NAME=DIMS");
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -390,6 +435,8 @@ int main(int argc, char **argv) {
     return checkedStdout(tool::runTargetImport(timport));
   if (*exportCmd)
     return checkedStdout(tool::runTargetExport(texport, common.target));
+  if (*sweepCmd)
+    return checkedStdout(tool::runSweep(common, sweep));
   return checkedStdout(run(app, common, compile, check, opt, checkCmd, optCmd, listOpsFormat,
                            runtimeDir, runtimeSim, listPassesFlag));
 }

@@ -86,6 +86,9 @@ struct CompileReport {
   /// their place in program order; it ends at scheduleCycles.
   std::vector<ScheduleSpan> schedule;
   uint64_t scheduleCycles = 0;
+  /// "estimate" (buildSchedule) or "simulator" (applySimTrace); scheduleNote: why the
+  /// simulator's commands could not be attributed to layers ("" when they were).
+  std::string scheduleSource = "estimate", scheduleNote;
 };
 
 /// Builds the report of a finished compile (reasons are computed for CPU
@@ -100,6 +103,18 @@ nlohmann::json reportJson(const CompileReport &rep);
 /// Fills each layer's liveBytes and the report's schedule (called by
 /// buildReport; lib/driver/ReportSchedule.cpp).
 void buildSchedule(const CompileResult &r, CompileReport &rep);
+
+/// One NPU command as the simulator ran it (the check harness's sim_trace.txt).
+struct SimCommand {
+  int engine = 0; // NPUCC_ENGINE_*
+  uint64_t start = 0, end = 0;
+};
+/// Replaces rep's schedule with the simulator's trace of one run (`simCycles`: its end),
+/// each command on its engine's lane at its simulated cycles, attributed to the layer of
+/// the estimate's command at the same place in issue order (lib/driver/ReportSimTrace.cpp).
+/// Returns "" or why no command could be attributed (also in rep.scheduleNote).
+std::string applySimTrace(const CompileResult &r, CompileReport &rep,
+                          const std::vector<SimCommand> &cmds, uint64_t simCycles);
 
 /// OUT/report.html: one self-contained page (inline CSS, SVG and script, no
 /// network) rendering reportJson(rep) embedded in it, plus `accuracy` (the
