@@ -160,20 +160,23 @@ inline int32_t hostFp32(int32_t acc, float scale, int32_t zp) {
 
 /// Quantization setup shared by conv / depthwise / matmul: the operation's
 /// requantization stage (q31: mult and shift; fp32_scale: one binary32 scale
-/// per channel in the rq table) with random values; where the activation stage
+/// per channel in the rq table; mul_shift_add: mul, shift and add per
+/// channel) with random values; where the activation stage
 /// is lut256, a random 256-byte table at act_addr instead of the clamp; where
 /// it is pwl, a random 144-byte segment table (starts among the requantized
 /// values, which it takes before any clamp).
 struct Quant {
-  bool perChannel = false, fp32 = false;
+  bool perChannel = false, fp32 = false, msa = false;
   I32 mult, shift, bias;
-  I8 lut; // lut256: out = lut[v + 128] (empty: the clamp stage)
-  I8 pwl; // pwl: npucc_stage_act_pwl's table (empty: not the pwl stage)
+  I32 msaMul, msaShift, msaAdd; // mul_shift_add: per channel, in the rq table
+  I8 lut;                       // lut256: out = lut[v + 128] (empty: the clamp stage)
+  I8 pwl;                       // pwl: npucc_stage_act_pwl's table (empty: not the pwl stage)
   std::vector<float> scale;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
 
   Quant(std::mt19937 &g, const OpLimits &op, size_t ch) {
     fp32 = op.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
+    msa = op.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD;
     perChannel = op.perChannelRequant;
     size_t n = perChannel ? ch : 1;
     mult = randI32(g, n, 1 << 30, INT32_MAX);
@@ -181,6 +184,11 @@ struct Quant {
     for (size_t i = 0; i < n; ++i)
       scale.push_back(float(std::ldexp(double(mult[i]), -31 - shift[i])));
     bias = randI32(g, ch, -3000, 3000);
+    if (msa) { // mul / 2^shift about 2^-8 .. 2^-12 as the q31 multipliers; add in place of out_zp
+      msaMul = randI32(g, ch, 1 << 12, (1 << 13) - 1);
+      msaShift = randI32(g, ch, 20, 24);
+      msaAdd = randI32(g, ch, -10, 10);
+    }
     inZp = randI32(g, 1, -20, 20)[0];
     outZp = randI32(g, 1, -10, 10)[0];
     actMin = -100;
@@ -204,21 +212,33 @@ struct Quant {
       actMax = 127;
     }
   }
-  int8_t apply(size_t ch, int32_t acc) const {
+  /// The requantization stage's value before the activation.
+  int32_t requantized(size_t ch, int32_t acc) const {
     size_t i = perChannel ? ch : 0;
+    if (msa)
+      return npucc_stage_rq_msa(npucc_sat_i32(int64_t(acc) + bias[ch]), msaMul[ch], msaShift[ch],
+                                msaAdd[ch]);
+    if (fp32)
+      return hostFp32(acc + bias[ch], scale[i], outZp);
+    return npucc_stage_rq_q31(acc + bias[ch], mult[i], shift[i], outZp);
+  }
+  int8_t apply(size_t ch, int32_t acc) const {
+    int32_t v = requantized(ch, acc);
     if (!pwl.empty()) // the value before any clamp, then the segments
-      return int8_t(
-          npucc_stage_act_pwl(fp32 ? hostFp32(acc + bias[ch], scale[i], outZp)
-                                   : npucc_stage_rq_q31(acc + bias[ch], mult[i], shift[i], outZp),
-                              reinterpret_cast<const uint8_t *>(pwl.data())));
-    int8_t v = fp32 ? int8_t(std::clamp(hostFp32(acc + bias[ch], scale[i], outZp), actMin, actMax))
-                    : npucc_requant_i8(acc + bias[ch], mult[i], shift[i], outZp, actMin, actMax);
-    return lut.empty() ? v : lut[size_t(v + 128)];
+      return int8_t(npucc_stage_act_pwl(v, reinterpret_cast<const uint8_t *>(pwl.data())));
+    int8_t c = int8_t(std::clamp(v, actMin, actMax));
+    return lut.empty() ? c : lut[size_t(c + 128)];
   }
   /// Loads bias (and the per-channel table) and sets the parameters.
   void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
     p[NPUCC_P_BIAS_ADDR] = int64_t(r.constant(op, Operand::Bias, bias));
-    if (fp32) {
+    if (msa) {
+      I32 table = msaMul;
+      table.insert(table.end(), msaShift.begin(), msaShift.end());
+      table.insert(table.end(), msaAdd.begin(), msaAdd.end());
+      p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));
+      p[NPUCC_P_PER_CHANNEL] = 1;
+    } else if (fp32) {
       I32 table(scale.size());
       std::memcpy(table.data(), scale.data(), 4 * scale.size());
       p[NPUCC_P_RQ_ADDR] = int64_t(r.constant(op, Operand::Rq, table));

@@ -435,5 +435,11 @@ TEST_P(SimCommands, EltwiseAdd) {
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::test::allTargets()),
                          npucc::test::targetTestName);
+// Descriptions whose requantization stage is not in allTargets() (the model-level
+// tests there assume q31-like tables): every command with random mul_shift_add
+// tables (SimRig.h Quant).
+INSTANTIATE_TEST_SUITE_P(RequantStages, SimCommands,
+                         ::testing::Values(npucc::test::testTarget("npu-msa.json")),
+                         npucc::test::targetTestName);
 
 } // namespace
