@@ -60,7 +60,7 @@ def parse_targets(text):
 
 def summary_table(results, cases, regs, ort_refused):
     lines = []
-    cols = ["PASS", "FAIL", "CRASH", "TIMEOUT", "REFUSED", "XFAIL", "XPASS"]
+    cols = ["PASS", "APPROX", "FAIL", "CRASH", "TIMEOUT", "REFUSED", "XFAIL", "XPASS"]
     by_t = collections.OrderedDict()
     for r in results:
         by_t.setdefault(diffrun.target_label(r["target"]), collections.Counter())[r["status"]] += 1
@@ -90,6 +90,12 @@ def summary_table(results, cases, regs, ort_refused):
     if refusals:
         lines.append("refusals (clean errors, by message):")
         lines += ["  %4d  %s" % (n, m) for m, n in refusals.most_common(12)]
+    approx = [r for r in results if r["status"] == "APPROX"]
+    if approx:
+        lines.append("approximations (golden steps from an NPU whose arithmetic approximates the "
+                     "model's; C bit-exact with its interpreter):")
+        lines += ["  %s on %s: %s" % (os.path.basename(r["case"]), diffrun.target_label(r["target"]),
+                                      r["detail"]) for r in approx[:12]]
     xf = collections.OrderedDict()
     for r in results:
         if r["status"] == "XFAIL":
