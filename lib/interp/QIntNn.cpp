@@ -24,6 +24,7 @@ struct Requant {
   /// A node an NPU with the mul_shift_add stage runs (attributes rq_stage,
   /// rq_bits): each channel's fitted parameters, as the NPU's records hold them.
   std::vector<quant::MsaParams> msa;
+  std::string error; // a channel the attributes' widths cannot fit
   Requant(const Node &n, double sx, const QuantParams &wq, int64_t channels) {
     raw = !n.output(0)->quant;
     QuantParams yq = outQ(n);
@@ -36,9 +37,14 @@ struct Requant {
       m.push_back(quant::productMultiplier(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)),
                                            rounding));
       if (widths) {
-        // Legality placed the node only where every channel fits.
+        // Legality placed the node only where every channel fits; a
+        // hand-written node may not.
         double ratio = quant::msaRatio(float(sx), float(scaleAt(wq, c)), float(scaleAt(yq, 0)));
-        msa.push_back(quant::fitMulShiftAdd(ratio, zp, *widths).value_or(quant::MsaParams{}));
+        std::string why;
+        auto p = quant::fitMulShiftAdd(ratio, zp, *widths, &why);
+        if (!p && error.empty())
+          error = "rq_stage mul_shift_add, channel " + std::to_string(c) + ": " + why;
+        msa.push_back(p.value_or(quant::MsaParams{}));
       }
     }
   }
@@ -89,6 +95,8 @@ Outputs evalConv(const Node &n, const Inputs &in) {
   QuantParams xq = inQ(n, 0), wq = inQ(n, 1);
   int32_t zx = zpAt(xq, 0);
   Requant rq(n, scaleAt(xq, 0), wq, M);
+  if (!rq.error.empty())
+    return qerr(n, rq.error);
   int64_t mPerG = M / group;
   for (int64_t nn = 0; nn < N; ++nn)
     for (int64_t m = 0; m < M; ++m) {
@@ -137,6 +145,8 @@ Outputs matmulCore(const Node &n, const Tensor &a, const Tensor &w, const Tensor
   QuantParams aq = inQ(n, 0), wq = inQ(n, 1);
   int32_t za = zpAt(aq, 0);
   Requant rq(n, scaleAt(aq, 0), wq, J);
+  if (!rq.error.empty())
+    return qerr(n, rq.error);
   int64_t aRows = as[as.size() - 2], aCols = as.back();
   int64_t bRows = bs[bs.size() - 2], bCols = bs.back();
   for (int64_t bi = 0; bi < nb; ++bi) {

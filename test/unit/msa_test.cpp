@@ -263,3 +263,21 @@ TEST(MsaInterpreter, ANodeWithTheAttributesComputesTheFittedStage) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(MsaInterpreter, WidthsThatCannotFitAreAnErrorNamingTheChannel) {
+  // Ratio 2.5e-4 with a 2-bit mul and shifts to 1: mul rounds to 0.
+  auto g = npucc::ir::parseGraph(depthwiseGraph("0.01", "0.002", "0.08"), "dw.ir").take();
+  npucc::quant::setMsaAttrs(*g->nodes()[0], npucc::quant::MsaWidths{2, 1, 32});
+  std::map<std::string, npucc::ir::Tensor> in;
+  in.emplace("x", npucc::ir::Tensor(npucc::ir::DType::I8, {1, 2, 16, 16}));
+  auto r = npucc::interp::runGraph(*g, in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().str().find("rq_stage mul_shift_add, channel 0: requantization ratio "
+                                 "0.000250000012 is below the smallest mul/2^shift (2^-1)"),
+            std::string::npos)
+      << r.error().str();
+}
+
+} // namespace

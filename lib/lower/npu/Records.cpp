@@ -122,10 +122,12 @@ Result<std::vector<uint8_t>> buildRecords(const ir::Node &n, const Layer &l,
         // mul[nb], shift[nb], add[nb]; the bias takes floor's rounding offset
         // (Legality proved the fit and bias + offset within int32).
         int32_t zy = y->quant->zeroPoint.empty() ? 0 : y->quant->zeroPoint[0];
-        quant::MsaParams p =
-            quant::fitMulShiftAdd(quant::msaRatio(x->quant->scale[0], s, y->quant->scale[0]), zy,
-                                  op.msa)
-                .value_or(quant::MsaParams{});
+        std::string why;
+        auto fit = quant::fitMulShiftAdd(quant::msaRatio(x->quant->scale[0], s, y->quant->scale[0]),
+                                         zy, op.msa, &why);
+        if (!fit)
+          return error("mul_shift_add of channel " + std::to_string(o) + ": " + why);
+        const quant::MsaParams &p = *fit;
         putI32(out, base + rl.biasOff + uint64_t(o - b0) * 4, int32_t(int64_t(bv) + p.biasAdd));
         putI32(out, base + rl.rqOff + uint64_t(o - b0) * 4, p.mul);
         putI32(out, base + rl.rqOff + uint64_t(nb + o - b0) * 4, p.shift);
