@@ -81,8 +81,10 @@ TEST(PwlFit, FusedActivationsWithinTheBound) {
   }
   int32_t worst16 = 0, worst8 = 0;
   for (const Case &c : cases)
-    for (auto [lo, hi] : {std::pair<int32_t, int32_t>{-128, 127}, {-20, 100}})
+    for (auto range : {std::pair<int32_t, int32_t>{-128, 127}, {-20, 100}})
       for (unsigned n : {16u, 8u}) {
+        // Named copies: clang's C++17 does not capture structured bindings.
+        int32_t lo = range.first, hi = range.second;
         quant::LutTable t = quant::buildLut(c.fn, c.sx, c.zx, c.sy, c.zy,
                                             c.fn == LutFunction::LeakyRelu ? c.alpha : 0.2,
                                             c.beta == 0 ? 0.5 : c.beta);
