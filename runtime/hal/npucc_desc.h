@@ -44,7 +44,7 @@ extern "C" {
 #define NPUCC_OPND_BIAS 3
 #define NPUCC_OPND_RQ 4
 #define NPUCC_OPND_OUT 5
-#define NPUCC_OPND_ACT 6 /* the lut256 activation table (256 bytes) */
+#define NPUCC_OPND_ACT 6 /* the activation table (lut256: 256 bytes, pwl: 144) */
 #define NPUCC_OPND_COUNT 7
 
 /* The one table of the operands: NPUCC_OPND_ id, JSON name (a description's

@@ -16,6 +16,8 @@
 #ifndef NPUCC_PARAMS_H
 #define NPUCC_PARAMS_H
 
+#include <stdint.h>
+
 /* Command kinds (bit positions used in the kind masks). */
 #define NPUCC_KIND_DMA 0
 #define NPUCC_KIND_CONV 1
@@ -165,5 +167,36 @@ typedef enum npucc_stage {
 #undef NPUCC_STAGE_ENUM
       NPUCC_STAGE_COUNT
 } npucc_stage;
+
+/* The slot a stage fills (-1: no such stage). */
+static inline int npucc_stage_slot(int stage) {
+  switch (stage) {
+#define NPUCC_STAGE_SLOT_CASE(id, name, slot, def)                                                 \
+  case NPUCC_STAGE_##id:                                                                           \
+    return slot;
+    NPUCC_STAGE_LIST(NPUCC_STAGE_SLOT_CASE)
+#undef NPUCC_STAGE_SLOT_CASE
+  default:
+    return -1;
+  }
+}
+
+/* The default stage of a slot (-1: no such slot). */
+static inline int npucc_stage_default(int slot) {
+#define NPUCC_STAGE_DEFAULT_IF(id, name, s, def)                                                   \
+  if ((s) == slot && (def))                                                                        \
+    return NPUCC_STAGE_##id;
+  NPUCC_STAGE_LIST(NPUCC_STAGE_DEFAULT_IF)
+#undef NPUCC_STAGE_DEFAULT_IF
+  return -1;
+}
+
+/* The stage of `slot` for command kind `kind` in a description's pipeline
+ * table (npucc_target_desc.arith; NULL: the defaults). */
+static inline int npucc_stage_of(const uint8_t *arith, int kind, int slot) {
+  if (arith == 0 || kind < 0 || kind >= NPUCC_KIND_COUNT || slot < 0 || slot >= NPUCC_SLOT_COUNT)
+    return npucc_stage_default(slot);
+  return arith[kind * NPUCC_SLOT_COUNT + slot];
+}
 
 #endif /* NPUCC_PARAMS_H */

@@ -54,9 +54,8 @@ static inline const npucc_mem_desc *npucc_mem_at(const npucc_target_desc *d, int
 
 /* Does command kind `kind` read an activation table (operand act: lut256, pwl)? */
 static inline int npucc_uses_act_table(const npucc_target_desc *d, int kind) {
-  return d->arith != 0 && kind >= 0 && kind < NPUCC_KIND_COUNT &&
-         (d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_LUT256 ||
-          d->arith[kind * NPUCC_SLOT_COUNT + NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL);
+  int s = npucc_stage_of(d->arith, kind, NPUCC_SLOT_ACTIVATION);
+  return s == NPUCC_STAGE_ACT_LUT256 || s == NPUCC_STAGE_ACT_PWL;
 }
 
 /* The scratchpad address parameter of each operand (-1: the command has none). */
