@@ -109,18 +109,23 @@ void buildSchedule(const CompileResult &r, CompileReport &rep) {
     ScheduleSpan::Lane lane = s.lane == lower::NpuSpan::CpuLane   ? ScheduleSpan::Cpu
                               : s.lane == lower::NpuSpan::DmaLane ? ScheduleSpan::Dma
                                                                   : ScheduleSpan::Compute;
-    long &last = lastOnLane[lane];
-    if (last >= 0 && rep.schedule[size_t(last)].layer == layer) {
-      ScheduleSpan &m = rep.schedule[size_t(last)];
-      m.start = std::min(m.start, s.start);
-      m.end = std::max(m.end, s.end);
-      m.busy += s.end - s.start;
-      ++m.commands;
-      continue;
-    }
-    last = long(rep.schedule.size());
-    rep.schedule.push_back({layer, lane, s.start, s.end, s.end - s.start, 1});
+    addScheduleSpan(rep.schedule, lastOnLane, layer, lane, s.start, s.end);
   }
+}
+
+void addScheduleSpan(std::vector<ScheduleSpan> &schedule, long (&lastOnLane)[3], long layer,
+                     ScheduleSpan::Lane lane, uint64_t start, uint64_t end) {
+  long &last = lastOnLane[lane];
+  if (last >= 0 && schedule[size_t(last)].layer == layer) {
+    ScheduleSpan &m = schedule[size_t(last)];
+    m.start = std::min(m.start, start);
+    m.end = std::max(m.end, end);
+    m.busy += end - start;
+    ++m.commands;
+    return;
+  }
+  last = long(schedule.size());
+  schedule.push_back({layer, lane, start, end, end - start, 1});
 }
 
 } // namespace npucc::driver

@@ -48,22 +48,12 @@ std::string applySimTrace(const CompileResult &r, CompileReport &rep,
   rep.scheduleCycles = simCycles;
   rep.scheduleSource = "simulator";
   rep.scheduleNote = why;
-  long lastOnLane[2] = {-1, -1};
+  long lastOnLane[3] = {-1, -1, -1}; // the simulator times no CPU lane
   for (size_t k = 0; k < cmds.size(); ++k) {
     const SimCommand &c = cmds[k];
     ScheduleSpan::Lane lane = c.engine == 0 ? ScheduleSpan::Dma : ScheduleSpan::Compute;
     rep.scheduleCycles = std::max(rep.scheduleCycles, c.end);
-    long &last = lastOnLane[lane];
-    if (last >= 0 && rep.schedule[size_t(last)].layer == layerOf[k]) {
-      ScheduleSpan &m = rep.schedule[size_t(last)];
-      m.start = std::min(m.start, c.start);
-      m.end = std::max(m.end, c.end);
-      m.busy += c.end - c.start;
-      ++m.commands;
-      continue;
-    }
-    last = long(rep.schedule.size());
-    rep.schedule.push_back({layerOf[k], lane, c.start, c.end, c.end - c.start, 1});
+    addScheduleSpan(rep.schedule, lastOnLane, layerOf[k], lane, c.start, c.end);
   }
   return why;
 }

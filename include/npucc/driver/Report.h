@@ -51,6 +51,13 @@ struct ScheduleSpan {
   uint64_t start = 0, end = 0, busy = 0, commands = 0;
 };
 
+/// Adds one command's [start, end) of `layer` on `lane` to `schedule`: it joins
+/// the lane's last span when that span is the same layer's, else starts a new
+/// one (a layer met again later on a lane gets a new span). `lastOnLane`: per
+/// lane, the index of its last span in `schedule` (-1: none yet).
+void addScheduleSpan(std::vector<ScheduleSpan> &schedule, long (&lastOnLane)[3], long layer,
+                     ScheduleSpan::Lane lane, uint64_t start, uint64_t end);
+
 /// One CPU kernel call, memcpy or memset of the program (index = its
 /// NPUCC_LAYER_HOOK index in the generated run function).
 struct CpuCallRow {
