@@ -189,7 +189,7 @@ def derive(r):
     r["npu_macs"] = tot.get("npu_macs")
     for k in ("cycles", "ideal_cycles", "roofline_cycles", "dram_bytes", "min_dram_bytes",
               "arena_bytes", "scratchpad_peak_bytes", "weight_bytes", "code_bytes_estimate",
-              "stream_bytes", "npu_commands", "transposes"):
+              "stream_bytes", "npu_commands", "transposes", "register_writes"):
         r[k] = tot.get(k)
     r["estimate"] = tot.get("cycles")
     layers = rep.get("layers", [])
@@ -204,6 +204,7 @@ def derive(r):
         r["sim_mac_util"] = sim.get("mac_utilization")
         r["sim_commands"] = sim.get("commands")
         r["sim_macs"] = sim.get("macs")
+        r["sim_register_writes"] = sim.get("register_writes")
     om = r.get("onnx_macs")
     npu = r.get("npu_macs")
     if npu is not None and r.get("macs_report"):
@@ -240,7 +241,8 @@ def fmt(v, spec):
 
 def table(rows):
     head = ["model", "target", "check", "NPU MACs % (report / ONNX)", "sim cycles", "estimate",
-            "est err %", "ideal/sim", "roofline/sim", "DRAM bytes / min", "arena", "spm peak",
+            "est err %", "ideal/sim", "roofline/sim", "DRAM bytes / min", "register writes",
+            "arena", "spm peak",
             "stream / code bytes", "compile s", "check s"]
     out = ["| " + " | ".join(head) + " |",
            "|" + "|".join(["---"] * 3 + ["---:"] * (len(head) - 3)) + "|"]
@@ -270,6 +272,7 @@ def table(rows):
             r.get("model", "?"), r.get("target", "?"), status, frac,
             fmt_int(r.get("sim_cycles")), fmt_int(r.get("estimate")),
             fmt(r.get("est_err_pct"), "+.2f"), ideal, roof, dram,
+            fmt_int(r.get("sim_register_writes", r.get("register_writes"))),
             fmt_int(r.get("arena_bytes")), fmt_int(r.get("scratchpad_peak_bytes")), sc,
             fmt(r.get("compile_s"), ".2f"), fmt(r.get("check_s"), ".1f")]) + " |")
     out.append("")

@@ -108,6 +108,18 @@ MemoryBudget estimateMemory(const CompileResult &r, lower::McuConfig c) {
                      uint64_t(cb.capacityWords) * (r.target.frames[size_t(cb.frame)].wordBits / 8u),
                      false, "data"});
   }
+  if (r.npu && r.target.registersPersist) {
+    // registers_persist: the HAL's record of each register (a uint64_t value
+    // and a known byte per register, <id>_target.c), exact.
+    size_t n = r.target.registers.size();
+    bool any = false;
+    for (size_t i = 0; i < n; ++i)
+      any |= r.target.registerPersists(int(i));
+    if (any)
+      b.ram.push_back({"NPU register record (" + target::cIdentifier(r.target.name) +
+                           "_target.c, registers_persist)",
+                       uint64_t(n) * 9u, false, "data"});
+  }
   b.ram.push_back({"stack (deepest kernel call path + run function)", code.stack, true, "stack"});
   return b;
 }

@@ -236,6 +236,7 @@ CompileReport buildReport(const CompileResult &r) {
     lower::NpuEstimate e = lower::estimateProgram(r.program, r.target);
     rep.cycles = e.cycles;
     rep.dramBytes = e.sysRead + e.sysWrite;
+    rep.registerWrites = e.regWrites;
     // Weights once (the NPU constant blob) and the NPU part's inputs and
     // outputs once.
     auto io = npuBoundaryBytes(*r.graph);
@@ -341,13 +342,15 @@ std::string reportTable(const CompileReport &rep) {
   if (rep.cycles) {
     std::snprintf(line, sizeof line,
                   "       estimated %llu NPU cycles (%.3f ms at %.0f MHz); per-layer ideal %llu "
-                  "(%.2fx), roofline %llu (%.2fx); system memory %llu bytes (minimum %llu)\n",
+                  "(%.2fx), roofline %llu (%.2fx); system memory %llu bytes (minimum %llu); "
+                  "%llu register writes\n",
                   (unsigned long long)rep.cycles, 1e3 * double(rep.cycles) / rep.clockHz,
                   rep.clockHz / 1e6, (unsigned long long)rep.idealCycles,
                   rep.idealCycles ? double(rep.cycles) / double(rep.idealCycles) : 0.0,
                   (unsigned long long)rep.rooflineCycles,
                   rep.rooflineCycles ? double(rep.cycles) / double(rep.rooflineCycles) : 0.0,
-                  (unsigned long long)rep.dramBytes, (unsigned long long)rep.minDramBytes);
+                  (unsigned long long)rep.dramBytes, (unsigned long long)rep.minDramBytes,
+                  (unsigned long long)rep.registerWrites);
     s += line;
   }
   std::snprintf(line, sizeof line,
@@ -431,6 +434,7 @@ nlohmann::json reportJson(const CompileReport &rep) {
       {"roofline_cycles", rep.rooflineCycles},
       {"dram_bytes", rep.dramBytes},
       {"min_dram_bytes", rep.minDramBytes},
+      {"register_writes", rep.registerWrites},
       {"arena_bytes", rep.arenaBytes},
       {"scratchpad_peak_bytes", rep.scratchpadPeakBytes},
       {"weight_bytes", rep.weightBytes},

@@ -192,9 +192,10 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "    {" << cString(d.regs[i].name) << ", " << hex(d.regs[i].offset, 2) << ", "
       << unsigned(d.regs[i].width) << ", " << d.regs[i].first_field << ", " << d.regs[i].num_fields
       << ", "
-      << (d.regs[i].flags & NPUCC_REG_RMW    ? "NPUCC_REG_RMW"
-          : d.regs[i].flags & NPUCC_REG_WORD ? "NPUCC_REG_WORD"
-                                             : "0")
+      << (d.regs[i].flags & NPUCC_REG_RMW       ? "NPUCC_REG_RMW"
+          : d.regs[i].flags & NPUCC_REG_WORD    ? "NPUCC_REG_WORD"
+          : d.regs[i].flags & NPUCC_REG_PERSIST ? "NPUCC_REG_PERSIST"
+                                                : "0")
       << "}, /* " << i << " */\n";
   o << "};\n\n";
   for (uint16_t c = 0; c < d.num_cmds; ++c) {
@@ -303,6 +304,16 @@ std::string emitCTableSource(const TargetDesc &t) {
     }
     o << "};\n";
   }
+  bool persist = false;
+  for (uint16_t i = 0; i < d.num_regs; ++i)
+    persist |= (d.regs[i].flags & NPUCC_REG_PERSIST) != 0;
+  if (persist)
+    o << "/* What the HAL last wrote into each NPUCC_REG_PERSIST register (npucc_npu_skip);\n"
+         " * npucc_hal_init clears it. */\n"
+      << "static uint64_t " << id << "_shadow_value[" << d.num_regs << "];\n"
+      << "static uint8_t " << id << "_shadow_known[" << d.num_regs << "];\n"
+      << "static const npucc_reg_shadow " << id << "_shadow = {" << id << "_shadow_value, " << id
+      << "_shadow_known};\n\n";
   if (d.cmdbuf) {
     const npucc_cmdbuf_desc &b = *d.cmdbuf;
     o << "/* The command buffer (delivery \"buffer\"): define NPUCC_CMDBUF_ATTR to place it\n"
@@ -452,6 +463,8 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "    .cmdbuf = &" << id << "_cmdbuf,\n";
   if (d.arith)
     o << "    .arith = " << id << "_arith,\n";
+  if (persist)
+    o << "    .shadow = &" << id << "_shadow,\n";
   o << "};\n";
   return o.str();
 }

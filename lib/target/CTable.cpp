@@ -38,6 +38,11 @@ struct CTable::Impl {
   npucc_cmdbuf_desc Cmdbuf{};
   std::vector<uint64_t> CmdbufWords; // the buffer (64-bit slots hold either width)
   std::vector<uint8_t> Arith;        // NPUCC_KIND_COUNT x NPUCC_SLOT_COUNT stage ids
+  // registers_persist: the HAL's record, as <id>_target.c's mutable arrays
+  // (host tests run the HAL on this table).
+  std::vector<uint64_t> ShadowValue;
+  std::vector<uint8_t> ShadowKnown;
+  npucc_reg_shadow Shadow{};
 };
 
 static npucc_fieldref toRef(const FieldRef &f) {
@@ -166,7 +171,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     rd.width = uint8_t(r.width);
     rd.first_field = uint16_t(I.Fields.size());
     rd.num_fields = uint16_t(r.fields.size());
-    rd.flags = uint8_t((r.rmw ? NPUCC_REG_RMW : 0) | (r.isWord() ? NPUCC_REG_WORD : 0));
+    rd.flags = uint8_t((r.rmw ? NPUCC_REG_RMW : 0) | (r.isWord() ? NPUCC_REG_WORD : 0) |
+                       (T.registerPersists(int(I.Regs.size())) ? NPUCC_REG_PERSIST : 0));
     for (const Field &f : r.fields)
       I.Fields.push_back(
           {f.name.c_str(), uint8_t(f.lsb), uint8_t(f.width),
@@ -383,6 +389,16 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
         I.Arith[size_t(k) * NPUCC_SLOT_COUNT + s] = uint8_t(l.stage(s));
     }
     D.arith = I.Arith.data();
+  }
+  bool persist = false;
+  for (const npucc_reg_desc &r : I.Regs)
+    persist |= (r.flags & NPUCC_REG_PERSIST) != 0;
+  if (persist) {
+    I.ShadowValue.assign(I.Regs.size(), 0);
+    I.ShadowKnown.assign(I.Regs.size(), 0);
+    I.Shadow.value = I.ShadowValue.data();
+    I.Shadow.known = I.ShadowKnown.data();
+    D.shadow = &I.Shadow;
   }
 }
 

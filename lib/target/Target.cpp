@@ -278,6 +278,28 @@ bool TargetDesc::isCommandRegister(int reg) const {
   return false;
 }
 
+bool TargetDesc::registerPersists(int reg) const {
+  if (!registersPersist || reg < 0 || size_t(reg) >= registers.size() || !isCommandRegister(reg))
+    return false;
+  const Register &r = registers[size_t(reg)];
+  if (r.rmw || r.isWord() || isStatusRegister(reg))
+    return false;
+  for (const EngineStatus &e : engines)
+    for (const StatusBit *b : {&e.busy, &e.done, &e.error, &e.freeSlots})
+      if (b->clear.field.reg == reg)
+        return false;
+  for (const CommandDesc &c : commands)
+    if (c.doorbell.field.reg == reg || c.delivery.reg == reg)
+      return false;
+  if (queue.commit.field.reg == reg || cmdbuf.address.reg == reg || cmdbuf.length.reg == reg ||
+      cmdbuf.kick.field.reg == reg)
+    return false;
+  for (const FieldValue &f : init)
+    if (f.field.reg == reg)
+      return false;
+  return true;
+}
+
 std::string FieldBinding::text() const {
   if (!isCases)
     return printExpr(expr);

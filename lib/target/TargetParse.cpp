@@ -81,6 +81,7 @@ void TargetParser::parse(const json &root) {
   if (const json *in = o.opt("init"))
     parseInit(*in, "/init");
   T.concurrentDmaCompute = o.boolean("concurrent_dma_compute", false);
+  T.registersPersist = o.boolean("registers_persist", false);
   parseTiming(Obj(o.req("timing"), "/timing"));
   o.done();
   crossCheck();

@@ -134,6 +134,12 @@ typedef struct npucc_field_desc {
 /* Not a register: a word of a frame (frames[]); offset is its index in the
  * frame, width the frame's word_bits. Words follow every register in regs[]. */
 #define NPUCC_REG_WORD 2u
+/* The NPU keeps the register's value between commands ("registers_persist"),
+ * and nothing but a command's write changes it: a command need not rewrite
+ * the value it holds (npucc_npu_skip). Never set on a register holding a
+ * doorbell, status, clear or command-buffer field, a read-modify-write
+ * register or a frame word. */
+#define NPUCC_REG_PERSIST 4u
 
 typedef struct npucc_reg_desc {
   const char *name;
@@ -387,6 +393,14 @@ typedef struct npucc_op_timing {
   uint16_t macs_first, macs_count;
 } npucc_op_timing;
 
+/* What the firmware last wrote into each register (num_regs entries each):
+ * value[r] is what register r holds where known[r] is 1. Generated as
+ * mutable arrays beside a description with NPUCC_REG_PERSIST registers. */
+typedef struct npucc_reg_shadow {
+  uint64_t *value;
+  uint8_t *known;
+} npucc_reg_shadow;
+
 typedef struct npucc_target_desc {
   const char *name;
   uint8_t address_bits; /* width of NPU addresses (32..64) */
@@ -478,6 +492,9 @@ typedef struct npucc_target_desc {
    * NPUCC_SLOT_COUNT stage ids (npucc_stage, npucc_params.h); NULL: every
    * operation runs the default stages. */
   const uint8_t *arith;
+  /* The HAL's record of the registers that persist (NPUCC_REG_PERSIST);
+   * NULL: every command writes every register it binds. */
+  const npucc_reg_shadow *shadow;
 } npucc_target_desc;
 
 /* One register write (or frame word) of an encoded command. */

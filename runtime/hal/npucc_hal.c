@@ -53,6 +53,8 @@ void npucc_hal_init(const npucc_target_desc *desc) {
            ~w1c_bits(desc, f.reg);
     reg_write(desc, r->offset, v, r->width);
   }
+  if (desc != NULL)
+    npucc_npu_forget(desc, desc->shadow);
 }
 
 const npucc_target_desc *npucc_hal_desc(void) { return g_desc; }
@@ -147,7 +149,13 @@ static uint64_t reg_read(const npucc_target_desc *d, uint32_t offset, unsigned w
 }
 
 void npucc_hal_write(uint32_t offset, uint64_t value, uint8_t width_bits) {
+  uint16_t r;
   reg_write(g_desc, offset, value, width_bits);
+  /* A write behind the command layer's back: its record of the register no
+   * longer holds. */
+  for (r = 0; g_desc->shadow != NULL && r < g_desc->num_regs; ++r)
+    if (g_desc->regs[r].offset == offset)
+      g_desc->shadow->known[r] = 0;
 }
 
 uint64_t npucc_hal_read(uint32_t offset, uint8_t width_bits) {
@@ -289,7 +297,18 @@ int npucc_hal_kick(void) {
   return NPUCC_OK;
 }
 
+static int wait_engine(int engine, uint32_t max_polls);
+
 int npucc_hal_wait(int engine, uint32_t max_polls) {
+  int rc = wait_engine(engine, max_polls);
+  /* After an error or a timeout the NPU may have been reset: registers that
+   * persist are written again. */
+  if (rc != NPUCC_OK && g_desc != NULL)
+    npucc_npu_forget(g_desc, g_desc->shadow);
+  return rc;
+}
+
+static int wait_engine(int engine, uint32_t max_polls) {
   const npucc_engine_status *st;
   npucc_status_bit use;
   uint32_t i;
@@ -469,9 +488,12 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   for (i = 0; i < n; ++i) {
     const npucc_reg_desc *r = &d->regs[w[i].reg];
     uint64_t v = w[i].value;
+    if (npucc_npu_skip(d, npucc_desc_find_cmd(d, kind), &w[i], d->shadow))
+      continue; /* the register holds the value already */
     if (r->flags & NPUCC_REG_RMW)
       v |= reg_read(d, r->offset, r->width) & ~w[i].mask & ~w1c_bits(d, w[i].reg);
     reg_write(d, r->offset, v, r->width);
+    npucc_npu_note(d, d->shadow, w[i].reg, v);
   }
   return NPUCC_OK;
 }

@@ -431,6 +431,26 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
   return NPUCC_OK;
 }
 
+int npucc_npu_skip(const npucc_target_desc *d, const npucc_cmd_desc *c, const npucc_reg_write *w,
+                   const npucc_reg_shadow *s) {
+  return s != NULL && w->reg < d->num_regs && (d->regs[w->reg].flags & NPUCC_REG_PERSIST) &&
+         (int)w->reg != c->doorbell.field.reg && s->known[w->reg] && s->value[w->reg] == w->value;
+}
+
+void npucc_npu_note(const npucc_target_desc *d, const npucc_reg_shadow *s, int reg,
+                    uint64_t value) {
+  if (s == NULL || reg < 0 || reg >= (int)d->num_regs || !(d->regs[reg].flags & NPUCC_REG_PERSIST))
+    return;
+  s->value[reg] = value;
+  s->known[reg] = 1;
+}
+
+void npucc_npu_forget(const npucc_target_desc *d, const npucc_reg_shadow *s) {
+  uint16_t r;
+  for (r = 0; s != NULL && r < d->num_regs; ++r)
+    s->known[r] = 0;
+}
+
 void npucc_npu_decode(const npucc_target_desc *d, const npucc_cmd_desc *c, const uint64_t *regs,
                       int64_t out[NPUCC_P_COUNT]) {
   int p, k;

@@ -45,6 +45,20 @@ int npucc_npu_encode(const npucc_target_desc *d, int kind, const int64_t params[
                      npucc_reg_write writes[NPUCC_MAX_CMD_REGS], int *num_writes,
                      int *bad_param);
 
+/* Changed-register-only writes (NPUCC_REG_PERSIST). Whether write `w` of
+ * command `c` may be left out: the register persists, `s` knows it holds
+ * exactly w->value, and it is not the register holding c's doorbell (always
+ * written, last). The HAL and the compiler's estimate both ask this, each
+ * with its own record; s == NULL: never. */
+int npucc_npu_skip(const npucc_target_desc *d, const npucc_cmd_desc *c, const npucc_reg_write *w,
+                   const npucc_reg_shadow *s);
+/* Records that register `reg` now holds `value` (registers that persist only). */
+void npucc_npu_note(const npucc_target_desc *d, const npucc_reg_shadow *s, int reg,
+                    uint64_t value);
+/* Forgets every register's value (after an init, an error or a timeout: the
+ * NPU may have been reset). */
+void npucc_npu_forget(const npucc_target_desc *d, const npucc_reg_shadow *s);
+
 /* (npucc_hal.c) Encodes and writes the command's registers through the HAL, the doorbell
  * register last; a frame command's words, in order, into its FIFO register. On a job-queue NPU it
  * first waits for a free slot in the engine's queue (NPUCC_ERR_TIMEOUT if none frees up). */

@@ -14,6 +14,11 @@ void npucc_stream_reset(void) {
   npucc_npu_defaults(g_state[0]);
   npucc_npu_defaults(g_state[1]);
   g_fault = g_no_fault;
+  /* Every run starts from registers the HAL has not written yet, as the
+   * compiler's estimate does: a run's register writes do not depend on
+   * the run before it. */
+  if (npucc_hal_desc() != NULL)
+    npucc_npu_forget(npucc_hal_desc(), npucc_hal_desc()->shadow);
 }
 
 const npucc_stream_fault *npucc_stream_last_fault(void) { return &g_fault; }

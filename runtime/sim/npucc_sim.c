@@ -55,8 +55,10 @@ npucc_sim *npucc_sim_create(const npucc_target_desc *d) {
   s->staged = (uint64_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint64_t));
   s->auto_next = (uint64_t *)calloc(d->num_mems ? d->num_mems : 1, sizeof(uint64_t));
   s->fifo_fill = (uint16_t *)calloc(d->num_regs ? d->num_regs : 1, sizeof(uint16_t));
+  s->written = (uint8_t *)calloc(d->num_regs ? d->num_regs : 1, 1);
   if (s->regs == NULL || s->is_status == NULL || s->arrived == NULL || s->staged == NULL ||
-      s->auto_next == NULL || s->fifo_fill == NULL || sim_alloc_memories(s) != 0) {
+      s->auto_next == NULL || s->fifo_fill == NULL || s->written == NULL ||
+      sim_alloc_memories(s) != 0) {
     npucc_sim_destroy(s);
     return NULL;
   }
@@ -91,6 +93,7 @@ void npucc_sim_destroy(npucc_sim *s) {
   free(s->staged);
   free(s->auto_next);
   free(s->fifo_fill);
+  free(s->written);
   free(s->cmds);
   free(s->observed);
   free(s);
@@ -286,6 +289,42 @@ static int check_fields(npucc_sim *s, int idx, const npucc_cmd_desc *c, const in
                   fb->kind == NPUCC_FB_CASES ? "cases table" : "expression");
 }
 
+/* Register r holds nothing a command may rely on: it does not persist and
+ * was not written since the previous command started. */
+static int sim_stale(const npucc_sim *s, int r) {
+  return r >= 0 && !(s->d->regs[r].flags & NPUCC_REG_PERSIST) && !s->written[r];
+}
+
+/* A command written to its registers reads only registers written since the
+ * previous command started, or registers that persist: a HAL that leaves out
+ * a write where the description does not say registers persist fails here
+ * (the real NPU would run on whatever its registers hold). */
+static int check_rewritten(npucc_sim *s, int idx, const npucc_cmd_desc *c) {
+  int r = -1, j;
+  uint16_t k;
+  for (k = 0; k < c->num_bindings && r < 0; ++k)
+    for (j = 0; j < c->bindings[k].num_parts && r < 0; ++j) {
+      const npucc_binding *b = &c->bindings[k];
+      int reg = j == 0 ? b->field.reg : s->d->parts[b->more + j - 1].reg;
+      if (sim_stale(s, reg))
+        r = reg;
+    }
+  for (k = 0; k < s->d->num_field_bindings && r < 0; ++k)
+    if (&s->d->cmds[s->d->field_bindings[k].cmd] == c &&
+        sim_stale(s, s->d->field_bindings[k].field.reg))
+      r = s->d->field_bindings[k].field.reg;
+  for (k = 0; k < c->num_select && r < 0; ++k)
+    if (sim_stale(s, c->select[k].field.reg))
+      r = c->select[k].field.reg;
+  if (r < 0)
+    return 0;
+  return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL,
+                  "register %s, read by this '%s' command, was not written since the previous "
+                  "command started (its value does not persist: the description does not set "
+                  "\"registers_persist\")",
+                  s->d->regs[r].name, npucc_kind_name(c->kind));
+}
+
 void sim_launch(npucc_sim *s, const npucc_cmd_desc *c) {
   int64_t p[NPUCC_P_COUNT];
   npucc_sim_cmd_stats *st;
@@ -306,6 +345,14 @@ void sim_launch(npucc_sim *s, const npucc_cmd_desc *c) {
              "performs them)",
              (unsigned)s->init_next, (unsigned)s->d->num_init);
     return;
+  }
+  {
+    int mmio = !(s->d->num_deliveries && npucc_desc_delivery(s->d, c) != NULL);
+    uint16_t r;
+    if (!s->failed && mmio && check_rewritten(s, idx, c) != 0)
+      return;
+    for (r = 0; r < s->d->num_regs; ++r)
+      s->written[r] = 0;
   }
   if (s->failed || start_time(s, idx, e, &start) != 0 || check_done_cleared(s, idx, e) != 0)
     return;
@@ -392,6 +439,7 @@ static void reg_apply(npucc_sim *s, int r, uint64_t value) {
   }
   value = keep_guarded(s, r, value);
   s->regs[r] = value;
+  s->written[r] = 1;
   while (s->init_next < s->d->num_init && s->d->init[s->init_next].field.reg == r &&
          npucc_field_get(value, s->d->init[s->init_next].field) == s->d->init[s->init_next].value)
     s->init_next++;
@@ -442,6 +490,7 @@ void npucc_sim_reg_write(npucc_sim *s, uint32_t offset, uint64_t value, uint8_t 
   unsigned part = 0, n, last;
   int r = reg_at(s, offset, width_bits, &part);
   s->cpu += s->d->reg_access_cycles;
+  s->reg_writes++;
   if (r < 0) {
     sim_fail(s, -1, NPUCC_DEVERR_PROTOCOL,
              "write of 0x%llx to offset 0x%x: no %u-bit register there", (unsigned long long)value,
@@ -504,9 +553,11 @@ void npucc_sim_print_report(const npucc_sim *s, FILE *out) {
   double hz = s->d->clock_hz ? (double)s->d->clock_hz : 1.0;
   npucc_sim_get_totals(s, &t);
   fprintf(out, "npucc-sim: target %s at %u Hz\n", s->d->name, (unsigned)s->d->clock_hz);
-  fprintf(out, "  commands %llu, end %llu cycles (%.3f us), cpu %llu cycles\n",
+  fprintf(out,
+          "  commands %llu, end %llu cycles (%.3f us), cpu %llu cycles, %llu register writes\n",
           (unsigned long long)t.commands, (unsigned long long)t.end_cycles,
-          (double)t.end_cycles * 1e6 / hz, (unsigned long long)t.cpu_cycles);
+          (double)t.end_cycles * 1e6 / hz, (unsigned long long)t.cpu_cycles,
+          (unsigned long long)t.reg_writes);
   fprintf(out, "  dma busy %llu cycles, compute busy %llu cycles, MACs %llu (utilisation %.1f%%)\n",
           (unsigned long long)t.dma_busy_cycles, (unsigned long long)t.compute_busy_cycles,
           (unsigned long long)t.macs, 100.0 * t.mac_utilisation);
@@ -564,6 +615,7 @@ void npucc_sim_get_totals(const npucc_sim *s, npucc_sim_totals *t) {
   int e;
   memset(t, 0, sizeof(*t));
   t->commands = s->num_cmds;
+  t->reg_writes = s->reg_writes;
   t->cpu_cycles = s->cpu;
   t->end_cycles = s->cpu;
   for (e = 0; e < NPUCC_ENGINE_COUNT; ++e)

@@ -55,6 +55,7 @@ typedef struct npucc_sim_cmd_stats {
 
 typedef struct npucc_sim_totals {
   uint64_t commands;
+  uint64_t reg_writes; /* the CPU's bus writes to NPU registers (custom instructions: per word) */
   uint64_t cpu_cycles; /* current CPU time */
   uint64_t end_cycles; /* max(CPU time, last engine completion) */
   uint64_t dma_busy_cycles;

@@ -100,6 +100,7 @@ void npucc_sim_insn(npucc_sim *s, unsigned funct3, unsigned funct7, uint64_t rs1
   for (k = 0; k < 2 && s->insn_fill < fr->num_words; ++k) {
     unsigned w = fr->word_bits, a = sim_bus_bits(s);
     s->cpu += (uint64_t)(w > a ? w / a : 1u) * s->d->reg_access_cycles;
+    s->reg_writes += w > a ? w / a : 1u;
     s->regs[fr->first_reg + s->insn_fill++] = k == 0 ? rs1 : rs2;
   }
   if (s->insn_fill < fr->num_words)

@@ -59,6 +59,10 @@ struct npucc_sim {
    * access k, the one holding bits k * bus_access_bits ..) and their bits. */
   uint8_t *arrived;
   uint64_t *staged;
+  /* Per register: written since the last command started. A command may
+   * rely only on these and on NPUCC_REG_PERSIST registers. */
+  uint8_t *written;
+  uint64_t reg_writes; /* bus write accesses to registers (and insn words) */
   uint64_t *auto_next; /* per memory: next free address of automatic mappings */
   /* FIFO registers (delivery "fifo"): words of the frame pushed so far. */
   uint16_t *fifo_fill;

@@ -430,6 +430,12 @@ TEST_P(NpuWaitsOnSim, ScheduledConvRunsWithoutHazardAndAsEstimated) {
   EXPECT_EQ(r.totals.sys_bytes_read, e.sysRead);
   EXPECT_EQ(r.totals.sys_bytes_written, e.sysWrite);
   EXPECT_EQ(r.totals.end_cycles, e.cycles) << t.name;
+  EXPECT_EQ(r.totals.reg_writes, e.regWrites) << t.name;
+  if (t.registersPersist) { // issue 21 step 1: fewer writes than with every register rewritten
+    TargetDesc all = t;
+    all.registersPersist = false;
+    EXPECT_LT(e.regWrites, lower::estimateProgram(p, all).regWrites) << t.name;
+  }
   // The weights come from system memory at least once, by DMA or read by the NPU itself
   // (npu-sysmem: counted since the NPU's own reads count as traffic).
   EXPECT_GE(r.totals.sys_bytes_read, uint64_t(op.outC * op.kh * op.kw * op.inC) + 24 * 16 * 32)
@@ -487,6 +493,7 @@ TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
   EXPECT_EQ(r.totals.compute_busy_cycles, e.computeBusy);
   EXPECT_EQ(r.totals.macs, uint64_t(4 * 4 * 16 * 16));
   EXPECT_EQ(r.totals.end_cycles, e.cycles) << t.name;
+  EXPECT_EQ(r.totals.reg_writes, e.regWrites) << t.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, NpuWaitsOnSim, ::testing::ValuesIn(test::allTargets()),

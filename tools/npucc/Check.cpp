@@ -61,7 +61,7 @@ std::string readText(const fs::path &p) {
 
 /// What the simulator measured for one data set.
 struct SimFigures {
-  unsigned long long cycles = 0, dramRead = 0, dramWrite = 0, commands = 0, macs = 0;
+  unsigned long long cycles = 0, dramRead = 0, dramWrite = 0, commands = 0, macs = 0, regWrites = 0;
   double utilisation = 0;
   int hazards = 0;
   std::string error;
@@ -323,7 +323,7 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
       SimFigures f;
       std::istringstream in(readText(build / "sim.txt"));
       in >> f.cycles >> f.utilisation >> f.dramRead >> f.dramWrite >> f.hazards >> f.commands >>
-          f.macs;
+          f.macs >> f.regWrites;
       std::getline(in, f.error);
       std::getline(in, f.error);
       simFigures.push_back(f);
@@ -563,12 +563,15 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
   }
   for (size_t si = 0; si < simFigures.size(); ++si) {
     const SimFigures &f = simFigures[si];
-    std::printf("test_data_set_%zu  simulator (%s): %llu cycles, %llu commands, MAC utilisation "
-                "%.1f%%, system memory read %llu / written %llu bytes, hazards %d%s%s\n",
-                si, cr->target.name.c_str(), f.cycles, f.commands, 100.0 * f.utilisation,
-                f.dramRead, f.dramWrite, f.hazards, f.error.empty() ? "" : ": ", f.error.c_str());
+    std::printf("test_data_set_%zu  simulator (%s): %llu cycles, %llu commands, %llu register "
+                "writes, MAC utilisation %.1f%%, system memory read %llu / written %llu bytes, "
+                "hazards %d%s%s\n",
+                si, cr->target.name.c_str(), f.cycles, f.commands, f.regWrites,
+                100.0 * f.utilisation, f.dramRead, f.dramWrite, f.hazards,
+                f.error.empty() ? "" : ": ", f.error.c_str());
     j["data_sets"][si]["sim"] = {{"cycles", f.cycles},
                                  {"commands", f.commands},
+                                 {"register_writes", f.regWrites},
                                  {"macs", f.macs},
                                  {"mac_utilization", f.utilisation},
                                  {"dram_read_bytes", f.dramRead},

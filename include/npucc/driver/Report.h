@@ -77,6 +77,9 @@ struct CompileReport {
   /// dramBytes: what the NPU's DMA moves; minDramBytes: weights once and the NPU
   /// part's inputs and outputs (values crossing from / to the CPU) once.
   uint64_t dramBytes = 0, minDramBytes = 0;
+  /// The CPU's bus writes to NPU registers per inference (the estimate;
+  /// registers_persist leaves out unchanged ones).
+  uint64_t registerWrites = 0;
   uint64_t arenaBytes = 0, scratchpadPeakBytes = 0, weightBytes = 0;
   uint64_t npuCommands = 0, streamBytes = 0, codeBytesEstimate = 0;
   uint64_t transposes = 0; // layout conversions (NPU/CPU boundaries)

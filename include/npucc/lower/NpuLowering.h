@@ -114,6 +114,7 @@ struct NpuEstimate {
   uint64_t dmaBusy = 0, computeBusy = 0, macs = 0;
   uint64_t sysRead = 0, sysWrite = 0;
   uint64_t commands = 0;
+  uint64_t regWrites = 0; // the CPU's bus writes to NPU registers (npucc_sim_totals.reg_writes)
 };
 NpuEstimate estimateProgram(const lir::Program &p, const target::TargetDesc &t);
 

@@ -420,6 +420,9 @@ struct TargetDesc {
   std::vector<CommandDesc> commands;
   EngineStatus engines[3]; // indexed by Engine: dma, compute, fence
   bool concurrentDmaCompute = false;
+  /// "registers_persist": the NPU keeps command registers' values between
+  /// commands, so a command writes only the registers whose value changes.
+  bool registersPersist = false;
   std::string completion = "poll"; // "poll" or "fence"
   JobQueue queue;
   TimingDesc timing;
@@ -454,6 +457,12 @@ struct TargetDesc {
   bool isStatusRegister(int reg) const;
   /// Some command writes a field of `reg` (binding, select or doorbell).
   bool isCommandRegister(int reg) const;
+  /// A command register whose value a command need not rewrite
+  /// (NPUCC_REG_PERSIST): registers persist, and nothing but a command's
+  /// write changes it (no doorbell, status, clear or command-buffer field of
+  /// any engine or command; not read-modify-write; not a frame word, FIFO or
+  /// init register).
+  bool registerPersists(int reg) const;
   /// The scratchpad holding [addr, addr+size), or null.
   const Scratchpad *scratchpadAt(uint64_t addr, uint64_t size = 1) const;
 };

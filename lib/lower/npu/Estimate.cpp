@@ -101,9 +101,17 @@ struct Timeline {
   // of the instruction being timed.
   std::vector<NpuSpan> *Trace = nullptr;
   size_t CurInstr = 0;
+  // registers_persist: what the HAL's record holds (npucc_npu_skip decides
+  // for both).
+  std::vector<uint64_t> ShadowValue;
+  std::vector<uint8_t> ShadowKnown;
+  npucc_reg_shadow Shadow{};
 
   Timeline(const target::TargetDesc &t, const target::CTable &tab, const lir::Program *p)
-      : T(t), Table(tab), D(tab.get()), Prog(p) {
+      : T(t), Table(tab), D(tab.get()), Prog(p), ShadowValue(D->num_regs),
+        ShadowKnown(D->num_regs) {
+    Shadow.value = ShadowValue.data();
+    Shadow.known = ShadowKnown.data();
     if (p)
       for (const lir::ConstBuffer &c : p->constants)
         ConstBytes += c.data.byteSize();
@@ -138,7 +146,10 @@ struct Timeline {
     return w > a ? w / a : 1;
   }
   void statusRead(int reg) { Cpu += accesses(reg) * uint64_t(D->poll_cycles); }
-  void regWrite(int reg) { Cpu += accesses(reg) * uint64_t(D->reg_access_cycles); }
+  void regWrite(int reg) {
+    Cpu += accesses(reg) * uint64_t(D->reg_access_cycles);
+    E.regWrites += accesses(reg);
+  }
   /// The register a write clears a status bit through (its own, or its
   /// clear register's).
   static int clearReg(const npucc_status_bit &b) {
@@ -213,8 +224,13 @@ struct Timeline {
       BufUsed += uint64_t(n);
       return true;
     }
-    for (int i = 0; i < n; ++i)
+    const npucc_cmd_desc *c = npucc_desc_find_cmd(D, kind);
+    for (int i = 0; i < n; ++i) {
+      if (!dl && c && npucc_npu_skip(D, c, &w[i], &Shadow))
+        continue; // the register holds the value (registers_persist)
       rmwWrite(w[i].reg);
+      npucc_npu_note(D, &Shadow, w[i].reg, w[i].value);
+    }
     return false;
   }
 
