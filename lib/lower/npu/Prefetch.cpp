@@ -8,8 +8,10 @@
 //   - nothing it passes touches what it reads or writes (scratchpad or
 //     memory ranges; NpuLowering alternates the layers' scratchpad halves so
 //     that consecutive layers' buffers usually do not overlap),
-//   - it passes at most one compute command (the pass runs before
-//     npu-waits, so there are no waits to pass),
+//   - it passes at most MaxComputes (8) compute commands: a layer's
+//     weights stream in while the last tiles of the layer before compute,
+//     in the DMA's slack (the pass runs before npu-waits, so there are no
+//     waits to pass),
 //   - and the estimated cycles (waits inserted, Estimate.cpp's model) of the
 //     window it changes (the layer or layers it passes and its own) go
 //     down: of the positions allowed, the fastest; else the load stays
@@ -133,6 +135,10 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
   // 393 instructions), so they decide nothing there; they keep the pass
   // linear in the program's length.
   constexpr size_t MaxLoads = 16, MaxPositions = 64, MaxWindow = 4096;
+  // A load may pass up to this many compute commands of the layers above
+  // (the weights of a layer streamed while the last tiles of the layer
+  // before compute, in the DMA's slack); the estimate picks the position.
+  constexpr int MaxComputes = 8;
   int64_t estimated = 0, considered = 0;
   size_t k = 0;          // start of the layer (run of one comment) holding i
   bool computed = false; // a compute command of that layer before i
@@ -146,31 +152,32 @@ Status runNpuPrefetchPass(lir::Program &p, LirPassContext &ctx) {
     if (k > 0 && !computed && isSpmLoad(body[i]) && loadsSeen++ < MaxLoads) {
       ++considered;
       std::vector<npu::Access> fp = npu::npuFootprint(body[i]);
-      // How far up it may go: not past a conflict, and past at most one
-      // compute command (the last of the layer before), nor further than
-      // MaxPositions above its layer.
+      // How far up it may go: not past a conflict, past at most
+      // MaxComputes compute commands, nor further than MaxPositions above
+      // its layer.
       size_t bound = i;
+      int passed = 0;
       while (bound > 0 && !(bound <= k && k - bound >= MaxPositions)) {
         const lir::Instr &x = body[bound - 1];
         std::vector<npu::Access> fx =
             x.opcode == "npu" ? npu::npuFootprint(x) : npu::cpuFootprint(x);
-        if (conflicts(fp, fx))
+        bool compute = x.opcode == "npu" && x.callee != "dma";
+        if (conflicts(fp, fx) || (compute && passed == MaxComputes))
           break;
+        passed += compute;
         --bound;
-        if (x.opcode == "npu" && x.callee != "dma")
-          break;
       }
       // Its destination buffer's alloc: the last marker before it that
       // covers its destination (an earlier load of the same buffer may have
       // moved it out of the layer already). It moves along when the load
       // goes above it.
-      // A moved alloc sits at most one compute command above the layer, so
-      // the search ends at the second one.
+      // A moved alloc sits at most MaxComputes compute commands above the
+      // layer, so the search ends at the next one.
       const lir::BufferRef *dst = std::get_if<lir::BufferRef>(npu::paramArg(body[i], "dst_addr"));
       size_t alloc = body.size();
       int computes = 0;
       for (size_t a = i; a-- > 0 && dst;) {
-        if (body[a].opcode == "npu" && body[a].callee != "dma" && ++computes == 2)
+        if (body[a].opcode == "npu" && body[a].callee != "dma" && ++computes == MaxComputes + 1)
           break;
         if (const lir::BufferRef *b = bufferOf(body[a]))
           if (b->index == dst->index && b->offset <= dst->offset &&
