@@ -151,6 +151,19 @@ std::string emitCTableHeader(const TargetDesc &t) {
 
 namespace {
 
+/// `static const uint8_t <name>[NPUCC_KIND_COUNT * cols]`: one row of `cols`
+/// values per command kind, the kind named in a comment.
+void kindTable(std::ostream &o, const std::string &name, const uint8_t *v, int cols) {
+  o << "static const uint8_t " << name << "[" << NPUCC_KIND_COUNT * cols << "] = {\n";
+  for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
+    o << "    ";
+    for (int c = 0; c < cols; ++c)
+      o << unsigned(v[k * cols + c]) << (c + 1 < cols ? ", " : "");
+    o << ", /* " << KindEnumNames[k] << " */\n";
+  }
+  o << "};\n";
+}
+
 /// How many per-operand entries to print: all NPUCC_OPND_COUNT where some
 /// operation reads the act operand (the lut256 stage) or a rule names it, else
 /// the six before it (the act entries are then read by nothing and zero in C),
@@ -292,17 +305,13 @@ std::string emitCTableSource(const TargetDesc &t) {
   }
   if (d.arith) {
     o << "/* The arithmetic pipeline of each operation: stage ids (npucc_params.h) of the\n"
-         " * slots input, correction, mac, requant, activation, pool, output. */\n"
-      << "static const uint8_t " << id << "_arith[" << NPUCC_KIND_COUNT * NPUCC_SLOT_COUNT
-      << "] = {\n";
-    for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
-      o << "    ";
-      for (int sl = 0; sl < NPUCC_SLOT_COUNT; ++sl)
-        o << unsigned(d.arith[k * NPUCC_SLOT_COUNT + sl])
-          << (sl + 1 < NPUCC_SLOT_COUNT ? ", " : "");
-      o << ", /* " << KindEnumNames[k] << " */\n";
-    }
-    o << "};\n";
+         " * slots input, correction, mac, requant, activation, pool, output. */\n";
+    kindTable(o, id + "_arith", d.arith, NPUCC_SLOT_COUNT);
+  }
+  if (d.stage_params) {
+    o << "/* The stages' widths (npucc_desc.h NPUCC_SP_*): mul_shift_add's mul, shift and add\n"
+         " * bits, pwl's segments. */\n";
+    kindTable(o, id + "_stage_params", d.stage_params, NPUCC_SP_COUNT);
   }
   bool persist = false;
   for (uint16_t i = 0; i < d.num_regs; ++i)
@@ -463,6 +472,8 @@ std::string emitCTableSource(const TargetDesc &t) {
     o << "    .cmdbuf = &" << id << "_cmdbuf,\n";
   if (d.arith)
     o << "    .arith = " << id << "_arith,\n";
+  if (d.stage_params)
+    o << "    .stage_params = " << id << "_stage_params,\n";
   if (persist)
     o << "    .shadow = &" << id << "_shadow,\n";
   o << "};\n";

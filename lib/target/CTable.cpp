@@ -38,6 +38,7 @@ struct CTable::Impl {
   npucc_cmdbuf_desc Cmdbuf{};
   std::vector<uint64_t> CmdbufWords; // the buffer (64-bit slots hold either width)
   std::vector<uint8_t> Arith;        // NPUCC_KIND_COUNT x NPUCC_SLOT_COUNT stage ids
+  std::vector<uint8_t> StageParams;  // NPUCC_KIND_COUNT x NPUCC_SP_COUNT widths
   // registers_persist: the HAL's record, as <id>_target.c's mutable arrays
   // (host tests run the HAL on this table).
   std::vector<uint64_t> ShadowValue;
@@ -389,6 +390,27 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
         I.Arith[size_t(k) * NPUCC_SLOT_COUNT + s] = uint8_t(l.stage(s));
     }
     D.arith = I.Arith.data();
+    // The widths only when some operation uses a stage that has them, so
+    // the other descriptions' tables stay as they were.
+    bool widths = false;
+    for (const auto &op : T.compute.operations)
+      widths = widths ||
+               op.second.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD ||
+               op.second.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL;
+    if (widths) {
+      I.StageParams.assign(size_t(NPUCC_KIND_COUNT) * NPUCC_SP_COUNT, 0);
+      for (const auto &op : T.compute.operations) {
+        int k = commandKindId(op.first);
+        if (k < 0)
+          continue;
+        uint8_t *row = &I.StageParams[size_t(k) * NPUCC_SP_COUNT];
+        row[NPUCC_SP_MSA_MUL_BITS] = uint8_t(op.second.msaBits[0]);
+        row[NPUCC_SP_MSA_SHIFT_BITS] = uint8_t(op.second.msaBits[1]);
+        row[NPUCC_SP_MSA_ADD_BITS] = uint8_t(op.second.msaBits[2]);
+        row[NPUCC_SP_PWL_SEGMENTS] = uint8_t(op.second.pwlSegments);
+      }
+      D.stage_params = I.StageParams.data();
+    }
   }
   bool persist = false;
   for (const npucc_reg_desc &r : I.Regs)

@@ -401,6 +401,14 @@ typedef struct npucc_reg_shadow {
   uint8_t *known;
 } npucc_reg_shadow;
 
+/* The columns of npucc_target_desc.stage_params: mul_shift_add's mul
+ * (signed), shift and add (signed) widths in bits; pwl's segment count. */
+#define NPUCC_SP_MSA_MUL_BITS 0
+#define NPUCC_SP_MSA_SHIFT_BITS 1
+#define NPUCC_SP_MSA_ADD_BITS 2
+#define NPUCC_SP_PWL_SEGMENTS 3
+#define NPUCC_SP_COUNT 4
+
 typedef struct npucc_target_desc {
   const char *name;
   uint8_t address_bits; /* width of NPU addresses (32..64) */
@@ -492,6 +500,10 @@ typedef struct npucc_target_desc {
    * NPUCC_SLOT_COUNT stage ids (npucc_stage, npucc_params.h); NULL: every
    * operation runs the default stages. */
   const uint8_t *arith;
+  /* The stages' widths: NPUCC_KIND_COUNT rows of NPUCC_SP_COUNT values
+   * (NPUCC_SP_*); NULL where no operation uses mul_shift_add or pwl. The
+   * simulator refuses tables whose values do not fit them. */
+  const uint8_t *stage_params;
   /* The HAL's record of the registers that persist (NPUCC_REG_PERSIST);
    * NULL: every command writes every register it binds. */
   const npucc_reg_shadow *shadow;

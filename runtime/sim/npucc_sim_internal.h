@@ -139,6 +139,14 @@ unsigned sim_bus_bits(const npucc_sim *s);
 /* Starts command c from the words or registers written so far, at the
  * current CPU time (npucc_sim.c); failures are recorded with sim_fail. */
 void sim_launch(npucc_sim *s, const npucc_cmd_desc *c);
+/* The stages' tables against the description's widths (npucc_sim_tables.c,
+ * npucc_target_desc.stage_params; nothing to check without them): every
+ * channel's mul_shift_add mul, shift and add in the rq table `rq` (int32
+ * mul[], shift[], add[]), and the pwl table `t`'s segments in use. 0, or -1
+ * after sim_fail. */
+int sim_check_msa_widths(npucc_sim *s, int idx, int kind, int64_t channels, const uint8_t *rq);
+int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t);
+
 /* Delivery "fifo" (npucc_sim_delivery.c): the delivery row of the first
  * command pushing its frame into register r, or NULL; a word pushed into r. */
 const npucc_delivery_desc *sim_fifo_of(const npucc_sim *s, int r);

@@ -202,7 +202,11 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
         if (rd_i32(q->rq, (size_t)(channels + i)) < 0 || rd_i32(q->rq, (size_t)(channels + i)) > 63)
           return sim_fail(s, idx, LIMIT, "requant table: shift %ld of channel %d outside 0..63",
                           (long)rd_i32(q->rq, (size_t)(channels + i)), i);
+    if (wide && sim_check_msa_widths(s, idx, kind, channels, q->rq) != 0)
+      return -1;
   }
+  if (q->lut && q->st[NPUCC_SLOT_ACTIVATION] == NPUCC_STAGE_ACT_PWL)
+    return sim_check_pwl_segments(s, idx, kind, q->lut);
   return 0;
 }
 

@@ -185,8 +185,18 @@ struct Quant {
       scale.push_back(float(std::ldexp(double(mult[i]), -31 - shift[i])));
     bias = randI32(g, ch, -3000, 3000);
     if (msa) { // mul / 2^shift about 2^-8 .. 2^-12 as the q31 multipliers; add in place of out_zp
-      msaMul = randI32(g, ch, 1 << 12, (1 << 13) - 1);
-      msaShift = randI32(g, ch, 20, 24);
+      // Within the operation's widths (the simulator refuses others): the shift up to 24 or
+      // the largest the field holds, the mul scaled to it and below its signed limit.
+      int32_t hi = int32_t(std::min<uint64_t>(24, (uint64_t(1) << op.msaBits[1]) - 1));
+      int32_t mulMax =
+          int32_t(std::min<uint64_t>(INT32_MAX, (uint64_t(1) << (op.msaBits[0] - 1)) - 1));
+      msaShift = randI32(g, ch, std::max(0, hi - 4), hi);
+      for (size_t i = 0; i < ch; ++i) {
+        int32_t s = msaShift[i];
+        int32_t lo = std::max(1, s >= 12 ? 1 << (s - 12) : 1),
+                top = std::max(lo, s >= 8 ? 1 << (s - 8) : 1);
+        msaMul.push_back(std::min(mulMax, randI32(g, 1, lo, top)[0]));
+      }
       msaAdd = randI32(g, ch, -10, 10);
     }
     inZp = randI32(g, 1, -20, 20)[0];
@@ -202,11 +212,16 @@ struct Quant {
       pwl = randI8(g, NPUCC_PWL_TABLE_BYTES); // the add bytes stay random
       I32 starts = randI32(g, NPUCC_PWL_SEGMENTS, -150, 150), muls = randI32(g, 16, -600, 600),
           shifts = randI32(g, 16, 0, 9);
+      // The operation's segments; the records after them repeat the last (as the simulator
+      // requires).
+      size_t used = std::min<size_t>(op.pwlSegments, NPUCC_PWL_SEGMENTS);
       for (size_t i = 0; i < size_t(NPUCC_PWL_SEGMENTS); ++i) {
-        uint64_t rec = uint64_t(shifts[i]) | (uint64_t(uint16_t(int16_t(muls[i]))) << 8) |
-                       ((uint64_t(int64_t(starts[i])) & ((uint64_t(1) << 36) - 1)) << 24);
+        size_t j = std::min(i, used - 1);
+        uint64_t rec = uint64_t(shifts[j]) | (uint64_t(uint16_t(int16_t(muls[j]))) << 8) |
+                       ((uint64_t(int64_t(starts[j])) & ((uint64_t(1) << 36) - 1)) << 24);
         for (size_t b = 0; b < 8; ++b)
           pwl[i * 8 + b] = int8_t(uint8_t(rec >> (8 * b)));
+        pwl[size_t(NPUCC_PWL_SEGMENTS) * 8 + i] = pwl[size_t(NPUCC_PWL_SEGMENTS) * 8 + j];
       }
       actMin = -128;
       actMax = 127;

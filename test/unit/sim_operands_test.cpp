@@ -5,10 +5,15 @@
 // unmapped, misaligned or scratchpad address is an error) and checks the
 // arithmetic stages' own limits (phase 7: fp32_scale needs its per-channel
 // table and finite scales; shift needs its table and shifts in 0..31 and
-// rounds ties to even; an accumulator wider than acc_bits is a limit error).
+// rounds ties to even; an accumulator wider than acc_bits is a limit error;
+// mul_shift_add's and pwl's tables within the description's widths).
 //
 //===----------------------------------------------------------------------===//
 #include "SimRig.h"
+
+extern "C" {
+#include "npucc_sim_internal.h"
+}
 
 using namespace npucc::test;
 using namespace npucc::target;
@@ -161,6 +166,50 @@ TEST(SimArithmetic, AccumulatorOverflowIsALimitError) {
   EXPECT_EQ(matmulStages("npu-default", &d, rq, 1, -128, -128, 1), "");
   std::string e = matmulStages("npu-default", &d, rq, 1, -128, -128, 8);
   EXPECT_NE(e.find("accumulator overflow: 131072 does not fit 16 bits"), std::string::npos) << e;
+}
+
+TEST(SimArithmetic, MulShiftAddTablesMustFitTheOperationsWidths) {
+  // npu-msa's matmul: mul 16 bits (signed), shift 6 bits, add 16 bits (signed).
+  const std::string t = npucc::test::testTarget("npu-msa.json");
+  int8_t got = 0;
+  // acc = 4 * 3 * 5 = 60; floor(60 * 3 / 2) + 5 = 95.
+  EXPECT_EQ(matmulStages(t, nullptr, {3, 1, 5}, 1, 3, 5, 4, &got), "");
+  EXPECT_EQ(got, 95);
+  EXPECT_EQ(matmulStages(t, nullptr, {-32768, 0, 32767}, 1), "");
+  std::string e = matmulStages(t, nullptr, {32768, 0, 0}, 1);
+  EXPECT_NE(e.find("requant table: mul 32768 of channel 0 does not fit the operation's 16 signed "
+                   "bits"),
+            std::string::npos)
+      << e;
+  e = matmulStages(t, nullptr, {1, 0, -32769}, 1);
+  EXPECT_NE(e.find("requant table: add -32769 of channel 0 does not fit the operation's 16 signed "
+                   "bits"),
+            std::string::npos)
+      << e;
+}
+
+TEST(SimArithmetic, PwlTablesUseAtMostTheOperationsSegments) {
+  // npu-pwl's depthwise fits 8 segments: a table whose ninth record differs is refused.
+  Rig r(npucc::test::testTarget("npu-pwl.json"));
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r.D->stage_params, nullptr);
+  EXPECT_EQ(r.D->stage_params[NPUCC_KIND_DEPTHWISE * NPUCC_SP_COUNT + NPUCC_SP_PWL_SEGMENTS], 8);
+  std::vector<uint8_t> t(NPUCC_PWL_TABLE_BYTES, 0);
+  auto segment = [&](unsigned i, uint8_t v) {
+    for (unsigned k = i; k < NPUCC_PWL_SEGMENTS; ++k) // later records repeat it
+      t[8 * k + 3] = v, t[NPUCC_PWL_SEGMENTS * 8 + k] = v;
+  };
+  for (unsigned i = 0; i < 8; ++i)
+    segment(i, uint8_t(i + 1));
+  EXPECT_EQ(sim_check_pwl_segments(r.Sim, -1, NPUCC_KIND_DEPTHWISE, t.data()), 0)
+      << npucc_sim_error(r.Sim);
+  segment(8, 100); // a ninth segment
+  EXPECT_EQ(sim_check_pwl_segments(r.Sim, -1, NPUCC_KIND_DEPTHWISE, t.data()), -1);
+  EXPECT_NE(std::string(npucc_sim_error(r.Sim))
+                .find("pwl segment table: 9 segments in use (record 8 differs from the one before "
+                      "it), the operation has 8"),
+            std::string::npos)
+      << npucc_sim_error(r.Sim);
 }
 
 } // namespace

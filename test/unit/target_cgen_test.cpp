@@ -189,7 +189,8 @@ int main(void) {
                     "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
                     "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
                     "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' '" + src +
-                    "/sim/npucc_sim_status.c' '" + src + "/sim/npucc_sim_delivery.c' -o '" + d + "/fw'";
+                    "/sim/npucc_sim_status.c' '" + src + "/sim/npucc_sim_delivery.c' '" + src +
+                    "/sim/npucc_sim_tables.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }

@@ -29,7 +29,7 @@ int runEmitRuntime(const std::string &targetName, const std::string &dir, bool s
   if (sim)
     for (const char *s :
          {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
-          "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c",
+          "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c", "sim/npucc_sim_tables.c",
           "include/npucc_requant.h", "include/npucc_layout.h",
           "include/npucc_stages.h"})
       names.push_back(s);

@@ -1,0 +1,66 @@
+/* npucc_sim_tables.c - The simulator's checks of a layer's tables against the
+ * description's stage widths (npucc_target_desc.stage_params): what the
+ * hardware's fields can hold, so a compiler that fits parameters wider than
+ * the NPU's fails in the simulator, not on silicon. */
+#include "npucc_sim_internal.h"
+
+#include "npucc_stages.h"
+
+#include <string.h>
+
+static int64_t rd_le_i32(const uint8_t *b, size_t i) {
+  const uint8_t *x = b + 4 * i;
+  return (int64_t)(int32_t)((uint32_t)x[0] | ((uint32_t)x[1] << 8) | ((uint32_t)x[2] << 16) |
+                            ((uint32_t)x[3] << 24));
+}
+
+/* Does v fit `bits` bits (two's complement when is_signed)? */
+static int fits_bits(int64_t v, unsigned bits, int is_signed) {
+  if (bits >= 63)
+    return 1;
+  if (bits == 0)
+    return v == 0;
+  if (is_signed)
+    return v >= -((int64_t)1 << (bits - 1)) && v < ((int64_t)1 << (bits - 1));
+  return v >= 0 && v < ((int64_t)1 << bits);
+}
+
+int sim_check_msa_widths(npucc_sim *s, int idx, int kind, int64_t channels, const uint8_t *rq) {
+  static const char *const names[3] = {"mul", "shift", "add"};
+  const uint8_t *sp;
+  int64_t i;
+  int k;
+  if (s->d->stage_params == NULL)
+    return 0;
+  sp = &s->d->stage_params[kind * NPUCC_SP_COUNT];
+  for (i = 0; i < channels; ++i)
+    for (k = 0; k < 3; ++k) {
+      int64_t v = rd_le_i32(rq, (size_t)(k * channels + i));
+      int is_signed = k != NPUCC_SP_MSA_SHIFT_BITS;
+      if (!fits_bits(v, sp[k], is_signed))
+        return sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+                        "requant table: %s %lld of channel %lld does not fit the operation's %u "
+                        "%sbits",
+                        names[k], (long long)v, (long long)i, (unsigned)sp[k],
+                        is_signed ? "signed " : "");
+    }
+  return 0;
+}
+
+int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t) {
+  unsigned n, used = 1, i;
+  if (s->d->stage_params == NULL)
+    return 0;
+  n = s->d->stage_params[kind * NPUCC_SP_COUNT + NPUCC_SP_PWL_SEGMENTS];
+  /* The records after the last segment in use repeat it. */
+  for (i = 1; i < NPUCC_PWL_SEGMENTS; ++i)
+    if (memcmp(t + 8 * i, t + 8 * (i - 1), 8) != 0 ||
+        t[NPUCC_PWL_SEGMENTS * 8 + i] != t[NPUCC_PWL_SEGMENTS * 8 + i - 1])
+      used = i + 1;
+  if (n != 0 && used > n)
+    return sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+                    "pwl segment table: %u segments in use (record %u differs from the one "
+                    "before it), the operation has %u",
+                    used, used - 1, n);
+  return 0;
+}
