@@ -105,6 +105,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.requant = f.requant;
   o.cpuKernels = f.cpuKernels;
+  o.patches = f.patches;
   o.arena = f.arena;
   o.io = f.io;
   o.quant.equalize = !f.noEqualize;
