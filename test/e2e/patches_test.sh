@@ -2,11 +2,12 @@
 # patches_test.sh: `--patches auto` (docs/kernels.md, "Patches") on --target cpu.
 # For tinycnn_int8 (models/; --patches always: its chain ends at its largest tensor, so auto
 # finds less than 2% to gain; also with --io int8: the chain then starts at a Conv reading
-# the whole int8 input), and the shared mlpt_vww_qdq and mlpt_ic_qdq:
-#   - `npucc check --patches auto --tolerance-steps 0 --interp-check on`: the generated C
-#     with the stripes gives EXACTLY the golden output and the integer interpreter's
-#     (which computes layer by layer), so it is bit-exact with the program without patches
-#     (the same check without --patches, run by the `models` tiers);
+# the whole int8 input), mobilenetv2 (models/, float) and the shared mlpt_vww_qdq and
+# mlpt_ic_qdq:
+#   - `npucc check` with and without the patches (int8: --tolerance-steps 0 --interp-check
+#     on, EXACTLY the golden output and the integer interpreter's, which computes layer by
+#     layer): both pass and the two programs' outputs (--keep DIR, out_*.bin) are
+#     byte-identical;
 #   - the loop IR (--print-lir): with patches the arena is smaller than without where the
 #     planner takes a plan (tinycnn_int8, mlpt_vww_qdq: there at most half) and the calls name
 #     their stripes; mlpt_ic_qdq (a residual block right after its first convolution) keeps
@@ -21,9 +22,11 @@ shared="$src/../shared/models"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 failed=0
+q8=(--tolerance-steps 0 --interp-check on)
 # name|model folder|flags
 runs=("tinycnn_int8|$src/models/tinycnn_int8|--patches always"
-      "tinycnn_int8_io_int8|$src/models/tinycnn_int8|--patches always --io int8")
+      "tinycnn_int8_io_int8|$src/models/tinycnn_int8|--patches always --io int8"
+      "mobilenetv2|$src/models/mobilenetv2|--patches auto")
 for m in mlpt_vww_qdq mlpt_ic_qdq; do
   if [ -f "$shared/$m/model.onnx" ]; then
     runs+=("$m|$shared/$m|--patches auto")
@@ -55,20 +58,36 @@ for run in "${runs[@]}"; do
   elif [ "$on" -ge "$off" ] || [ "$stripes" -eq 0 ]; then
     echo "FAIL: $name: arena with patches $on, without $off, $stripes stripe calls"
     failed=$((failed + 1)); continue
-  elif [ "${name#mlpt_vww}" != "$name" ] && [ $((2 * on)) -gt "$off" ]; then
+  elif { [ "$name" = mlpt_vww_qdq ] || [ "$name" = mobilenetv2 ]; } && [ $((2 * on)) -gt "$off" ]; then
     echo "FAIL: $name: arena with patches $on is more than half of $off"
     failed=$((failed + 1)); continue
   fi
-  if ! "$npucc" check "$d" --target cpu "${on_flags[@]}" --tolerance-steps 0 --interp-check on \
-       --keep "$tmp/$name-check" > "$tmp/$name-check.log" 2>&1; then
-    echo "FAIL: $name: npucc check $flags"; tail -20 "$tmp/$name-check.log"
-    failed=$((failed + 1)); continue
-  fi
-  # The program the check built is the one with the stripes.
-  if [ "$stripes" -ne 0 ] && ! grep -rq ' patch 1/' "$tmp/$name-check" --include='*.c'; then
+  cflags=("${q8[@]}")
+  [ "$name" = mobilenetv2 ] && cflags=()
+  bad=0
+  for v in on off; do
+    if [ "$v" = on ]; then vflags=("${on_flags[@]}"); else vflags=("${off_flags[@]}"); fi
+    if ! "$npucc" check "$d" --target cpu "${vflags[@]}" "${cflags[@]}" \
+         --keep "$tmp/$name-check-$v" > "$tmp/$name-check-$v.log" 2>&1; then
+      echo "FAIL: $name: npucc check ${vflags[*]}"; tail -20 "$tmp/$name-check-$v.log"; bad=1
+    fi
+  done
+  [ "$bad" -eq 0 ] || { failed=$((failed + 1)); continue; }
+  # The program the check built is the one with the stripes, and it computes the same bytes.
+  if [ "$stripes" -ne 0 ] && ! grep -rq ' patch 1/' "$tmp/$name-check-on" --include='*.c'; then
     echo "FAIL: $name: the checked program has no stripe"; failed=$((failed + 1)); continue
   fi
-  echo "ok: $name: arena $on with patches, $off without; $stripes stripe calls; check bit-exact"
+  outs=("$tmp/$name-check-off"/out_*.bin)
+  if [ ! -f "${outs[0]}" ]; then
+    echo "FAIL: $name: no out_*.bin in the kept check build"; failed=$((failed + 1)); continue
+  fi
+  for o in "${outs[@]}"; do
+    if ! cmp -s "$o" "$tmp/$name-check-on/$(basename "$o")"; then
+      echo "FAIL: $name: $(basename "$o") differs with and without patches"; bad=1
+    fi
+  done
+  [ "$bad" -eq 0 ] || { failed=$((failed + 1)); continue; }
+  echo "ok: $name: arena $on with patches, $off without; $stripes stripe calls; outputs identical"
 done
 [ "$failed" -eq 0 ] || { echo "patches: $failed failed"; exit 1; }
 echo "patches: all passed"

@@ -2,7 +2,8 @@
 //
 // MCUNetV2's patch-based inference, first version: the leading chain of a
 // model (its float input's per-tensor QuantizeLinear, then int8 2-D Convs,
-// MaxPools and AveragePools, each value read by the next layer only) runs in
+// MaxPools and AveragePools; or float ones from the float input; each value
+// read by the next layer only) runs in
 // stripes of output rows of the chain's last layer, top to bottom. For each
 // stripe the rows every layer needs are computed backwards (inputRows:
 // kernel, stride, dilation, top pad), each layer's kernel runs on its row
@@ -62,7 +63,10 @@ struct Layer {
   const ir::Node *node = nullptr;
   bool quantize = false; // float -> int8 QuantizeLinear (row for row)
   RowWindow win;
-  int64_t C = 0, W = 0, M = 0, OW = 0; // input channels and width, output's
+  int64_t C = 0, W = 0, M = 0, OW = 0;                  // input channels and width, output's
+  size_t inSize = 1, outSize = 1;                       // bytes of an input and an output element
+  int64_t inRow() const { return W * int64_t(inSize); } // bytes of an input row
+  int64_t outRow() const { return OW * int64_t(outSize); } // bytes of an output row
 };
 
 /// One stripe, per layer: the output rows it computes (none: begin == end), the

@@ -58,15 +58,22 @@ bool int8Act(const Value *v) {
   return v && v->dtype == ir::DType::I8 && v->quant && v->shape.size() == 4 && v->shape[0] == 1;
 }
 
-/// A 2-D int8 Conv, MaxPool or AveragePool whose stripes the int8 lowering can run:
-/// explicit pads, floor rounding of the output size, a Conv's weights (and bias)
-/// constant; the family lowering chooses the kernel as for the whole layer.
+bool floatAct(const Value *v) {
+  return v && v->dtype == ir::DType::F32 && v->shape.size() == 4 && v->shape[0] == 1;
+}
+
+/// A 2-D Conv, MaxPool or AveragePool, int8 (quantized) or float, whose stripes its
+/// family lowering can run: explicit pads, floor rounding of the output size, a Conv's
+/// weights (and bias) constant; the lowering chooses the kernel as for the whole layer.
 bool stripeableWindow(const Node &n, Layer &l) {
   const Value *x = n.input(0), *w = n.input(1), *b = n.input(2), *y = n.output(0);
   bool conv = n.kind == OpKind::Conv;
   bool pool = n.kind == OpKind::MaxPool || n.kind == OpKind::AveragePool;
-  if ((!conv && !pool) || n.hasAttr("npu") || n.hasAttr("rq_stage") || !int8Act(x) || !int8Act(y) ||
+  bool q8 = int8Act(x) && int8Act(y), f32 = floatAct(x) && floatAct(y);
+  if ((!conv && !pool) || n.hasAttr("npu") || n.hasAttr("rq_stage") || !(q8 || f32) ||
       n.outputs.size() != 1)
+    return false;
+  if (f32 && conv && (!w || w->dtype != ir::DType::F32))
     return false;
   if (conv && (!w || !w->isConstant() || w->shape.size() != 4 || (b && !b->isConstant())))
     return false;
@@ -86,6 +93,7 @@ bool stripeableWindow(const Node &n, Layer &l) {
   l.M = y->shape[1];
   l.OW = y->shape[3];
   l.win = RowWindow{k[0], s[0], d[0], p[0], x->shape[2], y->shape[2]};
+  l.inSize = l.outSize = ir::dtypeSize(x->dtype);
   // The stripes' pads give exactly their rows only when the whole layer's do.
   const RowWindow &r = l.win;
   return r.K >= 1 && r.S >= 1 && r.D >= 1 && r.PT >= 0 && p[2] >= 0 &&
@@ -103,6 +111,7 @@ bool stripeableQuantize(const Node &n, Layer &l) {
   l.C = l.M = x->shape[1];
   l.W = l.OW = x->shape[3];
   l.win = RowWindow{1, 1, 1, 0, x->shape[2], x->shape[2]};
+  l.inSize = 4;
   return true;
 }
 
@@ -232,16 +241,22 @@ double nodeCost(const Node &n) {
   std::string callee = std::string("npucc_") + lower(n.opName()) + "_s8";
   if (n.kind == OpKind::QuantizeLinear)
     callee = "npucc_quantize_f32_s8_fast";
-  if (n.kind == OpKind::Conv && x && y && w && w->isConstant() && w->dtype == ir::DType::I8 &&
-      y->shape.size() == 4) {
-    int64_t G = n.attrInt("group", 1), M = y->shape[1],
-            K = w->numElements() / std::max<int64_t>(M, 1);
-    bool dw = G > 1 && G == x->shape[1] && G == M;
-    callee = dw ? "npucc_dwconv2d_s8_fast" : G == 1 ? "npucc_conv2d_s8_fast" : "npucc_conv2d_s8";
-    const int8_t *wd = w->constant->data<int8_t>();
-    int64_t live = 0; // channels with a non-zero weight (the fast kernel skips the others)
-    for (int64_t m = 0; m < M; ++m)
-      live += std::any_of(wd + m * K, wd + (m + 1) * K, [](int8_t v) { return v != 0; });
+  if (n.kind == OpKind::Conv && x && y && w && w->isConstant() && y->shape.size() == 4 &&
+      (w->dtype == ir::DType::I8 || w->dtype == ir::DType::F32)) {
+    int64_t G = n.attrInt("group", 1), M = y->shape[1];
+    int64_t K = w->numElements() / std::max<int64_t>(M, 1);
+    bool dw = G > 1 && G == x->shape[1] && G == M, f32 = w->dtype == ir::DType::F32;
+    callee = f32      ? (dw ? "npucc_depthwise_conv2d_f32" : "npucc_conv2d_f32")
+             : dw     ? "npucc_dwconv2d_s8_fast"
+             : G == 1 ? "npucc_conv2d_s8_fast"
+                      : "npucc_conv2d_s8";
+    int64_t live = M; // channels with a non-zero weight (the fast kernel skips the others)
+    if (!f32) {
+      const int8_t *wd = w->constant->data<int8_t>();
+      live = 0;
+      for (int64_t m = 0; m < M; ++m)
+        live += std::any_of(wd + m * K, wd + (m + 1) * K, [](int8_t v) { return v != 0; });
+    }
     k.macs = uint64_t(live * K * y->shape[2] * y->shape[3]);
   }
   return callCost(callee, k);
@@ -270,12 +285,12 @@ void estimate(PatchPlan &plan) {
         continue;
       int64_t inRows = s.in[i].end - s.in[i].begin;
       if (i == 0 && !l.quantize)
-        copied += uint64_t(l.C * l.W * inRows);
+        copied += uint64_t(l.C * l.inRow() * inRows);
       if (i > 0)
-        copied += uint64_t(l.C * l.W * (inRows + s.save[i]));
+        copied += uint64_t(l.C * l.inRow() * (inRows + s.save[i]));
     }
     const Layer &last = plan.layers.back();
-    copied += uint64_t(last.M * last.OW * (s.out.back().second - s.out.back().first));
+    copied += uint64_t(last.M * last.outRow() * (s.out.back().second - s.out.back().first));
   }
   KernelWork k;
   k.outElems = copied;

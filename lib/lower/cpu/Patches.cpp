@@ -109,10 +109,10 @@ Buffers bufferSizes(const PatchPlan &p) {
       const Layer &l = p.layers[i];
       if (s.out[i].second <= s.out[i].first)
         continue;
-      b.x = std::max(b.x, l.M * l.OW * (s.out[i].second - s.out[i].first));
+      b.x = std::max(b.x, l.M * l.outRow() * (s.out[i].second - s.out[i].first));
       if (!l.quantize)
-        b.y = std::max(b.y, l.C * l.W * (s.in[i].end - s.in[i].begin));
-      b.halo[i] = std::max(b.halo[i], l.C * l.W * s.save[i]);
+        b.y = std::max(b.y, l.C * l.inRow() * (s.in[i].end - s.in[i].begin));
+      b.halo[i] = std::max(b.halo[i], l.C * l.inRow() * s.save[i]);
     }
   b.x = alignUp(b.x);
   b.y = alignUp(b.y);
@@ -153,10 +153,15 @@ Status lowerLayer(const PatchPlan &p, size_t si, size_t i, const BufferRef &in,
   pads[0] = s.in[i].padTop;
   pads[2] = s.in[i].padBottom;
   c.attrs["pads"] = pads;
-  ctx.Map[&xs] = slice(in, 0, l.C * inRows * l.W, ir::DType::I8);
-  ctx.Map[&ys] = slice(out, 0, l.M * outRows * l.OW, ir::DType::I8);
+  ctx.Map[&xs] = slice(in, 0, l.C * inRows * l.inRow(), x->dtype);
+  ctx.Map[&ys] = slice(out, 0, l.M * outRows * l.outRow(), y->dtype);
   ctx.Used = 0;
-  return lowerQuantizedNode(c, ctx, instrs);
+  if (isQuantizedNode(c))
+    return lowerQuantizedNode(c, ctx, instrs);
+  FamilyLowering family = familyFor(c.kind);
+  if (!family)
+    return error("no CPU lowering for a stripe of '" + n.name + "'");
+  return family(c, ctx, instrs);
 }
 
 /// Every call of the plan into `instrs`; `dry` only sizes the kernels' scratch.
@@ -174,19 +179,19 @@ Status unroll(const PatchPlan &p, StripeCtx &ctx, const BufferRef &X, const Buff
       if (s.out[i].second <= s.out[i].first)
         continue;
       int64_t r = s.in[i].end - s.in[i].begin, kept = s.kept[i], fresh = r - kept;
-      int64_t plane = r * l.W;
+      int64_t row = l.inRow(), plane = r * row;
       size_t before = instrs.size();
       if (i == 0 && !l.quantize) { // the chain input's rows
-        instrs.push_back(copyRows(ctx.buffer(chainIn), Y, l.C, plane, l.win.H * l.W, plane,
-                                  s.in[i].begin * l.W, 0));
+        instrs.push_back(copyRows(ctx.buffer(chainIn), Y, l.C, plane, l.win.H * row, plane,
+                                  s.in[i].begin * row, 0));
       } else if (i > 0) { // halo rows, then the rows the layer before just computed
         if (kept > 0)
-          instrs.push_back(copyRows(halo[i], Y, l.C, kept * l.W, kept * l.W, plane, 0, 0));
+          instrs.push_back(copyRows(halo[i], Y, l.C, kept * row, kept * row, plane, 0, 0));
         if (fresh > 0)
-          instrs.push_back(copyRows(X, Y, l.C, fresh * l.W, fresh * l.W, plane, 0, kept * l.W));
+          instrs.push_back(copyRows(X, Y, l.C, fresh * row, fresh * row, plane, 0, kept * row));
         if (s.save[i] > 0)
-          instrs.push_back(copyRows(Y, halo[i], l.C, s.save[i] * l.W, plane, s.save[i] * l.W,
-                                    (r - s.save[i]) * l.W, 0));
+          instrs.push_back(copyRows(Y, halo[i], l.C, s.save[i] * row, plane, s.save[i] * row,
+                                    (r - s.save[i]) * row, 0));
       }
       for (size_t k = before; k < instrs.size(); ++k)
         instrs[k].comment = l.node->name + " (" + l.node->opName() + ")";
@@ -194,8 +199,9 @@ Status unroll(const PatchPlan &p, StripeCtx &ctx, const BufferRef &X, const Buff
       scratchMax = std::max(scratchMax, ctx.Used);
     }
     int64_t r = s.out.back().second - s.out.back().first;
-    instrs.push_back(copyRows(X, ctx.buffer(chainOut), last.M, r * last.OW, r * last.OW,
-                              last.win.OH * last.OW, 0, s.out.back().first * last.OW));
+    int64_t row = last.outRow();
+    instrs.push_back(copyRows(X, ctx.buffer(chainOut), last.M, r * row, r * row, last.win.OH * row,
+                              0, s.out.back().first * row));
     instrs.back().comment = last.node->name + " (" + last.node->opName() + ")";
     // "name (Op) patch i/n rows a..b": the report keeps attributing calls to layers.
     std::string tag = " patch " + std::to_string(si + 1) + "/" + std::to_string(nStripes) +
