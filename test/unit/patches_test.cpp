@@ -7,11 +7,13 @@
 // row of every layer once (the halo rows kept for the next stripe, not
 // recomputed), and, on the shared MLPerf Tiny VWW
 // model, the planner's arena shrinking under the budget with the choice
-// visible in the loop IR. Bit-exactness of the generated C is the ctest
+// visible in the loop IR and the report's CPU estimate charging each stripe's
+// call its part of the layer. Bit-exactness of the generated C is the ctest
 // `patches` (test/e2e/patches_test.sh).
 //
 //===----------------------------------------------------------------------===//
 #include "npucc/driver/Driver.h"
+#include "npucc/driver/Report.h"
 #include "npucc/lir/Program.h"
 #include "npucc/lower/Patches.h"
 
@@ -169,6 +171,13 @@ TEST(Patches, VwwArenaShrinksWithinTheBudget) {
   size_t plus = lir.rfind('+', pct);
   EXPECT_LE(std::stod(lir.substr(plus + 1, pct - plus - 1)), 10.0);
   EXPECT_LT(whole->program.body.size(), patched->program.body.size());
+  // The report gives each stripe's call its part of the layer's work: every row is
+  // computed once, so the CPU estimate grows by the copies only (not by the stripes).
+  driver::CompileReport ra = driver::buildReport(*whole), rb = driver::buildReport(*patched);
+  uint64_t ca = ra.cpuCycles[int(lower::CpuCore::CortexM4)];
+  uint64_t cb = rb.cpuCycles[int(lower::CpuCore::CortexM4)];
+  EXPECT_GT(cb, ca);
+  EXPECT_LT(double(cb), 1.10 * double(ca)) << ca << " layer by layer, " << cb << " in stripes";
   // Without --patches, nothing changes.
   EXPECT_EQ(lir::printProgram(whole->program).find("patch 1/"), std::string::npos);
 }

@@ -174,6 +174,7 @@ Status unroll(const PatchPlan &p, StripeCtx &ctx, const BufferRef &X, const Buff
   for (size_t si = 0; si < nStripes; ++si) {
     const Stripe &s = p.stripes[si];
     size_t mark = instrs.size();
+    std::map<size_t, std::string> share; // kernel calls: their part of the layer's work
     for (size_t i = 0; i < p.layers.size(); ++i) {
       const Layer &l = p.layers[i];
       if (s.out[i].second <= s.out[i].first)
@@ -195,20 +196,37 @@ Status unroll(const PatchPlan &p, StripeCtx &ctx, const BufferRef &X, const Buff
       }
       for (size_t k = before; k < instrs.size(); ++k)
         instrs[k].comment = l.node->name + " (" + l.node->opName() + ")";
+      size_t calls = instrs.size();
       NPUCC_TRY(lowerLayer(p, si, i, Y, X, ctx, instrs));
       scratchMax = std::max(scratchMax, ctx.Used);
+      int64_t part = s.out[i].second - s.out[i].first, whole = l.win.OH;
+      if (l.quantize) // one call per channel plane
+        whole *= l.C;
+      for (size_t k = calls; k < instrs.size(); ++k)
+        share[k] = ", share " + std::to_string(part) + "/" + std::to_string(whole);
     }
     int64_t r = s.out.back().second - s.out.back().first;
     int64_t row = last.outRow();
     instrs.push_back(copyRows(X, ctx.buffer(chainOut), last.M, r * row, r * row, last.win.OH * row,
                               0, s.out.back().first * row));
     instrs.back().comment = last.node->name + " (" + last.node->opName() + ")";
-    // "name (Op) patch i/n rows a..b": the report keeps attributing calls to layers.
+    // "name (Op) patch i/n rows a..b": the report keeps attributing calls to layers;
+    // ", share a/b" (a kernel call: that part of the layer's work) or ", copies N bytes"
+    // give it their work (driver/Report.cpp).
     std::string tag = " patch " + std::to_string(si + 1) + "/" + std::to_string(nStripes) +
                       " rows " + std::to_string(s.out.back().first) + ".." +
                       std::to_string(s.out.back().second - 1);
-    for (size_t k = mark; k < instrs.size(); ++k)
-      instrs[k].comment += tag;
+    for (size_t k = mark; k < instrs.size(); ++k) {
+      lir::Instr &in = instrs[k];
+      in.comment += tag;
+      if (share.count(k))
+        in.comment += share[k];
+      else if (in.callee == "npucc_copy_rows")
+        in.comment +=
+            ", copies " +
+            std::to_string(std::get<int64_t>(in.args[2]) * std::get<int64_t>(in.args[3])) +
+            " bytes";
+    }
   }
   return success();
 }
