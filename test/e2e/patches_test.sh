@@ -10,7 +10,7 @@
 #     byte-identical;
 #   - the loop IR (--print-lir): with patches the arena is smaller than without where the
 #     planner takes a plan (tinycnn_int8, mlpt_vww_qdq: there at most half) and the calls name
-#     their stripes; mlpt_ic_qdq (a residual block right after its first convolution) keeps
+#     their stripes (and npucc's summary prints the plan); mlpt_ic_qdq (a residual block right after its first convolution) keeps
 #     the layer-by-layer program: same arena, no stripe.
 # A missing shared model is a SKIP (a FAIL under CI: test/e2e/ci_skip.sh).
 # Usage: patches_test.sh NPUCC SOURCE_DIR
@@ -55,6 +55,8 @@ for run in "${runs[@]}"; do
       echo "FAIL: $name: expected the layer-by-layer program (arena $on vs $off, $stripes stripe calls)"
       failed=$((failed + 1)); continue
     fi
+  elif ! grep -q '^  patches: .* stripes of ' "$tmp/$name-on.err"; then
+    echo "FAIL: $name: npucc's summary does not name the plan"; failed=$((failed + 1)); continue
   elif [ "$on" -ge "$off" ] || [ "$stripes" -eq 0 ]; then
     echo "FAIL: $name: arena with patches $on, without $off, $stripes stripe calls"
     failed=$((failed + 1)); continue
