@@ -567,6 +567,8 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
       fallBackToCpu(problem);
   lower::CpuLowerOptions lo;
   lo.fastKernels = opts.cpuKernels != "reference";
+  lo.patches = opts.patches != "off" && !r.npu;
+  lo.patchesAlways = opts.patches == "always";
   if (r.npu && beforeNpu) {
     r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
     lo.npu = r.npuLowering.get();

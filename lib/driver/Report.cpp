@@ -121,6 +121,22 @@ std::string commentNode(const std::string &comment) {
   return p == std::string::npos ? comment : comment.substr(0, p);
 }
 
+/// A call of a patch plan's stripes (lib/lower/cpu/Patches.cpp) does part of its
+/// node's work: ", share a/b" of it (returned: the call costs that part of the
+/// node's estimate), or a copy of ", copies N bytes" (its work).
+double patchShare(const std::string &comment, lower::KernelWork &w) {
+  long long a = 0, b = 0;
+  size_t p = comment.find(", share ");
+  if (p != std::string::npos &&
+      std::sscanf(comment.c_str() + p, ", share %lld/%lld", &a, &b) == 2 && a >= 0 && b > 0)
+    return double(a) / double(b);
+  p = comment.find(", copies ");
+  if (p != std::string::npos && std::sscanf(comment.c_str() + p, ", copies %lld", &a) == 1 &&
+      a >= 0)
+    w = lower::KernelWork{0, uint64_t(a), 0, 0};
+  return 1.0;
+}
+
 /// Every CPU kernel call, memcpy and memset of the program with the work of
 /// the node it implements and its estimated cycles (lower::estimateCpuCall).
 void costCpuCalls(const CompileResult &r, CompileReport &rep) {
@@ -145,7 +161,11 @@ void costCpuCalls(const CompileResult &r, CompileReport &rep) {
       if (w && w->isConstant())
         c.work.constElems = uint64_t(elements(w));
     }
+    double share = patchShare(in.comment, c.work);
     c.cost = lower::estimateCpuCall(in, c.work);
+    if (share != 1.0)
+      for (uint64_t &cycles : c.cost.cycles)
+        cycles = uint64_t(double(cycles) * share + 0.5);
     rep.cpuCallsCalibrated += c.cost.calibrated;
     for (int k = 0; k < int(lower::CpuCore::Count); ++k)
       rep.cpuCycles[k] += c.cost.cycles[k];

@@ -16,12 +16,14 @@
 #include "npucc/lower/CpuLowering.h"
 #include "npucc/lower/MemoryPlan.h"
 #include "npucc/lower/NpuLowering.h"
+#include "npucc/lower/Patches.h"
 #include "npucc/lower/QuantLowering.h"
 
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -102,7 +104,7 @@ struct Group {
 };
 
 struct Step {
-  enum Kind { Lower, Copy, Fill } kind = Lower;
+  enum Kind { Lower, Copy, Fill, Patch } kind = Lower; // Patch: the plan's stripes
   const Node *node = nullptr;
   explicit Step(Kind k, const Node *n = nullptr) : kind(k), node(n) {}
   FamilyLowering family = nullptr;
@@ -147,7 +149,8 @@ private:
 
 class Lowering {
 public:
-  Lowering(const ir::Graph &g, const CpuLowerOptions &o) : G(g), Opts(o) {}
+  Lowering(const ir::Graph &g, const CpuLowerOptions &o, const patch::PatchPlan *plan)
+      : G(g), Opts(o), Plan(plan) {}
 
   Result<lir::Program> run();
   bool fastKernels() const { return Opts.fastKernels; }
@@ -179,6 +182,7 @@ private:
 
   const ir::Graph &G;
   const CpuLowerOptions &Opts;
+  const patch::PatchPlan *Plan; // null: every node whole
   lir::Program P;
   std::vector<Group> Groups;
   std::unordered_map<const Value *, int> GroupOf;
@@ -356,6 +360,20 @@ Status Lowering::assignStorage() {
 
   for (const auto &np : G.nodes()) {
     const Node &n = *np;
+    if (Plan && Plan->contains(&n)) {
+      // One step runs the plan's stripes; the chain's intermediates get no storage
+      // (they live in its stripe buffers), its last output is a whole value.
+      if (&n != Plan->last())
+        continue;
+      Steps.push_back(Step(Step::Patch, &n));
+      for (const Value *o : n.outputs)
+        if (o) {
+          if (GroupOf.count(o))
+            return nodeErr(n, "value '" + o->name + "' is defined twice");
+          pinOutput(newGroup(o), o);
+        }
+      continue;
+    }
     for (const Value *in : n.inputs)
       if (in && !in->isConstant() && !GroupOf.count(in))
         return nodeErr(n, "input '" + in->name + "' is used before it is defined");
@@ -477,7 +495,12 @@ Status Lowering::assignStorage() {
   for (size_t si = 0; si < Steps.size(); ++si) {
     const Step &s = Steps[si];
     int st = int(si);
-    if (s.kind == Step::Lower) {
+    if (s.kind == Step::Patch) {
+      use(Plan->layers.front().node->input(0), st);
+      for (const Value *o : s.node->outputs)
+        if (o)
+          def(o, st);
+    } else if (s.kind == Step::Lower) {
       for (const Value *in : s.node->inputs)
         if (in)
           use(in, st);
@@ -512,10 +535,12 @@ Status Lowering::lowerSteps(bool planning, std::vector<lir::Instr> *body) {
     std::vector<lir::Instr> instrs;
     if (s.kind == Step::Lower && producesNothing(*s.node))
       continue; // every result is empty: nothing to compute (kernels need >= 1 element)
-    if (s.kind == Step::Lower) {
+    if (s.kind == Step::Lower || s.kind == Step::Patch) {
       if (planning)
         s.scratch.clear();
-      Status st = s.npu ? Opts.npu->lower(*s.node, ctx, instrs) : s.family(*s.node, ctx, instrs);
+      Status st = s.kind == Step::Patch ? patch::lowerPatches(*Plan, ctx, instrs)
+                  : s.npu               ? Opts.npu->lower(*s.node, ctx, instrs)
+                                        : s.family(*s.node, ctx, instrs);
       if (!st) {
         Diagnostic d = st.error();
         d.inFile(G.sourceFile).atNode(s.node->name, s.node->opName());
@@ -626,8 +651,33 @@ Result<lir::Program> Lowering::run() {
 Result<lir::Program> lowerGraphToCpu(const ir::Graph &g, const CpuLowerOptions &opts) {
   if (opts.arenaAlign <= 0 || (opts.arenaAlign & (opts.arenaAlign - 1)) != 0)
     return error("arena alignment must be a power of two").inFile(g.sourceFile);
-  Lowering l(g, opts);
-  return l.run();
+  Lowering whole(g, opts, nullptr);
+  auto best = whole.run();
+  if (!best || !opts.patches || !opts.fastKernels || opts.npu)
+    return best;
+  // Patches: the candidate plans, fewest calls first; one is taken when its arena
+  // is at least 2% below the best so far (patchesAlways: below it at all).
+  int64_t wholeArena = best->arenaSize;
+  std::vector<patch::PatchPlan> plans = patch::candidatePlans(g, opts.patchBudget);
+  std::optional<patch::PatchPlan> chosen;
+  for (const patch::PatchPlan &plan : plans) {
+    Lowering l(g, opts, &plan);
+    auto p = l.run();
+    bool smaller = opts.patchesAlways ? p && p->arenaSize < best->arenaSize
+                                      : p && p->arenaSize * 50 <= best->arenaSize * 49;
+    if (smaller) {
+      best = std::move(p);
+      chosen = plan;
+    }
+  }
+  if (chosen && !best->body.empty())
+    for (lir::Instr &in : best->body)
+      if (in.comment.find("; patches: ") != std::string::npos) {
+        in.comment += ", arena " + std::to_string(best->arenaSize) + " bytes vs " +
+                      std::to_string(wholeArena) + " layer by layer";
+        break;
+      }
+  return best;
 }
 
 } // namespace npucc::lower

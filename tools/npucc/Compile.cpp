@@ -105,6 +105,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.quant.randomSamples = f.calibRandom;
   o.requant = f.requant;
   o.cpuKernels = f.cpuKernels;
+  o.patches = f.patches;
   o.arena = f.arena;
   o.io = f.io;
   o.quant.equalize = !f.noEqualize;
@@ -346,6 +347,11 @@ int runCompile(const CommonCompileFlags &common, const CompileFlags &flags) {
             << ", NPU commands: " << cr->emitStats.npuCommands << "\n"
             << "  weights: " << weights << " bytes\n"
             << "  arena: " << cr->program.arenaSize << " bytes\n";
+  for (const lir::Instr &in : cr->program.body) // --patches: the plan taken
+    if (size_t at = in.comment.find("; patches: "); at != std::string::npos) {
+      std::cout << "  " << in.comment.substr(at + 2) << "\n";
+      break;
+    }
   if (cr->npu)
     std::cout << "  target: " << cr->target.name << " (register map in "
               << target::cIdentifier(cr->target.name) << "_regs.h"

@@ -80,6 +80,12 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
                  "(the straightforward kernels)")
       ->check(CLI::IsMember({"fast", "reference"}))
       ->capture_default_str();
+  app.add_option("--patches", f.patches,
+                 "CPU only: off | auto (the leading int8 layers run in row stripes when that "
+                 "shrinks the arena by 2% or more within 10% more estimated instructions; "
+                 "docs/kernels.md, \"Patches\") | always (also when it shrinks by less)")
+      ->check(CLI::IsMember({"off", "auto", "always"}))
+      ->capture_default_str();
   app.add_option("--arena", f.arena,
                  "static (an arena inside <prefix>.c) | external (the caller's: "
                  "<prefix>_init(ctx, arena, bytes), <prefix>_run(ctx, ...), section macros)")

@@ -57,6 +57,11 @@ struct CompileOptions {
   std::string requant = "auto";
   // int8 CPU kernels (lower::CpuLowerOptions::fastKernels): "fast" or "reference".
   std::string cpuKernels = "fast";
+  // Patch-based execution of the leading int8 or float layers on the CPU
+  // (lower::CpuLowerOptions::patches; docs/kernels.md, "Patches"): "off", "auto"
+  // (row stripes where the cost model finds a smaller arena within the budget) or
+  // "always" (also when the arena shrinks by less than 2%).
+  std::string patches = "off";
   // "static" (an arena inside <prefix>.c) or "external" (the caller's: codegen::EmitOptions).
   std::string arena = "static";
   // --memory-map: the section name prefix of the emitted section macros (".npucc.<prefix>";

@@ -81,6 +81,15 @@ struct CpuLowerOptions {
   /// npucc_conv_s8_fast.c / npucc_gemm_s8_fast.c where they apply. False (the
   /// library default, `--cpu-kernels=reference`): the reference kernels only.
   bool fastKernels = false;
+  /// `npucc --patches=auto`: the leading chain of int8 (or float) convolutions and
+  /// pools (and the float input's QuantizeLinear) runs in row stripes, halo rows
+  /// kept, when that shrinks the arena within `patchBudget` more estimated
+  /// instructions (include/npucc/lower/Patches.h). Needs fastKernels.
+  bool patches = false;
+  double patchBudget = 0.10;
+  /// `--patches=always`: take a plan whenever its arena is smaller at all (auto
+  /// wants 2% less), e.g. to test the stripes on a model that gains little.
+  bool patchesAlways = false;
 };
 
 /// Plans memory and lowers every node. The graph must be fully static
