@@ -8,6 +8,7 @@
 #include "Common.h"
 #include "npucc/interp/QuantInterpreter.h"
 #include "npucc/quant/FusedActivation.h"
+#include "npucc/quant/FusedPool.h"
 #include "npucc/quant/Pwl.h"
 
 #include <array>
@@ -236,6 +237,18 @@ bool canEvaluate(const ir::Node &n) {
 
 Result<std::vector<ir::Tensor>> evaluateNode(const ir::Node &n,
                                              const std::vector<const ir::Tensor *> &inputs) {
+  // A max pool fused into an NPU conv/depthwise (pool_max, quant/FusedPool.h):
+  // the node at the convolution's resolution (with any fused activation),
+  // then the k x k, stride k max pool of the activated int8 values, exactly
+  // what the graph's MaxPool computed.
+  if (auto pc = quant::poolCoreOf(n)) {
+    auto r = evaluateNode(pc->node, inputs);
+    if (!r || r->empty())
+      return r;
+    (*r)[0] = quant::maxPoolOf((*r)[0], n.output(0)->shape, quant::fusedPoolOf(n),
+                               n.attrString("layout", "") == "NHWC");
+    return r;
+  }
   // A lookup-table activation fused into an NPU MAC node (act_fn, on a lut256
   // NPU): the MAC part into the value in between, then the activation's table
   // (what the NPU's table holds: quant::actLut256 equals clamp-then-table).

@@ -67,6 +67,16 @@ Status verifyGraph(const Graph &g) {
                          "has attributes rq_stage/rq_bits: expected rq_stage=\"mul_shift_add\" "
                          "and rq_bits=[mul 2..32, shift 1..6, add 8..32] on Conv, Gemm or MatMul");
     }
+    // pool_max: a max pool fused into an NPU conv/depthwise (quant/FusedPool.h).
+    if (n.hasAttr("pool_max")) {
+      int64_t k = n.attrInt("pool_max", 0);
+      std::string npu = n.attrString("npu", "");
+      if (n.kind != OpKind::Conv || (npu != "conv" && npu != "depthwise") || k < 2 || k > 31)
+        return nodeError(g, n,
+                         "has attribute pool_max=" + std::to_string(k) +
+                             ": expected a window of 2..31 on a Conv the NPU runs "
+                             "(npu=\"conv\" or \"depthwise\")");
+    }
     for (const Value *in : n.inputs)
       if (in && !defined.count(in))
         return nodeError(g, n, "uses '" + in->name + "' before it is defined");

@@ -431,6 +431,12 @@ Status Lowering::assignStorage() {
       return nodeErr(n, "has rq_stage='" + n.attrString("rq_stage", "") +
                             "' (an NPU's requantization form, set by npu-partition): the CPU "
                             "kernels cannot run it");
+    // pool_max: a max pool fused into an NPU conv (npu-partition); the CPU
+    // kernels have no such conv.
+    if (!npu && n.hasAttr("pool_max"))
+      return nodeErr(n, "has pool_max=" + std::to_string(n.attrInt("pool_max", 0)) +
+                            " (a max pool fused into an NPU conv by npu-partition): the CPU "
+                            "kernels cannot run it");
     FamilyLowering fam = Opts.familyOverride ? Opts.familyOverride(n.kind) : nullptr;
     if (!fam && isQuantizedNode(n))
       fam = lowerQuantizedNode;

@@ -12,6 +12,10 @@
 //     output joins the node's table (attributes act_fn, act_in_scale, ...:
 //     quant/FusedActivation.h; statistic npu-partition.fused-activation);
 //     on pwl with the fitted segments (act_pwl, quant/Pwl.h).
+//  1c. Pool fusion. On an NPU whose conv/depthwise pool stage is max, an
+//     int8 MaxPool (k x k, stride k, no padding) that alone reads such a node's
+//     output joins it (attribute pool_max = k, quant/FusedPool.h; statistic
+//     npu-partition.fused-pool).
 //  2. Layout. NPU convolutions and pooling read and write HWC: their 4-D
 //     activations become NHWC values (shape [N,H,W,C], attribute
 //     layout="NHWC" on the node). Element-wise int8 ops whose operands are
@@ -30,6 +34,7 @@
 
 #include "npucc/lower/NpuLowering.h"
 #include "npucc/quant/FusedActivation.h"
+#include "npucc/quant/FusedPool.h"
 #include "npucc/quant/Multiplier.h"
 #include "npucc/quant/Pwl.h"
 #include "npucc/target/Legality.h"
@@ -158,6 +163,47 @@ public:
     }
   }
 
+  /// pool max: an int8 MaxPool (k x k, stride k, no padding, k among the
+  /// stage's kernels) that alone reads an NPU conv's or depthwise's output
+  /// (after any fused activation) folds into it (quant::fusePool); the node
+  /// keeps the pool's output value and name.
+  void fusePools() {
+    util::UseIndex uses(G);
+    for (const auto &np : G.nodes()) {
+      Node *n = np.get();
+      std::string kind = n->attrString("npu", "");
+      const target::OpLimits *l = Ctx.target->operation(kind);
+      if ((kind != "conv" && kind != "depthwise") || !l ||
+          l->stage(NPUCC_SLOT_POOL) != NPUCC_STAGE_POOL_MAX || !uses.hasSingleUse(n->output(0)))
+        continue;
+      Node *pool = uses.users(n->output(0)).front();
+      if (pool->hasAttr("npu") && pool->attrString("npu", "") != "pool")
+        continue;
+      int64_t k = quant::fusablePool(*n, *pool, l->poolKernels);
+      if (k < 2)
+        continue;
+      // The fused node must still be one the NPU runs (its rows and columns
+      // at the pool's resolution times k, pool_k programmable).
+      Value *mid = n->output(0);
+      quant::fusePool(*n, *pool, k);
+      target::LegalityOptions lo;
+      lo.allowExactForFp32 = Ctx.npuExactForFp32;
+      lo.allowFp32ForExact = Ctx.npuFp32ForExact;
+      target::Placement p = target::placeNode(*n, *Ctx.target, lo);
+      if (!p.onNpu() || !lower::npuTilingFits(*p.op, *Ctx.target)) {
+        n->attrs.erase("pool_max");
+        n->outputs[0] = mid;
+        pool->outputs[0]->producer = pool;
+        continue;
+      }
+      mid->producer = nullptr;
+      uses.dropNode(pool);
+      G.eraseNode(pool);
+      Ctx.erased.push_back(pool);
+      Ctx.bump("npu-partition.fused-pool");
+    }
+  }
+
   void layout() {
     std::vector<Node *> order;
     for (const auto &n : G.nodes())
@@ -278,6 +324,7 @@ Status runNpuPartition(Graph &g, PassContext &ctx) {
   Partitioner p(g, ctx);
   p.place();
   p.fuseActivations();
+  p.fusePools();
   p.layout();
   g.removeUnusedValues();
   return success();

@@ -15,6 +15,7 @@
 #include "LegalityChecker.h"
 
 #include "npucc/quant/FusedActivation.h"
+#include "npucc/quant/FusedPool.h"
 #include "npucc/quant/Multiplier.h"
 #include "npucc/quant/Rounding.h"
 
@@ -164,6 +165,43 @@ bool spatialGeometry(const ir::Node &n, const ir::Value *x, const ir::Value *y, 
   return true;
 }
 
+/// A max pool fused into the conv/depthwise (attribute pool_max = k): the
+/// pool stage must be max with k among its kernels; the command computes the
+/// whole windows, (outH * k) x (outW * k) of the convolution's rows and columns.
+bool fusedPoolLegal(const ir::Node &n, int64_t pk, Checker &c, NpuOp &op) {
+  const OpLimits &l = *c.limits();
+  bool offered = false;
+  for (unsigned v : l.poolKernels)
+    offered = offered || int64_t(v) == pk;
+  std::string win = std::to_string(pk) + "x" + std::to_string(pk);
+  if (l.stage(NPUCC_SLOT_POOL) != NPUCC_STAGE_POOL_MAX || !offered) {
+    c.fail("fused max pool " + win + " but the NPU's " + op.kindName + " pools " +
+           (l.poolKernels.empty() ? std::string("nothing (pool stage none)")
+                                  : "only " + listText(std::vector<int>(l.poolKernels.begin(),
+                                                                        l.poolKernels.end()))));
+    return false;
+  }
+  auto [ch, cw] = quant::convOutputHw(n);
+  if (ch / pk != op.outH || cw / pk != op.outW || op.outH < 1 || op.outW < 1) {
+    c.fail("fused max pool " + win + ": output " + std::to_string(op.outH) + "x" +
+           std::to_string(op.outW) + " is not the pool of the convolution's " + std::to_string(ch) +
+           "x" + std::to_string(cw));
+    return false;
+  }
+  if (!l.impliedPadding.empty() && (ch % pk || cw % pk)) {
+    c.fail("fused max pool " + win +
+           " drops rows or columns, but the NPU's implied padding "
+           "covers the whole image");
+    return false;
+  }
+  op.poolK = pk;
+  op.outH *= pk;
+  op.outW *= pk;
+  c.fits("pool_k", pk);
+  c.fits("out_h", pk);
+  return true;
+}
+
 void convLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions &opts) {
   const ir::Value *x = n.input(0), *w = n.input(1), *y = n.output(0);
   if (!spatialGeometry(n, x, y, op, c))
@@ -172,6 +210,8 @@ void convLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions &
     op.kh = w->shape[2], op.kw = w->shape[3];
   const OpLimits &l = *c.limits();
   bool dw = op.kind == NPUCC_KIND_DEPTHWISE;
+  if (int64_t pk = quant::fusedPoolOf(n); pk > 1 && !fusedPoolLegal(n, pk, c, op))
+    return;
   checkRequant(n, w, n.input(2), op.outC, 0, c, op, opts);
   checkSpatial(c, op, true);
   c.multipleOf("input channels", op.inC, l.inChannelMultiple, "in_channel_multiple");

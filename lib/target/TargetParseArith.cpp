@@ -55,6 +55,20 @@ bool OpLimits::defaultArithmetic() const {
   return true;
 }
 
+/// {"stage": "max", "kernels": [2, 4]}: ascending, distinct, 2..31.
+static void parsePoolKernels(const json_reader::Obj &so, OpLimits &l) {
+  std::vector<int> ks = json_reader::intList(so, "kernels", {});
+  for (size_t i = 0; i < ks.size(); ++i) {
+    std::string p = so.at("kernels") + "/" + std::to_string(i);
+    if (ks[i] < 2)
+      json_reader::fail(p, "a max pool window of " + std::to_string(ks[i]) +
+                               " pools nothing (window sizes are 2..31)");
+    if (i && ks[i] <= ks[i - 1])
+      json_reader::fail(p, "window sizes must be ascending and distinct");
+    l.poolKernels.push_back(unsigned(ks[i]));
+  }
+}
+
 void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLimits &l) {
   if (name != "conv" && name != "depthwise" && name != "matmul")
     json_reader::fail(ao.path(), "operation '" + name +
@@ -112,8 +126,19 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
       // pwl: how many of the table's 16 segments the compiler fits with.
       if (l.stages[size_t(slot)] == NPUCC_STAGE_ACT_PWL)
         l.pwlSegments = unsigned(so->range("segments", NPUCC_PWL_SEGMENTS, 2, NPUCC_PWL_SEGMENTS));
+      // max: the window sizes k (k x k, stride k) the NPU pools with.
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_POOL_MAX)
+        parsePoolKernels(*so, l);
       so->done();
     }
+  }
+  if (l.stages[NPUCC_SLOT_POOL] == NPUCC_STAGE_POOL_MAX) {
+    if (name == "matmul")
+      json_reader::fail(ao.at("pool"), "pool stage max pools a spatial output: operation 'matmul' "
+                                       "has none (only conv and depthwise fuse a pool)");
+    if (l.poolKernels.empty())
+      json_reader::fail(ao.at("pool"), "pool stage max needs its window sizes: write {\"stage\": "
+                                       "\"max\", \"kernels\": [2]}");
   }
   if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD && !l.perChannelRequant)
     json_reader::fail(ao.at("requant"), "requant stage mul_shift_add reads mul, shift and add per "

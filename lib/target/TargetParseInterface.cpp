@@ -525,6 +525,11 @@ void TargetParser::crossCheck() {
            "activation stage pwl reads its 144-byte segment table at parameter 'act_addr': bind "
            "it in /commands/" +
                c.kind + "/params");
+    // max pooling: the window size is a command parameter.
+    if (l->stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX && !c.binding("pool_k"))
+      fail("/compute/operations/" + c.kind + "/arithmetic/pool",
+           "pool stage max takes its window size from parameter 'pool_k': bind it in /commands/" +
+               c.kind + "/params");
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" && (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&

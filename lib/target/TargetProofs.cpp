@@ -79,6 +79,11 @@ void TargetParser::checkCapabilitiesEncodable() const {
                                             std::to_string(l.maxPad[size_t(s * 2)]) +
                                             " cannot be programmed: " + why);
     }
+    if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX) {
+      std::vector<int> ks(l.poolKernels.begin(), l.poolKernels.end());
+      ks.push_back(1); // no pool
+      fitsAll("pool_k", ks, "pool window", "arithmetic/pool/kernels");
+    }
     if (op == "depthwise")
       fitsAll("depth_mult", l.depthMultipliers, "channel multiplier", "channel_multipliers");
     if (op == "conv" || op == "depthwise" || op == "matmul") {

@@ -99,7 +99,9 @@
   X(POOL_KIND, "pool_kind", 0, 0, NPUCC_KB_POOL, 0)                                           \
   X(ELTWISE_OP, "eltwise_op", 0, 0, NPUCC_KB_ELT, 0)                                          \
   /* The lut256 activation stage's 256-byte table (appended: ids above keep their values) */ \
-  X(ACT_ADDR, "act_addr", 0, 0, NPUCC_KB_RQ, 0)
+  X(ACT_ADDR, "act_addr", 0, 0, NPUCC_KB_RQ, 0)                                              \
+  /* The max pool stage's window (k x k, stride k; 1: no pooling; appended likewise) */      \
+  X(POOL_K, "pool_k", 1, 0, NPUCC_KB_CONVLIKE, 0)
 /* clang-format on */
 
 typedef enum npucc_param {
@@ -158,7 +160,8 @@ typedef enum npucc_param {
   X(RQ_SHIFT, "shift", NPUCC_SLOT_REQUANT, 0)                                                \
   X(ACT_LUT256, "lut256", NPUCC_SLOT_ACTIVATION, 0)                                          \
   X(RQ_MUL_SHIFT_ADD, "mul_shift_add", NPUCC_SLOT_REQUANT, 0)                                 \
-  X(ACT_PWL, "pwl", NPUCC_SLOT_ACTIVATION, 0)
+  X(ACT_PWL, "pwl", NPUCC_SLOT_ACTIVATION, 0)                                                 \
+  X(POOL_MAX, "max", NPUCC_SLOT_POOL, 0)
 /* clang-format on */
 
 typedef enum npucc_stage {

@@ -212,6 +212,23 @@ static inline int32_t npucc_stage_act_pwl(int32_t y, const uint8_t *t) {
   return npucc_pwl_segment(y, start, mul, shift, add);
 }
 
+/* ---- pool: max ----
+ * The largest of a k x k window of activated values (the output type,
+ * int8), per channel: element (i, j) of the window is base[i * row + j *
+ * col] (row, col: the pitches in elements). The window moves by k and
+ * there is no padding, so an h x w activation pools to floor(h / k) x
+ * floor(w / k). It is the graph's MaxPool of the activated values, so the
+ * stage is exact. k >= 1 (1: the value itself). */
+static inline int32_t npucc_stage_pool_max(const int8_t *base, long row, long col, int k) {
+  int32_t m = base[0];
+  int i, j;
+  for (i = 0; i < k; ++i)
+    for (j = 0; j < k; ++j)
+      if (base[i * row + j * col] > m)
+        m = base[i * row + j * col];
+  return m;
+}
+
 /* ---- output: int8 ----
  * The stored byte of an activated value (saturated to int8). */
 static inline uint8_t npucc_stage_out_int8(int32_t v) {

@@ -339,16 +339,54 @@ static npucc_alayout act_layout(const npucc_sim *s, int kind) {
   return l;
 }
 
+/* The pool stage's window pool_k: 1 (no pool), or, with the max stage, a
+ * size that divides the computed out_h x out_w (the compiler computes
+ * only whole windows). 0 on success. */
+static int check_pool(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  int st = npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL);
+  if (P(POOL_K) < 1 || P(POOL_K) > 31)
+    return sim_fail(s, idx, LIMIT, "field value out of range: pool_k %lld", (long long)P(POOL_K));
+  if (P(POOL_K) > 1 && st != NPUCC_STAGE_POOL_MAX)
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: pool_k %lld but the operation's pool stage is "
+                    "none",
+                    (long long)P(POOL_K));
+  if (P(OUT_H) % P(POOL_K) || P(OUT_W) % P(POOL_K))
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: pool_k %lld does not divide the output %lldx%lld",
+                    (long long)P(POOL_K), (long long)P(OUT_H), (long long)P(OUT_W));
+  return 0;
+}
+
+/* The max pool stage: the k x k, stride k windows of the computed tile
+ * `in` (oh x ow x c in layout al) into `out` ((oh / k) x (ow / k) x c). */
+static void pool_max(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow, int64_t c,
+                     int64_t k, uint8_t *out) {
+  int64_t y, x, ch;
+  for (ch = 0; ch < c; ++ch) {
+    uint64_t o = npucc_alayout_offset(al, oh, ow, c, 0, 0, ch);
+    long row = (long)(npucc_alayout_offset(al, oh, ow, c, 1, 0, ch) - o);
+    long col = (long)(npucc_alayout_offset(al, oh, ow, c, 0, 1, ch) - o);
+    for (y = 0; y < oh / k; ++y)
+      for (x = 0; x < ow / k; ++x)
+        out[npucc_alayout_offset(al, oh / k, ow / k, c, y, x, ch)] = (uint8_t)npucc_stage_pool_max(
+            (const int8_t *)in + npucc_alayout_offset(al, oh, ow, c, y * k, x * k, ch), row, col,
+            (int)k);
+  }
+}
+
 /* conv and depthwise: out[oy][ox][oc] over input and output in the
  * operation's activation layout (NHWC or channel-blocked: the whole padded
  * groups are read and written, pad output channels as zeros); conv weights
- * in the operation's layout, depthwise [k_h][k_w][channels]. */
+ * in the operation's layout, depthwise [k_h][k_w][channels]. out_h x out_w
+ * is the computed resolution; with pool_k > 1 (the max pool stage) the
+ * stored output is its (out_h / pool_k) x (out_w / pool_k) max pool. */
 static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[kind];
   int dw = kind == NPUCC_KIND_DEPTHWISE;
   int64_t ic = P(IN_CH), dm = dw ? P(DEPTH_MULT) : 1, oc_n = dw ? P(IN_CH) * dm : P(OUT_CH);
-  int64_t oy, ox, oc, ky, kx, c;
-  uint64_t in_sz, out_sz, w_sz;
+  int64_t oy, ox, oc, ky, kx, c, pk;
+  uint64_t in_sz, out_sz, w_sz, tile_sz;
   npucc_wlayout wl = weight_layout(s, kind);
   npucc_alayout al = act_layout(s, kind);
   sim_window wi, ww, wo;
@@ -358,19 +396,21 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
     return sim_fail(s, idx, LIMIT, "field value out of range: channel multiplier %lld",
                     (long long)dm);
   if (check_channels(s, idx, l, ic, oc_n) || check_spatial(s, idx, kind, p) ||
-      check_banks(s, idx, kind, p))
+      check_pool(s, idx, kind, p) || check_banks(s, idx, kind, p))
     return -1;
+  pk = P(POOL_K);
   in_sz = npucc_alayout_bytes(al, P(IN_H), P(IN_W), ic);
   w_sz =
       dw ? (uint64_t)(P(K_H) * P(K_W) * oc_n) : npucc_wlayout_bytes(wl, oc_n, P(K_H), P(K_W), ic);
-  out_sz = npucc_alayout_bytes(al, P(OUT_H), P(OUT_W), oc_n);
+  tile_sz = npucc_alayout_bytes(al, P(OUT_H), P(OUT_W), oc_n);
+  out_sz = npucc_alayout_bytes(al, P(OUT_H) / pk, P(OUT_W) / pk, oc_n);
   if (sim_operand(s, idx, P(IN_ADDR), in_sz, NPUCC_OPND_IN, "in_addr", &wi) ||
       sim_check_read(s, idx, &wi, in_sz, "input") ||
       sim_const_operand(s, idx, kind, P(W_ADDR), w_sz, NPUCC_OPND_W, "w_addr", &ww) ||
       sim_check_read(s, idx, &ww, w_sz, "weights") || check_quant(s, idx, kind, p, oc_n, &q) ||
       sim_operand(s, idx, P(OUT_ADDR), out_sz, NPUCC_OPND_OUT, "out_addr", &wo))
     return -1;
-  tmp = (uint8_t *)calloc((size_t)out_sz, 1);
+  tmp = (uint8_t *)calloc((size_t)tile_sz, 1);
   if (tmp == NULL)
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (oy = 0; oy < P(OUT_H); ++oy)
@@ -409,6 +449,16 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
         tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), oc_n, oy, ox, oc)] =
             requant(&q, oc, oc_n, (int32_t)acc);
       }
+  if (pk > 1) {
+    uint8_t *pooled = (uint8_t *)calloc((size_t)out_sz, 1);
+    if (pooled == NULL) {
+      free(tmp);
+      return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
+    }
+    pool_max(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, pooled);
+    free(tmp);
+    tmp = pooled;
+  }
   if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
     return -1;

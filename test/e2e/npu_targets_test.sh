@@ -42,6 +42,8 @@
 #  - test/target/npu-pwl.json (conv and depthwise activate through the pwl stage's segments,
 #    the fused clamps exact; depthwise's table read from system memory): tinycnn_int8,
 #    mlpt_kws_qdq, mlpt_vww_qdq.
+#  - test/target/npu-fpool.json (conv and depthwise fuse a following 2x2/4x4 max pool, the
+#    pool stage max): tinycnn_int8, torch_ptq_qdq (its conv -> MaxPool 2x2 fused).
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -173,6 +175,8 @@ on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
 # 2j. The pwl activation stage (issue 19, phase 7d): npu-pwl's conv and depthwise clamp through
 #     their segment tables (exact), the depthwise's read from system memory.
 on_targets npu-pwl "mlpt_kws_qdq mlpt_vww_qdq"
+# 2k. The max pool stage (issue 19, phase 7e): npu-fpool's conv fuses torch_ptq_qdq's MaxPool.
+on_targets npu-fpool "torch_ptq_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})

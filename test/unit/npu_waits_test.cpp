@@ -496,6 +496,44 @@ TEST_P(NpuWaitsOnSim, HandBuiltBodyRunsAsEstimated) {
   EXPECT_EQ(r.totals.reg_writes, e.regWrites) << t.name;
 }
 
+TEST(NpuWaitsEstimate, ScheduledPooledConvRunsAsEstimatedAndStoresThePool) {
+  // npu-fpool's fused max pool (phase 7e): the conv computed at its resolution
+  // in row tiles of whole windows, each stored pooled; the estimate predicts the
+  // simulator's cycles and traffic; the stores write the pooled output only.
+  TargetDesc t = load(test::testTarget("npu-fpool.json"));
+  for (int64_t k : {2, 4}) {
+    target::NpuOp op = test::sameConv(24, 16, 32, 64, 3, true);
+    op.poolK = k;
+    lower::npu::Layer l = lower::npu::makeLayer(op);
+    auto c = lower::npu::chooseTiling(l, t);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->tiling.rows % k, 0) << c->tiling.text();
+    uint64_t constBytes = 0, arenaBytes = 0;
+    lir::Program p = scheduledLayer(op, t, constBytes, arenaBytes);
+    ASSERT_FALSE(p.body.empty());
+    size_t pooled = 0;
+    for (const lir::Instr &in : p.body)
+      if (in.opcode == "npu" && in.callee == "conv") {
+        EXPECT_EQ(lower::npu::paramValue(in, "pool_k"), k);
+        EXPECT_EQ(lower::npu::paramValue(in, "out_h") % k, 0);
+        ++pooled;
+      }
+    EXPECT_GT(pooled, 0u);
+    std::vector<uint8_t> arenaMem(arenaBytes, 3), constMem(constBytes, 1);
+    lower::NpuEstimate e = lower::estimateProgram(p, t);
+    SimRun r = runOnSim(p, t, arenaMem, constMem);
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.totals.macs, op.macs);
+    EXPECT_EQ(e.macs, op.macs);
+    EXPECT_EQ(r.totals.dma_busy_cycles, e.dmaBusy);
+    EXPECT_EQ(r.totals.compute_busy_cycles, e.computeBusy);
+    EXPECT_EQ(r.totals.sys_bytes_read, e.sysRead);
+    EXPECT_EQ(r.totals.sys_bytes_written, e.sysWrite);
+    EXPECT_EQ(r.totals.sys_bytes_written, uint64_t(24 / k * (16 / k) * 64)) << k;
+    EXPECT_EQ(r.totals.end_cycles, e.cycles) << k;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTargets, NpuWaitsOnSim, ::testing::ValuesIn(test::allTargets()),
                          test::targetTestName);
 

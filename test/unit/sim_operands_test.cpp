@@ -6,7 +6,8 @@
 // arithmetic stages' own limits (phase 7: fp32_scale needs its per-channel
 // table and finite scales; shift needs its table and shifts in 0..31 and
 // rounds ties to even; an accumulator wider than acc_bits is a limit error;
-// mul_shift_add's and pwl's tables within the description's widths).
+// mul_shift_add's and pwl's tables within the description's widths; the max
+// pool stage's window checks).
 //
 //===----------------------------------------------------------------------===//
 #include "SimRig.h"
@@ -210,6 +211,65 @@ TEST(SimArithmetic, PwlTablesUseAtMostTheOperationsSegments) {
                       "it), the operation has 8"),
             std::string::npos)
       << npucc_sim_error(r.Sim);
+}
+
+/// A 1x1 conv (4 x 4 x 2 -> 4 x 4 x 3) on npu-fpool (its simulator replaced by one of `alt`
+/// when given) with pool_k `k`: the simulator's error ("" if none).
+std::string pooledConv(const npucc_target_desc *alt, int64_t k) {
+  Rig r(npucc::test::testTarget("npu-fpool.json"));
+  EXPECT_TRUE(r.ok());
+  if (!r.ok())
+    return "no simulator";
+  if (alt) {
+    npucc_sim_destroy(r.Sim);
+    r.D = alt;
+    r.Sim = npucc_sim_create(alt);
+    npucc_sim_attach(r.Sim);
+    EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
+  }
+  std::mt19937 g(3);
+  Quant q(g, *r.T.operation("conv"), 3);
+  auto p = r.params();
+  p[NPUCC_P_IN_ADDR] = int64_t(r.load(randI8(g, 32)));
+  p[NPUCC_P_W_ADDR] = int64_t(r.constant("conv", Operand::W, randI8(g, 6)));
+  q.program(r, p, "conv");
+  p[NPUCC_P_OUT_ADDR] = int64_t(r.spmAlloc(48));
+  p[NPUCC_P_IN_H] = 4, p[NPUCC_P_IN_W] = 4, p[NPUCC_P_IN_CH] = 2;
+  p[NPUCC_P_OUT_H] = 4, p[NPUCC_P_OUT_W] = 4, p[NPUCC_P_OUT_CH] = 3;
+  p[NPUCC_P_POOL_K] = k;
+  int bad = -1;
+  EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_CONV, p.data(), &bad), NPUCC_OK);
+  if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK || npucc_sim_failed(r.Sim))
+    return npucc_sim_error(r.Sim);
+  return "";
+}
+
+/// pool max (phase 7e): pool_k 1 is no pool; a window must divide the computed output and
+/// needs the max stage (the pooled results: SimCommands on npu-fpool).
+TEST(SimArithmetic, PoolMaxWindowMustDivideTheOutputAndNeedsTheStage) {
+  EXPECT_EQ(pooledConv(nullptr, 1), "");
+  EXPECT_EQ(pooledConv(nullptr, 2), "");
+  EXPECT_EQ(pooledConv(nullptr, 4), "");
+  std::string e = pooledConv(nullptr, 0);
+  EXPECT_NE(e.find("field value out of range: pool_k 0"), std::string::npos) << e;
+  e = pooledConv(nullptr, 3);
+  EXPECT_NE(e.find("field value out of range: pool_k 3 does not divide the output 4x4"),
+            std::string::npos)
+      << e;
+  // The same command on a description whose conv has no pool stage.
+  auto t = loadTarget(npucc::test::testTarget("npu-fpool.json"));
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  CTable table(*t);
+  npucc_target_desc d = *table.get();
+  ASSERT_NE(d.arith, nullptr);
+  std::vector<uint8_t> arith(d.arith, d.arith + NPUCC_KIND_COUNT * NPUCC_SLOT_COUNT);
+  arith[NPUCC_KIND_CONV * NPUCC_SLOT_COUNT + NPUCC_SLOT_POOL] = NPUCC_STAGE_POOL_NONE;
+  d.arith = arith.data();
+  EXPECT_EQ(pooledConv(&d, 1), "");
+  e = pooledConv(&d, 2);
+  EXPECT_NE(e.find("field value out of range: pool_k 2 but the operation's pool stage is none"),
+            std::string::npos)
+      << e;
 }
 
 } // namespace

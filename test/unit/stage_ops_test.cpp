@@ -360,6 +360,46 @@ TEST(StageOps, PwlTableRoundTrip) {
   EXPECT_EQ(npucc_stage_act_pwl(-100000, id.data()), -128);
 }
 
+/// pool max (phase 7e): every k x k, stride k window of random HWC tiles,
+/// strided as the tile is stored, against a reference that scatters each
+/// input element into its window's maximum (the rows and columns past the
+/// last whole window belong to none); planted extremes at window corners.
+TEST(StageOps, PoolMax) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    int h = 1 + int(rng() % 9), w = 1 + int(rng() % 9), c = 1 + int(rng() % 5);
+    int k = 1 + int(rng() % 4);
+    std::vector<int8_t> x(size_t(h * w * c));
+    for (int8_t &v : x)
+      v = int8_t(int(rng() % 256) - 128);
+    if (round % 3 == 0)
+      x[size_t(((h - 1) * w + (w - 1)) * c)] = 127; // the last corner: pooled only when whole
+    int oh = h / k, ow = w / k;
+    std::vector<int> ref(size_t(std::max(oh * ow * c, 1)), -1000);
+    for (int y = 0; y < h; ++y)
+      for (int xx = 0; xx < w; ++xx)
+        for (int ch = 0; ch < c; ++ch)
+          if (y / k < oh && xx / k < ow) {
+            int &r = ref[size_t(((y / k) * ow + xx / k) * c + ch)];
+            r = std::max(r, int(x[size_t((y * w + xx) * c + ch)]));
+          }
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox)
+        for (int ch = 0; ch < c; ++ch) {
+          const int8_t *base = &x[size_t(((oy * k) * w + ox * k) * c + ch)];
+          ASSERT_EQ(npucc_stage_pool_max(base, long(w * c), long(c), k),
+                    ref[size_t((oy * ow + ox) * c + ch)])
+              << "round " << round << " h " << h << " w " << w << " k " << k << " at " << oy << ","
+              << ox << "," << ch;
+        }
+  }
+  const int8_t all[4] = {-128, -128, -128, -128};
+  EXPECT_EQ(npucc_stage_pool_max(all, 2, 1, 2), -128);
+  const int8_t last[4] = {-128, -7, 3, 126};
+  EXPECT_EQ(npucc_stage_pool_max(last, 2, 1, 2), 126);
+  EXPECT_EQ(npucc_stage_pool_max(last + 1, 2, 1, 1), -7);
+}
+
 /// The default pipeline is today's npucc_requant_i8 (the simulator's
 /// arithmetic before the stages).
 TEST(StageOps, DefaultPipelineEqualsRequantI8) {

@@ -157,6 +157,55 @@ TEST(TargetArith, PwlStageAndItsSegmentCount) {
   EXPECT_EQ(r->operation("matmul")->stage(NPUCC_SLOT_ACTIVATION), NPUCC_STAGE_ACT_CLAMP);
 }
 
+/// pool max (phase 7e): {"stage": "max", "kernels": [...]} on conv and
+/// depthwise, the window size programmed through parameter pool_k.
+TEST(TargetArith, PoolMaxStageAndItsKernels) {
+  auto r = loadTarget(testTarget("npu-fpool.json"));
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->operation("conv")->stage(NPUCC_SLOT_POOL), NPUCC_STAGE_POOL_MAX);
+  EXPECT_EQ(r->operation("conv")->poolKernels, (std::vector<unsigned>{2, 4}));
+  EXPECT_EQ(r->operation("depthwise")->poolKernels, (std::vector<unsigned>{2}));
+  EXPECT_EQ(r->operation("matmul")->stage(NPUCC_SLOT_POOL), NPUCC_STAGE_POOL_NONE);
+  EXPECT_TRUE(r->operation("matmul")->poolKernels.empty());
+  // The C table's pipeline row says max for conv and depthwise.
+  std::string src = emitCTableSource(*r);
+  EXPECT_NE(src.find(std::to_string(NPUCC_STAGE_POOL_MAX)), std::string::npos);
+
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "max"}, {"kernels", {2}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: pool stage max takes its "
+            "window size from parameter 'pool_k': bind it in /commands/conv/params");
+  EXPECT_EQ(arithErr("conv", {{"pool", "max"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: pool stage max needs its "
+            "window sizes: write {\"stage\": \"max\", \"kernels\": [2]}");
+  EXPECT_EQ(arithErr("matmul", {{"pool", {{"stage", "max"}, {"kernels", {2}}}}}),
+            "npu.json: error: /compute/operations/matmul/arithmetic/pool: pool stage max pools a "
+            "spatial output: operation 'matmul' has none (only conv and depthwise fuse a pool)");
+  EXPECT_EQ(arithErr("conv", {{"pool", "avg"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: unknown pool stage 'avg' "
+            "(expected none, max)");
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "max"}, {"kernels", {2, 1}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels/1: a max pool "
+            "window of 1 pools nothing (window sizes are 2..31)");
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "max"}, {"kernels", {4, 2}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels/1: window sizes "
+            "must be ascending and distinct");
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "max"}, {"kernels", json::array()}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels: expected a "
+            "non-empty list");
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "none"}, {"kernels", {2}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels: unknown field "
+            "'kernels'");
+  // A window the bound field cannot hold (COMP_POOL.k is 3 bits wide).
+  json j = json::parse(readText(testTarget("npu-fpool.json")), nullptr, true, true);
+  j["compute"]["operations"]["conv"]["arithmetic"]["pool"]["kernels"] = {2, 8};
+  auto wide = parseTargetJson(j.dump(2), "npu.json");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.error().str().find("/compute/operations/conv/arithmetic/pool/kernels: pool "
+                                    "window 8 cannot be programmed"),
+            std::string::npos)
+      << wide.error().str();
+}
+
 TEST(TargetArith, Lut256ReadsItsTableThroughTheActOperand) {
   auto r = loadTarget(testTarget("npu-fp32lut.json"));
   ASSERT_TRUE(r.ok()) << r.error().str();

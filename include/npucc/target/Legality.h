@@ -61,6 +61,10 @@ struct NpuOp {
   /// operand: quant::actLut256 of its fused clamp and fused activation, or
   /// the pwl segments of quant::pwlOf).
   bool actLut = false;
+  /// The pool stage is max and the node carries a fused k x k, stride k max
+  /// pool (attribute pool_max = k): outH/outW are the convolution's, the
+  /// stored output is (outH / k) x (outW / k). 1: no fused pool.
+  int64_t poolK = 1;
   uint64_t macs = 0;
 };
 

@@ -145,6 +145,9 @@ struct OpLimits {
   /// "arithmetic": {"activation": {"stage": "pwl", "segments"}}: the segments the compiler fits a
   /// pwl activation with (2..16; the table always holds NPUCC_PWL_SEGMENTS records).
   unsigned pwlSegments = 16;
+  /// "arithmetic": {"pool": {"stage": "max", "kernels": [2, 4]}}: the k of the k x k, stride k
+  /// max pools the NPU fuses after the activation (ascending; empty without the max stage).
+  std::vector<unsigned> poolKernels;
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   /// The stage of a slot, the default resolved (TargetParseArith.cpp).

@@ -62,7 +62,9 @@ std::vector<Access> npuFootprint(const lir::Instr &in) {
   if (k == "conv" || k == "depthwise" || k == "pool") {
     int64_t oc = k == "conv" ? v("out_ch") : v("in_ch") * (k == "depthwise" ? v("depth_mult") : 1);
     inBytes = v("in_h") * v("in_w") * v("in_ch");
-    outBytes = v("out_h") * v("out_w") * oc;
+    // A fused max pool (pool_k > 1) writes the pooled tile.
+    int64_t pk = k == "pool" ? 1 : std::max<int64_t>(1, v("pool_k"));
+    outBytes = v("out_h") / pk * (v("out_w") / pk) * oc;
     if (k != "pool") {
       wBytes = v("k_h") * v("k_w") * oc * (k == "conv" ? v("in_ch") : 1);
       ch = oc;

@@ -86,6 +86,10 @@ struct Layer {
   // Row-tiled view shared by conv / depthwise / pool / matmul (matmul: H = m,
   // W = 1, C = k, output rows m, OC = n).
   int64_t H = 1, W = 1, C = 1, OH = 1, OW = 1, OC = 1;
+  /// A fused max pool's window (op.poolK): OH x OW are the computed rows and
+  /// columns (multiples of PK), the stored output is (OH / PK) x (OW / PK);
+  /// row tiles are multiples of PK. 1: no pool.
+  int64_t PK = 1;
   /// Parameters every compute command of the layer carries (zero points,
   /// requantization, clamp, pool kind), from the node.
   std::vector<std::pair<std::string, int64_t>> fixed;

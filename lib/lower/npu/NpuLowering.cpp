@@ -122,7 +122,7 @@ void idealParts(const Layer &l, const target::TargetDesc &t, const target::CTabl
     plan.outBytes = uint64_t(op.length);
   } else {
     plan.inBytes = uint64_t(l.H * l.W * l.C);
-    plan.outBytes = uint64_t(l.OH * l.OW * l.OC);
+    plan.outBytes = uint64_t(l.OH / l.PK * (l.OW / l.PK) * l.OC); // pooled when fused
     // Records the NPU reads from system memory are never moved.
     plan.weightBytes = l.hasWeights() && !recordsInSystem(l, t) ? recordLayout(l, t, l.OC).size : 0;
   }

@@ -329,7 +329,8 @@ Status Emitter::compute(int64_t tile) {
       set(in, "per_channel", 1);
     }
   }
-  set(in, "out_addr", spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, r1 - r0, L.OW, nb))));
+  set(in, "out_addr",
+      spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, (r1 - r0) / L.PK, L.OW / L.PK, nb))));
   if (hasActTable(L, T)) {
     int64_t n = int64_t(actTableBytes(L, T));
     set(in, "act_addr",
@@ -362,6 +363,8 @@ Status Emitter::compute(int64_t tile) {
     set(in, "pad_left", op.padLeft);
     if (op.kind == NPUCC_KIND_DEPTHWISE && op.depthMult != 1)
       set(in, "depth_mult", op.depthMult);
+    if (L.PK > 1) // the fused max pool: out_h x out_w computed, pooled when stored
+      set(in, "pool_k", L.PK);
   }
   for (const auto &p : L.fixed)
     set(in, p.first, p.second);
@@ -377,11 +380,13 @@ Status Emitter::store(int64_t tile) {
   }
   int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
   int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
-  int64_t pixels = (r1 - r0) * L.OW;
+  // A fused max pool stores the pooled rows: (r1 - r0) / PK of OW / PK pixels.
+  int64_t ow = L.OW / L.PK, p0 = r0 / L.PK;
+  int64_t pixels = (r1 - r0) / L.PK * ow;
   // [pixels][nb] in the scratchpad -> rows of OC bytes, columns from blk * block.
   if (Al.kind == NPUCC_AL_BLOCKED)
-    return blockedOut(outBuf, at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0), pixels, nb, L.OC);
-  return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, r0 * L.OW * L.OC + blk * Tl.block, 0), nb,
+    return blockedOut(outBuf, at(Io.out, p0 * ow * L.OC + blk * Tl.block, 0), pixels, nb, L.OC);
+  return copy(spmRef(outBuf, 0, pixels * nb), at(Io.out, p0 * ow * L.OC + blk * Tl.block, 0), nb,
               pixels, nb, L.OC);
 }
 
@@ -489,6 +494,7 @@ Layer makeLayer(const target::NpuOp &op) {
     l.H = op.inH, l.W = op.inW, l.C = op.inC;
     l.OH = op.outH, l.OW = op.outW;
     l.OC = op.kind == NPUCC_KIND_POOL ? op.inC : op.outC;
+    l.PK = std::max<int64_t>(1, op.poolK);
   }
   return l;
 }
@@ -573,7 +579,7 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
     for (int i = 0; i < b.wCount; ++i)
       b.requests.push_back({"weights record", b.wBytes, roles, offs});
   }
-  b.outBytes = npucc_alayout_bytes(al, tl.rows, l.OW, tl.block);
+  b.outBytes = npucc_alayout_bytes(al, tl.rows / l.PK, l.OW / l.PK, tl.block);
   b.outCount = rowTiles * blocks > 1 ? 2 : 1;
   for (int i = 0; i < b.outCount; ++i)
     b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});

@@ -149,9 +149,10 @@ std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::T
             (!resident && sys))
           continue;
         std::vector<Tiling> g;
-        for (int64_t r : rowOptions(l.OH))
-          if (!(outer && ceilDiv(l.OH, r) == 1))
-            g.push_back({r, b, outer, resident, sys});
+        // A fused max pool: tiles of whole windows (multiples of PK rows).
+        for (int64_t r : rowOptions(l.OH / l.PK))
+          if (!(outer && ceilDiv(l.OH / l.PK, r) == 1))
+            g.push_back({r * l.PK, b, outer, resident, sys});
         if (!g.empty())
           groups.push_back(std::move(g));
       }
