@@ -72,6 +72,15 @@ TEST(SimSystemOperands, UnmappedOrMisalignedReadsFail) {
 
 // --- Arithmetic stages (issue 19, phase 7) ---------------------------------------------------
 
+/// The rig's simulator replaced by one of `alt` (an edited copy of its table).
+void runOn(Rig &r, const npucc_target_desc *alt) {
+  npucc_sim_destroy(r.Sim);
+  r.D = alt;
+  r.Sim = npucc_sim_create(alt);
+  npucc_sim_attach(r.Sim);
+  EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
+}
+
 /// A 1 x K x 1 matmul on `name` (its simulator replaced by one of `alt` when given) with the
 /// rq table `table` and per_channel `perChannel`: the simulator's error ("" if none).
 std::string matmulStages(const std::string &name, const npucc_target_desc *alt, const I32 &table,
@@ -81,13 +90,8 @@ std::string matmulStages(const std::string &name, const npucc_target_desc *alt, 
   EXPECT_TRUE(r.ok());
   if (!r.ok())
     return "no simulator";
-  if (alt) {
-    npucc_sim_destroy(r.Sim);
-    r.D = alt;
-    r.Sim = npucc_sim_create(alt);
-    npucc_sim_attach(r.Sim);
-    EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
-  }
+  if (alt)
+    runOn(r, alt);
   auto p = r.params();
   p[NPUCC_P_IN_ADDR] = int64_t(r.load(I8(size_t(K), x)));
   p[NPUCC_P_W_ADDR] = int64_t(r.load(I8(size_t(K), wv)));
@@ -220,13 +224,8 @@ std::string pooledConv(const npucc_target_desc *alt, int64_t k) {
   EXPECT_TRUE(r.ok());
   if (!r.ok())
     return "no simulator";
-  if (alt) {
-    npucc_sim_destroy(r.Sim);
-    r.D = alt;
-    r.Sim = npucc_sim_create(alt);
-    npucc_sim_attach(r.Sim);
-    EXPECT_EQ(npucc_sim_map(r.Sim, r.RamBase, r.Ram.data(), r.Ram.size()), 0);
-  }
+  if (alt)
+    runOn(r, alt);
   std::mt19937 g(3);
   Quant q(g, *r.T.operation("conv"), 3);
   auto p = r.params();
