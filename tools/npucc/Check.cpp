@@ -17,6 +17,7 @@
 // imported (within the golden tolerance: float QDQ arithmetic).
 //
 //===----------------------------------------------------------------------===//
+#include "CheckReport.h"
 #include "Commands.h"
 
 #include "npucc/codegen/EmbeddedRuntime.h"
@@ -57,81 +58,6 @@ std::string readText(const fs::path &p) {
   std::stringstream s;
   s << i.rdbuf();
   return s.str();
-}
-
-/// What the simulator measured for one data set.
-struct SimFigures {
-  unsigned long long cycles = 0, dramRead = 0, dramWrite = 0, commands = 0, macs = 0, regWrites = 0;
-  double utilisation = 0;
-  int hazards = 0;
-  std::string error;
-};
-
-/// The C output vs the interpreter on an earlier stage of the compile.
-struct StageReport {
-  std::string stage; // "pre-target", "imported"
-  std::string rule;  // "bit-exact", "steps<=N", "rel<=T"
-  driver::Comparison cmp;
-  bool bitExact = false;
-  bool pass = false;
-};
-
-struct OutputReport {
-  int dataset;
-  driver::Comparison cmp; // vs the golden output
-  driver::OutputQuant kind;
-  bool stepMode = false;      // cmp is a step comparison
-  bool interpChecked = false; // vs the reference interpreter
-  driver::Comparison interp;  // steps (quantized kinds) or exact float/int
-  bool interpBitExact = false;
-  std::string interpRule;          // "bit-exact", "steps<=N" or "rel<=T"
-  std::vector<StageReport> stages; // vs the interpreter on earlier stages
-  bool pass = false;
-};
-
-/// A graph of the compile the interpreter runs for the C outputs to match.
-struct InterpStage {
-  const char *name;  // in the report and --json
-  const char *title; // for the text report
-  const ir::Graph *graph;
-  bool exact; // bit-exact like the compiled graph; else the golden tolerance
-};
-
-void compareWithInterp(OutputReport &r, const ir::Tensor &got, const ir::Tensor &want,
-                       bool quantized, double relTol) {
-  r.interpChecked = true;
-  driver::InterpComparison c =
-      driver::compareWithInterpreter(got, want, r.kind, quantized, true, relTol, 0);
-  r.interp = c.cmp;
-  r.interpBitExact = c.bitExact;
-  r.interpRule = c.rule;
-}
-
-StageReport compareStage(const InterpStage &st, const OutputReport &r, const ir::Tensor &got,
-                         const ir::Tensor &want, bool quantized, double relTol, double steps) {
-  driver::InterpComparison c =
-      driver::compareWithInterpreter(got, want, r.kind, quantized, st.exact, relTol, steps);
-  return StageReport{st.name, c.rule, c.cmp, c.bitExact, c.pass};
-}
-
-/// How a C output compares with the interpreter, in words shared by the text and --json:
-/// "exact" (identical bytes), "int-exact" (the bit-exact rule passed without identical
-/// bytes: a softmax(dq) output whose logits are identical and whose float softmax rounds
-/// differently), "within" (within the rule's tolerance) or "differs".
-const char *exactness(bool bitExact, const std::string &rule, bool pass) {
-  if (bitExact)
-    return "exact";
-  if (!pass)
-    return "differs";
-  return rule == "bit-exact" ? "int-exact" : "within";
-}
-
-std::string stepsText(double st) {
-  char b[32];
-  if (std::isinf(st))
-    return "inf";
-  std::snprintf(b, sizeof b, "%.4g", st);
-  return b;
 }
 
 /// Compiles, builds, runs and compares; 0 (pass) or 1 (mismatch) with the report in `j`,
