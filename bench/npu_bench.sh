@@ -39,6 +39,8 @@ usage: bench/npu_bench.sh [options]
                       as "(est x)")
   --timeout SEC       give up a check after SEC seconds (default: none)
   --out DIR           results folder (default: bench/results/npu-<UTC time>)
+  --flags "F ..."     extra npucc flags for every compile and check (e.g. "--npu-handoff off"
+                      for the layer-by-layer baseline)
   --keep-c            keep the generated C of every model/target (default: only report.json)
   --no-snapshot       run the compiler in place (default: copy it into the results folder
                       first, so a rebuild during the run cannot mix two compilers)
@@ -79,6 +81,7 @@ timeout_s=""
 out=""
 snapshot=1
 keep_c=0
+extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --npucc) npucc="$2"; shift 2 ;;
@@ -95,6 +98,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --no-snapshot) snapshot=0; shift ;;
     --keep-c) keep_c=1; shift ;;
+    --flags) extra="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "npu_bench.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -172,7 +176,7 @@ for m in "${model_list[@]}"; do
   flags="${spec#*|}"
   flags="${flags//\{dir\}/$dir}"
   shapes=()
-  read -r -a fl <<< "$flags"
+  read -r -a fl <<< "$flags $extra"
   for ((i = 0; i < ${#fl[@]}; i++)); do
     [ "${fl[$i]}" = --shape ] && shapes+=("${fl[$((i + 1))]}")
   done

@@ -570,7 +570,9 @@ Result<CompileResult> compileModel(const CompileOptions &opts) {
   lo.patches = opts.patches != "off" && !r.npu;
   lo.patchesAlways = opts.patches == "always";
   if (r.npu && beforeNpu) {
-    r.npuLowering = std::make_unique<lower::NpuLowering>(r.target);
+    lower::NpuLowerOptions no;
+    no.handoff = opts.npuHandoff;
+    r.npuLowering = std::make_unique<lower::NpuLowering>(r.target, no);
     lo.npu = r.npuLowering.get();
     lo.arenaAlign = std::max<int64_t>(16, r.target.dma.alignment);
   }

@@ -266,6 +266,13 @@ CompileReport buildReport(const CompileResult &r) {
       if (c.npu)
         blob += c.data.byteSize();
     }
+    // The records each NPU layer needs (no alignment padding between them:
+    // the blob's size would overstate what must move).
+    uint64_t records = 0;
+    for (const LayerRow &l : rep.layers)
+      if (l.npu)
+        records += l.plan.recordBytes;
+    blob = std::min(blob, records);
     rep.minDramBytes = blob + io.first + io.second;
     uint64_t macsPerCycle = uint64_t(r.target.compute.macRows) * r.target.compute.macCols;
     rep.macsPerCycle = macsPerCycle;

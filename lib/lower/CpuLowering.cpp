@@ -136,6 +136,7 @@ public:
   void useKernelFile(const std::string &path) override;
   bool planningScratch() const override { return Planning; }
   bool fastKernels() const override;
+  const Node *nextNpuConsumer() const override;
   int reserveConstant(const std::string &name) override;
   BufferRef constant(const std::string &name, ir::Tensor data) override;
   std::string Problem; // first inconsistency seen, reported after the call
@@ -154,6 +155,7 @@ public:
 
   Result<lir::Program> run();
   bool fastKernels() const { return Opts.fastKernels; }
+  const ir::Graph &graph() const { return G; }
 
   // Used by DriverContext.
   BufferRef valueBuffer(const Value *v, std::string &problem);
@@ -219,6 +221,29 @@ BufferRef DriverContext::scratch(int64_t bytes) {
 void DriverContext::useKernelFile(const std::string &path) { L.KernelFiles.insert(path); }
 
 bool DriverContext::fastKernels() const { return L.fastKernels(); }
+
+const Node *DriverContext::nextNpuConsumer() const {
+  size_t si = size_t(StepIdx);
+  if (si + 1 >= L.Steps.size())
+    return nullptr;
+  const Step &s = L.Steps[si], &t = L.Steps[si + 1];
+  if (s.kind != Step::Lower || t.kind != Step::Lower || !s.npu || !t.npu || !s.node || !t.node)
+    return nullptr;
+  const Node &n = *s.node, &c = *t.node;
+  if (n.outputs.size() != 1 || !n.output(0))
+    return nullptr;
+  const Value *v = n.output(0);
+  const ir::Graph &g = L.graph();
+  if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end())
+    return nullptr;
+  std::vector<Node *> users = g.users(v);
+  if (users.size() != 1 || users[0] != &c || c.inputs.empty() || c.input(0) != v)
+    return nullptr;
+  for (size_t i = 1; i < c.inputs.size(); ++i)
+    if (c.inputs[i] == v)
+      return nullptr;
+  return &c;
+}
 
 int DriverContext::reserveConstant(const std::string &name) { return L.reserveConstant(name); }
 

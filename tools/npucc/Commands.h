@@ -29,6 +29,7 @@ struct CommonCompileFlags {
   std::string requant = "auto";     // --requant auto|exact|fp32
   std::string cpuKernels = "fast";  // --cpu-kernels fast|reference
   std::string patches = "off";      // --patches off|auto|always
+  std::string npuHandoff = "on";    // --npu-handoff on|off
   std::string io = "float";         // --io float|int8
   bool noEqualize = false;          // --no-equalize
   std::string arena = "static";     // --arena static|external

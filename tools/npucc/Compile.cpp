@@ -106,6 +106,7 @@ Result<driver::CompileOptions> makeCompileOptions(const std::string &model,
   o.requant = f.requant;
   o.cpuKernels = f.cpuKernels;
   o.patches = f.patches;
+  o.npuHandoff = f.npuHandoff == "on";
   o.arena = f.arena;
   o.io = f.io;
   o.quant.equalize = !f.noEqualize;

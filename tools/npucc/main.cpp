@@ -86,6 +86,12 @@ void addCommonFlags(CLI::App &app, tool::CommonCompileFlags &f) {
                  "docs/kernels.md, \"Patches\") | always (also when it shrinks by less)")
       ->check(CLI::IsMember({"off", "auto", "always"}))
       ->capture_default_str();
+  app.add_option("--npu-handoff", f.npuHandoff,
+                 "NPU only: on (an NPU layer's output that only the next NPU layer reads "
+                 "stays in the scratchpad when the cost model finds it faster; docs/npu.md, "
+                 "\"Hand-off\") | off (every layer stores its output, the next loads it)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   app.add_option("--arena", f.arena,
                  "static (an arena inside <prefix>.c) | external (the caller's: "
                  "<prefix>_init(ctx, arena, bytes), <prefix>_run(ctx, ...), section macros)")

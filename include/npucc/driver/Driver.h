@@ -62,6 +62,9 @@ struct CompileOptions {
   // (row stripes where the cost model finds a smaller arena within the budget) or
   // "always" (also when the arena shrinks by less than 2%).
   std::string patches = "off";
+  // Intermediates handed from one NPU layer to the next in the scratchpad
+  // (lower::NpuLowerOptions::handoff; docs/npu.md, "Hand-off"): --npu-handoff on|off.
+  bool npuHandoff = true;
   // "static" (an arena inside <prefix>.c) or "external" (the caller's: codegen::EmitOptions).
   std::string arena = "static";
   // --memory-map: the section name prefix of the emitted section macros (".npucc.<prefix>";

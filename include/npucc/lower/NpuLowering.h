@@ -41,16 +41,20 @@ class LowerContext;
 
 /// The figures of one lowered layer (compiler estimates, from the cycle model).
 struct NpuLayerPlan {
-  std::string tiling;      // e.g. "rows 4, out-ch blocks 32, weights resident"
-  int64_t tiles = 0;       // NPU compute commands
+  std::string tiling; // e.g. "rows 4, out-ch blocks 32, weights resident"
+  int64_t tiles = 0;  // NPU compute commands
   uint64_t macs = 0;
-  uint64_t cycles = 0;     // estimated, layer alone
+  uint64_t cycles = 0; // estimated, layer alone
   uint64_t computeCycles = 0, dmaCycles = 0, exposedDmaCycles = 0;
   uint64_t dramRead = 0, dramWrite = 0; // system-memory bytes moved by the DMA
   uint64_t scratchpadBytes = 0;         // scratchpad in use by the layer
-  uint64_t idealCycles = 0; // one command, unlimited scratchpad (per-layer ideal)
-  uint64_t idealComputeCycles = 0;               // that one command's compute
+  uint64_t idealCycles = 0;             // one command, unlimited scratchpad (per-layer ideal)
+  uint64_t idealComputeCycles = 0;      // that one command's compute
   uint64_t weightBytes = 0, inBytes = 0, outBytes = 0; // what it must move at least once
+  /// The layer's weight records (one block of all channels) and activation
+  /// table: what the NPU must read from system memory at least once,
+  /// whether by DMA or itself (the report's minimum traffic).
+  uint64_t recordBytes = 0;
 };
 
 /// The fewest DMA cycles that move weights (from the constants' window) and
@@ -63,12 +67,20 @@ uint64_t minDmaCycles(const target::TargetDesc &t, uint64_t weightBytes, uint64_
 
 /// Is there a tiling of `op` that fits the NPU? `why` gets the reason if not
 /// (e.g. "needs 300000 bytes of scratchpad for one row, has 262144").
-bool npuTilingFits(const target::NpuOp &op, const target::TargetDesc &t, std::string *why = nullptr);
+bool npuTilingFits(const target::NpuOp &op, const target::TargetDesc &t,
+                   std::string *why = nullptr);
+
+struct NpuLowerOptions {
+  /// Hand-off: a layer whose output only the next NPU layer reads may keep
+  /// it in the scratchpad (no store, no load), when the two layers' estimated
+  /// cycles go down (docs/npu.md, "Hand-off").
+  bool handoff = true;
+};
 
 /// Lowers the nodes marked npu="KIND" (used through CpuLowerOptions::npu).
 class NpuLowering {
 public:
-  explicit NpuLowering(const target::TargetDesc &t);
+  explicit NpuLowering(const target::TargetDesc &t, NpuLowerOptions o = {});
   ~NpuLowering();
   NpuLowering(const NpuLowering &) = delete;
   NpuLowering &operator=(const NpuLowering &) = delete;

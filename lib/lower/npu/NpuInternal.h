@@ -4,6 +4,7 @@
 //   SpmAlloc.cpp   scratchpad placement with alignment and bank rules
 //   Records.cpp    weights / bias / requantization records of the const blob
 //   Schedule.cpp   a tiling -> the layer's NPU commands
+//   Layer.cpp      layer geometry, record layouts, a tiling's buffers, hand-off
 //   Tiling.cpp     candidate tilings, feasibility, the cheapest
 //   Estimate.cpp   the timeline estimate (insertNpuWaits in Waits.cpp)
 //
@@ -60,23 +61,34 @@ struct SpmRequest {
   uint64_t size = 0;
   unsigned roles = 0;                // bit NPUCC_OPND_x: the buffer holds that operand
   std::vector<uint64_t> roleOffsets; // offset inside the buffer of each role's data (by role)
+  bool kept = false; // the hand-off's kept output: not freed by its layer (the next layer frees it)
 };
 struct SpmPlace {
   int spm = -1;        // scratchpad index
   uint64_t offset = 0; // from the scratchpad's base
 };
+/// Bytes [lo, hi) of scratchpad `spm` that a layer's buffers must avoid
+/// (a buffer allocated before the layer and live through it).
+struct SpmRange {
+  int spm = 0;
+  uint64_t lo = 0, hi = 0;
+  unsigned roles = 0; // the operands the layer reads there (NPUCC_OPND_* bits: bank rules)
+};
 /// Places all requests (in order) or returns the reason they do not fit.
 /// Every buffer is aligned (absolute address) to the DMA alignment and to its
 /// operands' alignment; with a command kind (NPUCC_KIND_*), each operand's
-/// address also lies where that command's address field reaches.
+/// address also lies where that command's address field reaches; no buffer
+/// overlaps a reserved range.
 Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
-                                          const std::vector<SpmRequest> &reqs, int kind = -1);
+                                          const std::vector<SpmRequest> &reqs, int kind = -1,
+                                          const std::vector<SpmRange> &reserved = {});
 /// The same buffers mirrored to the top of their scratchpads (offset from
 /// the end instead of the start, aligned down), so that consecutive layers
 /// use opposite ends; nothing when the mirror breaks a rule.
 std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
                                                const std::vector<SpmRequest> &reqs,
-                                               const std::vector<SpmPlace> &places, int kind = -1);
+                                               const std::vector<SpmPlace> &places, int kind = -1,
+                                               const std::vector<SpmRange> &reserved = {});
 
 // --- Layer geometry and tilings -------------------------------------------------------------
 
@@ -99,6 +111,26 @@ struct Layer {
   std::pair<int64_t, int64_t> inRows(int64_t r0, int64_t r1) const;
 };
 Layer makeLayer(const target::NpuOp &op);
+
+/// The hand-off between two NPU layers (docs/npu.md, "Hand-off"): the
+/// producer keeps its whole output tensor (NHWC) in one scratchpad buffer
+/// that its commands write directly (no store); the consumer's commands read
+/// their input rows from it (no load) and free it after its last command.
+struct Handoff {
+  std::optional<SpmPlace> in; // the input, kept there by the layer before
+  uint64_t inBytes = 0;       // its size (the kept buffer's)
+  bool out = false;           // keep this layer's output
+  /// The kept input, which the layer's own buffers must avoid.
+  std::vector<SpmRange> reserved() const {
+    if (!in)
+      return {};
+    return {{in->spm, in->offset, in->offset + inBytes, 1u << unsigned(target::Operand::In)}};
+  }
+};
+/// Can `producer`'s output be handed to `consumer` in the scratchpad? Both
+/// conv, depthwise or pool with the NHWC layout, the producer's stored
+/// output exactly the consumer's input.
+bool canHandOff(const Layer &producer, const Layer &consumer, const target::TargetDesc &t);
 
 struct Tiling {
   int64_t rows = 1;         // output rows per tile (eltwise: elements per chunk)
@@ -157,7 +189,10 @@ struct Buffers {
   uint64_t inBytes = 0, wBytes = 0, outBytes = 0;
   std::vector<SpmRequest> requests;
 };
-Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling &tl);
+/// With a hand-off: no input tiles for a kept input; one "kept output"
+/// buffer of the whole output instead of the output tiles.
+Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
+                      const Handoff &h = Handoff());
 
 /// Where the operands of the layer are: system memory (BufferRefs with the
 /// real offsets, or placeholders when only timing) and the record blob.
@@ -171,7 +206,8 @@ struct LayerIo {
 /// instructions (tokens from `nextToken`) to `out`; no waits (Waits.cpp).
 Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
                      const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
-                     const std::string &comment, std::vector<lir::Instr> &out);
+                     const std::string &comment, std::vector<lir::Instr> &out,
+                     const Handoff &h = Handoff());
 
 /// Error unless every value of `npu` instruction `in` fits its field, its
 /// alignment, the DMA limits and the command stream (Proof.cpp); the message
@@ -184,8 +220,10 @@ struct Choice {
   uint64_t spmBytes = 0;
   NpuEstimate estimate;
 };
-/// The fastest feasible tiling, or the reason none is.
-Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t);
+/// The fastest feasible tiling, or the reason none is (a hand-off's kept
+/// output asks for whole-channel blocks).
+Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t,
+                            const Handoff &h = Handoff());
 
 // --- Records: weights, bias, requantization tables ------------------------------------------
 

@@ -6,7 +6,10 @@
 // computed exactly as the integer interpreter and the CPU kernels compute them
 // (lib/qmath), the cheapest
 // tiling (Tiling.cpp), the weight records appended to the NPU constant
-// blob, and the scheduled commands. finish() completes the program: the
+// blob, and the scheduled commands. The hand-off: when the next NPU layer
+// alone reads this one's output, this layer may keep the output in the
+// scratchpad for it (Handoff); taken when the two layers' estimated cycles
+// (then system-memory bytes) go down. finish() completes the program: the
 // blob's bytes and the target's scratchpads; the waits come from the
 // npu-waits loop-IR pass (LirPasses.def) the driver runs next.
 //
@@ -31,10 +34,41 @@ struct NpuLowering::Impl {
   std::map<std::string, NpuLayerPlan> Plans;
   int NextToken = 0;
   int Layers = 0; // NPU layers lowered so far (odd ones use the scratchpad's top end)
-  explicit Impl(const target::TargetDesc &t) : T(t) {}
+  NpuLowerOptions Opts;
+  /// The output the layer just lowered keeps in the scratchpad for the next.
+  struct Kept {
+    const ir::Value *value = nullptr;
+    SpmPlace place;
+    uint64_t bytes = 0;
+  };
+  std::optional<Kept> Held;
+  /// The scratchpad the layer lowered last used (its buffers and the input
+  /// it freed): a hand-off layer's buffers avoid it where they can, so that
+  /// npu-prefetch can move the layer's first loads above that layer's end.
+  std::vector<SpmRange> Prev;
+  /// Tilings chosen so far, by node and hand-off (a consumer's are asked
+  /// for by its producer's decision, then again when it is lowered).
+  std::map<std::string, Choice> Chosen;
+  Result<Choice> choose(const ir::Node &n, const Layer &l, const Handoff &h);
+  Impl(const target::TargetDesc &t, NpuLowerOptions o) : T(t), Opts(o) {}
 };
 
-NpuLowering::NpuLowering(const target::TargetDesc &t) : P(std::make_unique<Impl>(t)) {}
+Result<Choice> NpuLowering::Impl::choose(const ir::Node &n, const Layer &l, const Handoff &h) {
+  std::string key = n.name +
+                    (h.in ? "|in " + std::to_string(h.in->spm) + ":" +
+                                std::to_string(h.in->offset) + ":" + std::to_string(h.inBytes)
+                          : "") +
+                    (h.out ? "|out" : "");
+  if (auto it = Chosen.find(key); it != Chosen.end())
+    return it->second;
+  auto c = chooseTiling(l, T, h);
+  if (c)
+    Chosen[key] = *c;
+  return c;
+}
+
+NpuLowering::NpuLowering(const target::TargetDesc &t, NpuLowerOptions o)
+    : P(std::make_unique<Impl>(t, o)) {}
 NpuLowering::~NpuLowering() = default;
 const target::TargetDesc &NpuLowering::target() const { return P->T; }
 
@@ -104,6 +138,37 @@ std::vector<std::pair<std::string, int64_t>> layerParams(const ir::Node &n,
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
+/// The layer of a node placed on the NPU (a fused activation's MAC part
+/// gives the parameters).
+Result<Layer> layerOf(const ir::Node &n, const target::TargetDesc &t) {
+  target::Placement pl = target::placeNode(n, t);
+  if (!pl.onNpu()) {
+    std::string why = pl.reasons.empty() ? "not an NPU operation" : pl.reasons.front();
+    return error("marked for the NPU, but " + why);
+  }
+  auto core = quant::coreOf(n);
+  Layer l = makeLayer(*pl.op);
+  l.op.actLut = hasActTable(l, t);
+  l.fixed = layerParams(core ? core->node : n, l.op);
+  return l;
+}
+
+lir::BufferRef placeholderRef(lir::Region r) {
+  lir::BufferRef b;
+  b.region = r;
+  b.dtype = ir::DType::I8;
+  return b;
+}
+
+/// Cycles, then system-memory bytes.
+std::pair<uint64_t, uint64_t> costOf(const Choice &c) {
+  return {c.estimate.cycles, c.estimate.sysRead + c.estimate.sysWrite};
+}
+std::pair<uint64_t, uint64_t> operator+(std::pair<uint64_t, uint64_t> a,
+                                        std::pair<uint64_t, uint64_t> b) {
+  return {a.first + b.first, a.second + b.second};
+}
+
 /// The per-layer ideal's parts: one command over the whole layer with
 /// unlimited scratchpad, its compute cycles and the bytes it moves once
 /// (finish() turns them into cycles once the constants' window is known).
@@ -125,6 +190,8 @@ void idealParts(const Layer &l, const target::TargetDesc &t, const target::CTabl
     plan.outBytes = uint64_t(l.OH / l.PK * (l.OW / l.PK) * l.OC); // pooled when fused
     // Records the NPU reads from system memory are never moved.
     plan.weightBytes = l.hasWeights() && !recordsInSystem(l, t) ? recordLayout(l, t, l.OC).size : 0;
+    plan.recordBytes = (l.hasWeights() ? recordLayout(l, t, l.OC).size : 0) +
+                       (hasActTable(l, t) ? actTableBytes(l, t) : 0);
   }
 }
 
@@ -138,23 +205,71 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     return error("the lowering context cannot hold NPU constants");
   if (ctx.planningScratch())
     return success();
-  target::Placement pl = target::placeNode(n, I.T);
-  if (!pl.onNpu()) {
-    std::string why = pl.reasons.empty() ? "not an NPU operation" : pl.reasons.front();
-    return error("marked for the NPU, but " + why);
-  }
+  auto layer = layerOf(n, I.T);
+  if (!layer)
+    return std::move(layer.error());
+  Layer l = layer.take();
   // A fused activation: the MAC part's parameters target the value in
   // between; the activation is in the layer's lut256 or pwl table.
   auto core = quant::coreOf(n);
   const ir::Node &mac = core ? core->node : n;
   std::optional<quant::LutTable> next = quant::fusedLut(n);
   std::optional<std::vector<quant::PwlSegment>> pwl = quant::pwlOf(n);
-  Layer l = makeLayer(*pl.op);
-  l.op.actLut = hasActTable(l, I.T);
-  l.fixed = layerParams(mac, l.op);
-  auto choice = chooseTiling(l, I.T);
+  // The input the layer before kept in the scratchpad.
+  Handoff h;
+  if (I.Held) {
+    if (I.Held->value != n.input(0))
+      return error("the NPU layer before kept its output '" + I.Held->value->name +
+                   "' in the scratchpad, but this layer does not read it");
+    h.in = I.Held->place;
+    h.inBytes = I.Held->bytes;
+    I.Held.reset();
+  }
+  auto choice = I.choose(n, l, h);
   if (!choice)
     return error("no tiling fits the NPU: " + choice.error().message);
+  // Where a hand-off layer's buffers go: away from the layer before's where
+  // they fit and the commands can address them, else as chosen.
+  auto awayFromPrev = [&](const Choice &c, const Handoff &hh) {
+    std::vector<SpmRange> avoid = hh.reserved();
+    avoid.insert(avoid.end(), I.Prev.begin(), I.Prev.end());
+    auto a = allocateSpm(I.T, tilingBuffers(l, I.T, c.tiling, hh).requests, l.op.kind, avoid);
+    if (a) {
+      LayerIo trialIo;
+      trialIo.in = trialIo.in2 = trialIo.out = placeholderRef(lir::Region::Arena);
+      trialIo.blob = placeholderRef(lir::Region::Const);
+      std::vector<lir::Instr> trial;
+      int tok = 0;
+      if (scheduleLayer(l, I.T, c.tiling, *a, trialIo, tok, "", trial, hh))
+        return a.take();
+    }
+    return c.spm;
+  };
+  std::optional<std::vector<SpmPlace>> keptPlaces;
+  // Keep the output for the next layer? Both layers' tilings with the
+  // hand-off against both without it.
+  if (const ir::Node *c = I.Opts.handoff ? ctx.nextNpuConsumer() : nullptr) {
+    auto lc = layerOf(*c, I.T);
+    Handoff hk = h;
+    hk.out = true;
+    if (lc && canHandOff(l, *lc, I.T))
+      if (auto kept = I.choose(n, l, hk)) {
+        Buffers kb = tilingBuffers(l, I.T, kept->tiling, hk);
+        size_t at = size_t(kb.inCount + kb.in2Count + kb.wCount);
+        std::vector<SpmPlace> places = awayFromPrev(*kept, hk);
+        Handoff hc;
+        hc.in = places[at];
+        hc.inBytes = kb.outBytes;
+        auto held = I.choose(*c, *lc, hc);
+        auto plain = I.choose(*c, *lc, Handoff());
+        if (held && plain && costOf(*kept) + costOf(*held) < costOf(*choice) + costOf(*plain)) {
+          choice = std::move(kept);
+          h.out = true;
+          keptPlaces = std::move(places);
+          I.Held = Impl::Kept{n.output(0), hc.in.value(), hc.inBytes};
+        }
+      }
+  }
   LayerIo io;
   if (l.hasWeights()) {
     auto rec = buildRecords(mac, l, I.T, choice->tiling.block, next ? &*next : nullptr,
@@ -178,20 +293,34 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
   // The mirror keeps every rule (alignment, banks, the address fields'
   // reach); should its commands still not be provable, the layer keeps the
   // placement its tiling was chosen (and proven) with.
+  // A kept output stays where its consumer's tiling was chosen with it.
   size_t first = out.size();
   int firstToken = I.NextToken;
+  std::vector<std::vector<SpmPlace>> tries;
+  if (keptPlaces)
+    tries.push_back(*keptPlaces);
+  else if (h.in)
+    tries.push_back(awayFromPrev(*choice, h));
+  if (I.Layers++ % 2 == 1 && !h.out)
+    if (auto m = mirrorSpm(I.T, tilingBuffers(l, I.T, choice->tiling, h).requests, choice->spm,
+                           l.op.kind, h.reserved()))
+      tries.push_back(*m);
+  if (!h.out)
+    tries.push_back(choice->spm);
   Status scheduled = error("not scheduled");
-  if (I.Layers++ % 2 == 1)
-    if (auto m = mirrorSpm(I.T, tilingBuffers(l, I.T, choice->tiling).requests, choice->spm,
-                           l.op.kind)) {
-      scheduled = scheduleLayer(l, I.T, choice->tiling, *m, io, I.NextToken, comment, out);
-      if (!scheduled) {
-        out.resize(first);
-        I.NextToken = firstToken;
-      }
+  for (size_t i = 0; i < tries.size() && !scheduled; ++i) {
+    scheduled = scheduleLayer(l, I.T, choice->tiling, tries[i], io, I.NextToken, comment, out, h);
+    if (!scheduled && i + 1 < tries.size()) {
+      out.resize(first);
+      I.NextToken = firstToken;
     }
-  if (!scheduled)
-    NPUCC_TRY(scheduleLayer(l, I.T, choice->tiling, choice->spm, io, I.NextToken, comment, out));
+  }
+  NPUCC_TRY(scheduled);
+  I.Prev = h.reserved();
+  for (size_t i = first; i < out.size(); ++i)
+    if (out[i].opcode == "alloc")
+      if (const auto *b = std::get_if<lir::BufferRef>(&out[i].args[0]))
+        I.Prev.push_back({b->index, uint64_t(b->offset), uint64_t(b->offset + b->size)});
 
   target::CTable table(I.T);
   NpuLayerPlan &plan = I.Plans[n.name];
@@ -213,6 +342,9 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
 
 Status NpuLowering::finish(lir::Program &p) {
   Impl &I = *P;
+  if (I.Held)
+    return error("the NPU output '" + I.Held->value->name +
+                 "' was kept in the scratchpad for a layer that was not lowered");
   if (I.BlobIndex >= 0) {
     if (I.Blob.empty())
       I.Blob.assign(16, 0); // C has no zero-length arrays

@@ -17,6 +17,9 @@
 // stride b), and the pad channels of the last group written by a strided
 // zero fill, so that the NPU reads only written bytes. No relayout op and no
 // CPU pass: the arena stays NHWC.
+// A hand-off (Handoff, NpuLowering.cpp) removes a layer's input loads (its
+// commands read their rows in the kept input) or its stores (its commands
+// write their rows into the kept output).
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -31,14 +34,6 @@ namespace {
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// The strictest alignment any scratchpad asks of an operand role.
-uint64_t roleAlign(const target::TargetDesc &t, target::Operand o) {
-  uint64_t a = std::max<uint64_t>(1, t.dma.alignment);
-  for (const target::Scratchpad &s : t.scratchpads)
-    a = std::max<uint64_t>(a, s.alignmentOf(o));
-  return a;
-}
 
 lir::BufferRef at(const lir::BufferRef &base, int64_t offset, int64_t size) {
   lir::BufferRef b = base;
@@ -58,25 +53,14 @@ lir::BufferRef spmRef(const SpmPlace &p, int64_t offset, int64_t size) {
   return b;
 }
 
-/// The alignment of a record part: the scratchpads' (the record may be
-/// DMA'd there), raised to the operation's own where the NPU reads the part
-/// from system memory.
-uint64_t recordRoleAlign(const target::TargetDesc &t, const Layer &l, target::Operand o) {
-  uint64_t a = roleAlign(t, o);
-  if (const target::OpLimits *lim = t.operation(l.op.kindName))
-    if (lim->inSystem(o))
-      a = std::max<uint64_t>(a, lim->systemAlignment[size_t(o)]);
-  return a;
-}
-
 /// Emits the commands of one layer.
 class Emitter {
 public:
   Emitter(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
           const std::vector<SpmPlace> &spm, const LayerIo &io, int &tok, const std::string &comment,
-          std::vector<lir::Instr> &out)
-      : L(l), T(t), Tl(tl), Spm(spm), Io(io), Tok(tok), Comment(comment), Out(out),
-        B(tilingBuffers(l, t, tl)) {}
+          std::vector<lir::Instr> &out, const Handoff &h)
+      : L(l), T(t), Tl(tl), Spm(spm), Io(io), Tok(tok), Comment(comment), Out(out), H(h),
+        B(tilingBuffers(l, t, tl, h)) {}
 
   Status run();
 
@@ -133,6 +117,7 @@ private:
   int &Tok;
   std::string Comment;
   std::vector<lir::Instr> &Out;
+  const Handoff &H;
   Buffers B;
   npucc_alayout Al = actLayoutOf(T, L);
   std::vector<int> InSlotOf;                                // tile -> input buffer
@@ -251,6 +236,8 @@ Status Emitter::blockedOut(const SpmPlace &buf, const lir::BufferRef &dst, int64
 }
 
 Status Emitter::loadInput(int64_t tile, int slot) {
+  if (H.in)
+    return success(); // the commands read the kept input
   const SpmPlace &buf = Spm[size_t(slot)];
   if (L.op.kind == NPUCC_KIND_ELTWISE) {
     int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, L.op.length - e0);
@@ -289,12 +276,11 @@ Status Emitter::compute(int64_t tile) {
   const target::NpuOp &op = L.op;
   int inSlot = InSlotOf[size_t(tile)];
   int outSlot = int(tile % std::max(1, B.outCount));
-  const SpmPlace &inBuf = Spm[size_t(inSlot)];
   const SpmPlace &outBuf = Spm[size_t(B.inCount + B.in2Count + B.wCount + outSlot)];
   lir::Instr &in = cmd(op.kindName);
   if (op.kind == NPUCC_KIND_ELTWISE) {
     int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, op.length - e0);
-    set(in, "in_addr", spmRef(inBuf, 0, n));
+    set(in, "in_addr", spmRef(Spm[size_t(inSlot)], 0, n));
     set(in, "in2_addr", spmRef(Spm[size_t(B.inCount + inSlot)], 0, n));
     set(in, "out_addr", spmRef(outBuf, 0, n));
     set(in, "length", n);
@@ -306,7 +292,11 @@ Status Emitter::compute(int64_t tile) {
   int64_t blk = blockOf(tile), nb = std::min(Tl.block, L.OC - blk * Tl.block);
   auto rows = L.inRows(r0, r1);
   int64_t inH = rows.second - rows.first;
-  set(in, "in_addr", spmRef(inBuf, 0, int64_t(npucc_alayout_bytes(Al, inH, L.W, L.C))));
+  if (H.in) // rows [first, second) of the kept NHWC input
+    set(in, "in_addr", spmRef(*H.in, rows.first * L.W * L.C, inH * L.W * L.C));
+  else
+    set(in, "in_addr",
+        spmRef(Spm[size_t(inSlot)], 0, int64_t(npucc_alayout_bytes(Al, inH, L.W, L.C))));
   if (recordsInSystem(L, T)) {
     // Read by the NPU in the constant blob: address = the blob + offset.
     RecordLayout rl = recordLayout(L, T, nb);
@@ -329,8 +319,12 @@ Status Emitter::compute(int64_t tile) {
       set(in, "per_channel", 1);
     }
   }
-  set(in, "out_addr",
-      spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, (r1 - r0) / L.PK, L.OW / L.PK, nb))));
+  if (H.out) // the tile's (pooled) rows of the kept NHWC output, all channels
+    set(in, "out_addr",
+        spmRef(outBuf, r0 / L.PK * (L.OW / L.PK) * L.OC, (r1 - r0) / L.PK * (L.OW / L.PK) * L.OC));
+  else
+    set(in, "out_addr",
+        spmRef(outBuf, 0, int64_t(npucc_alayout_bytes(Al, (r1 - r0) / L.PK, L.OW / L.PK, nb))));
   if (hasActTable(L, T)) {
     int64_t n = int64_t(actTableBytes(L, T));
     set(in, "act_addr",
@@ -372,6 +366,8 @@ Status Emitter::compute(int64_t tile) {
 }
 
 Status Emitter::store(int64_t tile) {
+  if (H.out)
+    return success(); // the commands wrote the kept output
   int outSlot = int(tile % std::max(1, B.outCount));
   const SpmPlace &outBuf = Spm[size_t(B.inCount + B.in2Count + B.wCount + outSlot)];
   if (L.op.kind == NPUCC_KIND_ELTWISE) {
@@ -432,204 +428,54 @@ Status Emitter::run() {
 
 } // namespace
 
-uint64_t recordAlign(const target::TargetDesc &t, const Layer &l) {
-  return std::max<uint64_t>(16, recordRoleAlign(t, l, target::Operand::W));
-}
-
-bool hasActTable(const Layer &l, const target::TargetDesc &t) {
-  const target::OpLimits *lim = t.operation(l.op.kindName);
-  int st = lim ? lim->stage(NPUCC_SLOT_ACTIVATION) : -1;
-  return l.op.actLut ||
-         (l.hasWeights() && (st == NPUCC_STAGE_ACT_LUT256 || st == NPUCC_STAGE_ACT_PWL));
-}
-
-uint64_t actTableBytes(const Layer &l, const target::TargetDesc &t) {
-  const target::OpLimits *lim = t.operation(l.op.kindName);
-  return lim && lim->stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL ? NPUCC_PWL_TABLE_BYTES
-                                                                         : ActTableBytes;
-}
-
-uint64_t actTableAlign(const target::TargetDesc &t, const Layer &l) {
-  return hasActTable(l, t) ? recordRoleAlign(t, l, target::Operand::Act) : 1;
-}
-
-uint64_t actTableOffset(const Layer &l, const target::TargetDesc &t, int64_t block) {
-  uint64_t off = 0;
-  for (int64_t b = 0; l.hasWeights() && b < ceilDiv(l.OC, block); ++b)
-    off += alignUp(recordLayout(l, t, std::min(block, l.OC - b * block)).size, recordAlign(t, l));
-  return alignUp(off, actTableAlign(t, l));
-}
-
-bool actTableInSystem(const Layer &l, const target::TargetDesc &t) {
-  const target::OpLimits *lim = t.operation(l.op.kindName);
-  return hasActTable(l, t) && lim && lim->inSystem(target::Operand::Act);
-}
-
-bool recordsInSystem(const Layer &l, const target::TargetDesc &t) {
-  const target::OpLimits *lim = t.operation(l.op.kindName);
-  return l.hasWeights() && lim && lim->inSystem(target::Operand::W);
-}
-
-std::pair<int64_t, int64_t> Layer::inRows(int64_t r0, int64_t r1) const {
-  if (op.kind == NPUCC_KIND_MATMUL)
-    return {r0, r1};
-  int64_t first = r0 * op.strideH - op.padTop;
-  int64_t last = (r1 - 1) * op.strideH - op.padTop + (op.kh - 1) * op.dilH + 1;
-  return {std::max<int64_t>(0, first), std::min(H, last)};
-}
-
-Layer makeLayer(const target::NpuOp &op) {
-  Layer l;
-  l.op = op;
-  if (op.kind == NPUCC_KIND_MATMUL) {
-    l.H = l.OH = op.m;
-    l.W = l.OW = 1;
-    l.C = op.k;
-    l.OC = op.n;
-  } else if (op.kind == NPUCC_KIND_ELTWISE) {
-    l.H = l.OH = 1;
-    l.W = l.OW = op.length;
-    l.C = l.OC = 1;
-  } else {
-    l.H = op.inH, l.W = op.inW, l.C = op.inC;
-    l.OH = op.outH, l.OW = op.outW;
-    l.OC = op.kind == NPUCC_KIND_POOL ? op.inC : op.outC;
-    l.PK = std::max<int64_t>(1, op.poolK);
-  }
-  return l;
-}
-
-std::string Tiling::text() const {
-  return "rows " + std::to_string(rows) + ", out-ch block " + std::to_string(block) +
-         (blocksOuter ? ", blocks outer" : "") +
-         (system     ? ", weights in system memory"
-          : resident ? ", weights resident"
-                     : ", weights streamed");
-}
-
-RecordLayout recordLayout(const Layer &l, const target::TargetDesc &t, int64_t block) {
-  RecordLayout r;
-  if (!l.hasWeights())
-    return r;
-  const target::NpuOp &op = l.op;
-  npucc_wlayout wl = weightLayoutOf(t, l);
-  if (op.kind == NPUCC_KIND_CONV)
-    r.wBytes = npucc_wlayout_bytes(wl, block, op.kh, op.kw, l.C);
-  else if (op.kind == NPUCC_KIND_DEPTHWISE)
-    r.wBytes = uint64_t(op.kh * op.kw * block);
-  else
-    r.wBytes = npucc_wlayout_bytes(wl, block, 1, 1, l.C);
-  r.biasOff = alignUp(r.wBytes, recordRoleAlign(t, l, target::Operand::Bias));
-  r.size = r.biasOff + uint64_t(block) * 4;
-  if (op.perChannel) {
-    r.rqOff = alignUp(r.size, recordRoleAlign(t, l, target::Operand::Rq));
-    r.size = r.rqOff + uint64_t(block * rqBytesPerChannel(op));
-  }
-  return r;
-}
-
-Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling &tl) {
-  Buffers b;
-  using target::Operand;
-  auto role = [](Operand o) { return 1u << unsigned(o); };
-  if (l.op.kind == NPUCC_KIND_ELTWISE) {
-    int64_t chunks = ceilDiv(l.op.length, tl.rows);
-    int count = chunks > 1 ? 2 : 1;
-    b.inCount = b.in2Count = b.outCount = count;
-    b.inBytes = b.outBytes = uint64_t(tl.rows);
-    for (int i = 0; i < count; ++i)
-      b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
-    for (int i = 0; i < count; ++i)
-      b.requests.push_back({"second input tile", b.inBytes, role(Operand::In2), {}});
-    for (int i = 0; i < count; ++i)
-      b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
-    return b;
-  }
-  int64_t rowTiles = ceilDiv(l.OH, tl.rows), blocks = ceilDiv(l.OC, tl.block);
-  int64_t maxIn = 0;
-  for (int64_t r0 = 0; r0 < l.OH; r0 += tl.rows) {
-    auto rows = l.inRows(r0, std::min(l.OH, r0 + tl.rows));
-    maxIn = std::max(maxIn, rows.second - rows.first);
-  }
-  npucc_alayout al = actLayoutOf(t, l);
-  b.inBytes = npucc_alayout_bytes(al, maxIn, l.W, l.C);
-  b.inCount = (rowTiles > 1 || (tl.blocksOuter && blocks > 1)) ? 2 : 1;
-  for (int i = 0; i < b.inCount; ++i)
-    b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
-  // Records the NPU reads from system memory take no scratchpad (and no DMA).
-  if (l.hasWeights() && !recordsInSystem(l, t)) {
-    RecordLayout rl = recordLayout(l, t, tl.block);
-    std::vector<uint64_t> offs(target::NumOperands, 0);
-    offs[size_t(Operand::W)] = rl.wOff;
-    offs[size_t(Operand::Bias)] = rl.biasOff;
-    offs[size_t(Operand::Rq)] = rl.rqOff;
-    unsigned roles =
-        role(Operand::W) | role(Operand::Bias) | (l.op.perChannel ? role(Operand::Rq) : 0);
-    if (tl.resident) {
-      uint64_t all = 0;
-      for (int64_t blk = 0; blk < blocks; ++blk)
-        all += alignUp(recordLayout(l, t, std::min(tl.block, l.OC - blk * tl.block)).size,
-                       recordAlign(t, l));
-      b.wCount = 1;
-      b.wBytes = all;
-    } else {
-      b.wCount = blocks > 1 ? 2 : 1;
-      b.wBytes = rl.size;
-    }
-    for (int i = 0; i < b.wCount; ++i)
-      b.requests.push_back({"weights record", b.wBytes, roles, offs});
-  }
-  b.outBytes = npucc_alayout_bytes(al, tl.rows / l.PK, l.OW / l.PK, tl.block);
-  b.outCount = rowTiles * blocks > 1 ? 2 : 1;
-  for (int i = 0; i < b.outCount; ++i)
-    b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
-  // The lut256 table: loaded once, resident for all the layer's tiles.
-  if (hasActTable(l, t) && !actTableInSystem(l, t)) {
-    b.actCount = 1;
-    b.requests.push_back({"activation table", actTableBytes(l, t), role(Operand::Act), {}});
-  }
-  return b;
-}
-
 Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
                      const std::vector<SpmPlace> &spm, const LayerIo &io, int &nextToken,
-                     const std::string &comment, std::vector<lir::Instr> &out) {
+                     const std::string &comment, std::vector<lir::Instr> &out, const Handoff &h) {
   // The layer's scratchpad buffers, explicit in the loop IR: allocated
   // before its first command, freed after its last (verify-spm checks every
   // scratchpad access against them).
-  Buffers b = tilingBuffers(l, t, tl);
+  Buffers b = tilingBuffers(l, t, tl, h);
+  if ((h.in || h.out) && (actLayoutOf(t, l).kind != NPUCC_AL_NHWC || tl.block != l.OC))
+    return error("a hand-off needs the NHWC layout and whole-channel blocks");
   if (spm.size() < b.requests.size())
     return error("scratchpad placements missing for the layer's buffers");
-  auto bufferInstr = [&](const char *opcode, size_t i) {
+  auto marker = [&](const char *opcode, const char *what, const SpmPlace &p, uint64_t size) {
     lir::Instr in;
     in.opcode = opcode;
-    const SpmRequest &r = b.requests[i];
-    unsigned roles = r.roles;
-    in.callee = roles & (1u << unsigned(target::Operand::W))     ? "w"
-                : roles & (1u << unsigned(target::Operand::In2)) ? "in2"
-                : roles & (1u << unsigned(target::Operand::Out)) ? "out"
-                : roles & (1u << unsigned(target::Operand::Act)) ? "act"
-                                                                 : "in";
+    in.callee = what;
     lir::BufferRef ref;
     ref.region = lir::Region::Spm;
-    ref.index = spm[i].spm;
-    ref.offset = int64_t(spm[i].offset);
-    ref.size = int64_t(r.size);
+    ref.index = p.spm;
+    ref.offset = int64_t(p.offset);
+    ref.size = int64_t(size);
     ref.dtype = ir::DType::I8;
     in.args.push_back(ref);
     in.comment = comment;
     return in;
   };
+  auto bufferInstr = [&](const char *opcode, size_t i) {
+    const SpmRequest &r = b.requests[i];
+    unsigned roles = r.roles;
+    const char *what = roles & (1u << unsigned(target::Operand::W))     ? "w"
+                       : roles & (1u << unsigned(target::Operand::In2)) ? "in2"
+                       : roles & (1u << unsigned(target::Operand::Out)) ? "out"
+                       : roles & (1u << unsigned(target::Operand::Act)) ? "act"
+                                                                        : "in";
+    return marker(opcode, what, spm[i], r.size);
+  };
   for (size_t i = 0; i < b.requests.size(); ++i)
     out.push_back(bufferInstr("alloc", i));
   size_t first = out.size();
-  Emitter e(l, t, tl, spm, io, nextToken, comment, out);
+  Emitter e(l, t, tl, spm, io, nextToken, comment, out, h);
   NPUCC_TRY(e.run());
   for (size_t i = first; i < out.size(); ++i)
     if (out[i].opcode == "npu")
       NPUCC_TRY(proveCommand(out[i], t));
   for (size_t i = 0; i < b.requests.size(); ++i)
-    out.push_back(bufferInstr("free", i));
+    if (!b.requests[i].kept) // the next layer frees a kept output
+      out.push_back(bufferInstr("free", i));
+  if (h.in) // the kept input, allocated by the layer before
+    out.push_back(marker("free", "in", *h.in, h.inBytes));
   return success();
 }
 

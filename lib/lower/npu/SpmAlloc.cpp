@@ -10,7 +10,8 @@
 // rules keep apart (the simulator would fail the command, or slow it down).
 // Banks only matter through separate_banks (the simulator checks nothing
 // else about them), so a scratchpad without such rules is one bank here.
-// Each layer starts from an empty scratchpad: layers run one after another.
+// Each layer starts from an empty scratchpad (layers run one after another)
+// but for reserved ranges: a hand-off's kept input, live through the layer.
 //
 //===----------------------------------------------------------------------===//
 #include "NpuInternal.h"
@@ -104,8 +105,36 @@ Reach reach(const target::TargetDesc &t, const target::Scratchpad &s, const SpmR
 
 } // namespace
 
+/// The reserved ranges that hold operands of the layer, as placed buffers
+/// (`held` keeps their requests).
+static void heldBuffers(const std::vector<SpmRange> &reserved, std::vector<SpmRequest> &held,
+                        std::vector<Placed> &placed) {
+  held.reserve(reserved.size());
+  for (const SpmRange &r : reserved)
+    if (r.roles) {
+      held.push_back({"kept buffer", r.hi - r.lo, r.roles, {}});
+      placed.push_back({r.spm, r.lo, &held.back()});
+    }
+}
+
+/// The first offset at or above `off` (aligned to `align`, absolute) where
+/// `size` bytes of scratchpad `si` overlap no reserved range.
+static uint64_t pastReserved(const target::Scratchpad &s, int si, uint64_t off, uint64_t size,
+                             uint64_t align, const std::vector<SpmRange> &reserved) {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const SpmRange &r : reserved)
+      if (r.spm == si && off < r.hi && r.lo < off + size) {
+        off = alignUp(s.base + r.hi, align) - s.base;
+        moved = true;
+      }
+  }
+  return off;
+}
+
 Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
-                                          const std::vector<SpmRequest> &reqs, int kind) {
+                                          const std::vector<SpmRequest> &reqs, int kind,
+                                          const std::vector<SpmRange> &reserved) {
   // Next free byte of each bank of each scratchpad (offsets from its base).
   std::vector<std::vector<uint64_t>> next;
   std::vector<unsigned> bankCount;
@@ -120,6 +149,9 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
     next.push_back(banks);
   }
   std::vector<Placed> placed;
+  // Reserved ranges the layer reads take part in the bank rules.
+  std::vector<SpmRequest> held;
+  heldBuffers(reserved, held, placed);
   std::vector<SpmPlace> out;
   for (const SpmRequest &r : reqs) {
     bool done = false;
@@ -143,6 +175,7 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
         uint64_t bankEnd = uint64_t(b + 1) * bs;
         uint64_t from = std::max<uint64_t>(next[si][b], uint64_t(within.lo));
         uint64_t off = alignUp(s.base + from, align) - s.base; // absolute alignment
+        off = pastReserved(s, int(si), off, r.size, align, reserved);
         if (off > uint64_t(within.hi))
           continue;
         // Inside this bank, or spanning whole banks from an empty one.
@@ -183,9 +216,12 @@ Result<std::vector<SpmPlace>> allocateSpm(const target::TargetDesc &t,
 
 std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
                                                const std::vector<SpmRequest> &reqs,
-                                               const std::vector<SpmPlace> &places, int kind) {
+                                               const std::vector<SpmPlace> &places, int kind,
+                                               const std::vector<SpmRange> &reserved) {
   std::vector<SpmPlace> out;
   std::vector<Placed> placed;
+  std::vector<SpmRequest> held;
+  heldBuffers(reserved, held, placed);
   for (size_t i = 0; i < reqs.size() && i < places.size(); ++i) {
     const SpmRequest &r = reqs[i];
     const target::Scratchpad &s = t.scratchpads[size_t(places[i].spm)];
@@ -200,6 +236,9 @@ std::optional<std::vector<SpmPlace>> mirrorSpm(const target::TargetDesc &t,
       return std::nullopt;
     for (const Placed &q : placed)
       if (q.spm == places[i].spm && off < q.offset + q.req->size && q.offset < off + r.size)
+        return std::nullopt;
+    for (const SpmRange &q : reserved)
+      if (q.spm == places[i].spm && off < q.hi && q.lo < off + r.size)
         return std::nullopt;
     if (!s.separateBanks.empty() && !separated(s, places[i].spm, off, r, placed))
       return std::nullopt;

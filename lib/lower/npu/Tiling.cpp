@@ -42,12 +42,13 @@ std::string tileProblem(const Layer &l, const target::TargetDesc &t, const Tilin
   if (op.kind == NPUCC_KIND_ELTWISE)
     return tl.rows > hiOf(t, op.kindName, "length") ? "length field" : "";
   if (l.blocks()) {
-    int64_t maxBlock = op.kind == NPUCC_KIND_MATMUL ? hiOf(t, "matmul", "n") : hiOf(t, "conv", "out_ch");
+    int64_t maxBlock =
+        op.kind == NPUCC_KIND_MATMUL ? hiOf(t, "matmul", "n") : hiOf(t, "conv", "out_ch");
     if (tl.block > maxBlock || over(tl.block, lim.maxOutChannels) ||
         (op.kind == NPUCC_KIND_MATMUL && over(tl.block, lim.maxN)))
       return "output channels per command";
-    if (lim.outChannelMultiple > 1 && (tl.block % lim.outChannelMultiple ||
-                                       (l.OC % tl.block) % lim.outChannelMultiple))
+    if (lim.outChannelMultiple > 1 &&
+        (tl.block % lim.outChannelMultiple || (l.OC % tl.block) % lim.outChannelMultiple))
       return "out_channel_multiple";
     npucc_alayout al = actLayoutOf(t, l);
     if (al.kind == NPUCC_AL_BLOCKED && tl.block < l.OC && tl.block % al.block)
@@ -131,7 +132,8 @@ namespace {
 
 /// The candidates, grouped: one group per (block, loop order, residency),
 /// each with its row counts, largest first.
-std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::TargetDesc &t) {
+std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::TargetDesc &t,
+                                                 const Handoff &h = Handoff()) {
   std::vector<std::vector<Tiling>> groups;
   if (l.op.kind == NPUCC_KIND_ELTWISE) {
     groups.emplace_back();
@@ -144,6 +146,9 @@ std::vector<std::vector<Tiling>> candidateGroups(const Layer &l, const target::T
   for (int64_t b : blockOptions(l, t))
     for (bool outer : {false, true})
       for (bool resident : {true, false}) {
+        // A kept output is written row by row, all channels at once.
+        if (h.out && b != l.OC)
+          continue;
         bool multi = ceilDiv(l.OC, b) > 1;
         if ((outer && !multi) || (!resident && !multi) || (!resident && !l.hasWeights()) ||
             (!resident && sys))
@@ -167,17 +172,18 @@ struct Feasibility {
   Buffers buffers;
   std::vector<SpmPlace> spm;
 };
-Feasibility checkCandidate(const Layer &l, const target::TargetDesc &t, const Tiling &tl) {
+Feasibility checkCandidate(const Layer &l, const target::TargetDesc &t, const Tiling &tl,
+                           const Handoff &h = Handoff()) {
   Feasibility f;
   std::string p = tileProblem(l, t, tl);
   if (!p.empty()) {
     f.problem = "no tile meets the limits (" + p + ")";
     return f;
   }
-  f.buffers = tilingBuffers(l, t, tl);
+  f.buffers = tilingBuffers(l, t, tl, h);
   for (const SpmRequest &r : f.buffers.requests)
     f.need += r.size;
-  auto spm = allocateSpm(t, f.buffers.requests, l.op.kind);
+  auto spm = allocateSpm(t, f.buffers.requests, l.op.kind, h.reserved());
   if (!spm) {
     f.problem = spm.error().message;
     return f;
@@ -205,7 +211,7 @@ struct WorstCase {
 
 } // namespace
 
-Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
+Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t, const Handoff &h) {
   target::CTable table(t);
   LayerIo io;
   io.in = placeholder(lir::Region::Arena);
@@ -215,7 +221,7 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
   std::vector<Choice> all;
   std::optional<Choice> best;
   WorstCase worst;
-  for (const std::vector<Tiling> &group : candidateGroups(l, t)) {
+  for (const std::vector<Tiling> &group : candidateGroups(l, t, h)) {
     // Along the rows axis the cost falls, then rises (fewer, larger tiles
     // against less exposed prologue): stop after two candidates worse than
     // the best of the group.
@@ -224,14 +230,14 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
     for (const Tiling &tl : group) {
       if (worse >= 2)
         break;
-      Feasibility f = checkCandidate(l, t, tl);
+      Feasibility f = checkCandidate(l, t, tl, h);
       if (!f.problem.empty()) {
         worst.note(f);
         continue;
       }
       lir::Program prog;
       int tok = 0;
-      Status s = scheduleLayer(l, t, tl, f.spm, io, tok, "", prog.body);
+      Status s = scheduleLayer(l, t, tl, f.spm, io, tok, "", prog.body, h);
       if (!s) {
         worst.note({s.error().message, 0, {}, {}});
         continue;
@@ -254,8 +260,7 @@ Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t) {
   // The fewest cycles, then the fewest system-memory bytes (weights kept
   // resident rather than reloaded per tile), then the least scratchpad.
   auto key = [](const Choice &c) {
-    return std::make_tuple(c.estimate.cycles, c.estimate.sysRead + c.estimate.sysWrite,
-                           c.spmBytes);
+    return std::make_tuple(c.estimate.cycles, c.estimate.sysRead + c.estimate.sysWrite, c.spmBytes);
   };
   for (Choice &c : all)
     if (!best || key(c) < key(*best))
