@@ -231,6 +231,12 @@ bool selectStrideLegal(Checker &c, NpuOp &op) {
       // Stride-1 rows r = oy * s read from the model's first row: the
       // padding after the image completes out * s rows.
       trail[d] += out[d] * s - (in[d] + lead[d] + trail[d] - ext[d]);
+      if (trail[d] > int64_t(l.maxPad[d ? 3 : 1])) {
+        c.fail(why + ": completing the last window needs padding " + (d ? "right " : "bottom ") +
+               std::to_string(trail[d]) + ", over " + op.kindName + ".max_padding " +
+               (d ? "right " : "bottom ") + std::to_string(l.maxPad[d ? 3 : 1]));
+        return false;
+      }
       continue;
     }
     int64_t p = int64_t(it->second);
