@@ -80,7 +80,7 @@ void spatial(std::vector<std::string> &c, const OpLimits &l, bool dilations) {
   c.push_back("kernel height in {" + list(l.kernelHeights, "any") + "}, width in {" +
               list(l.kernelWidths, "any") + "}");
   c.push_back("strides in {" + list(l.strides, "any") + "}");
-  // Strides by selection (Legality.cpp selectStrideLegal): a select kernel not offered natively.
+  // Strides by selection (LegalitySelect.cpp): a select kernel not offered natively.
   if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT && l.allowsStride(1)) {
     std::vector<int> sel;
     for (unsigned k : l.poolKernels)
