@@ -212,6 +212,9 @@ void convLegal(const ir::Node &n, Checker &c, NpuOp &op, const LegalityOptions &
   bool dw = op.kind == NPUCC_KIND_DEPTHWISE;
   if (int64_t pk = quant::fusedPoolOf(n); pk > 1 && !fusedPoolLegal(n, pk, c, op))
     return;
+  // On failure the reason is recorded and op keeps the model's stride, so the
+  // checks below name every other constraint too (LegalitySelect.cpp).
+  legality::selectStrideLegal(c, op);
   checkRequant(n, w, n.input(2), op.outC, 0, c, op, opts);
   checkSpatial(c, op, true);
   c.multipleOf("input channels", op.inC, l.inChannelMultiple, "in_channel_multiple");

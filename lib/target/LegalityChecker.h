@@ -87,4 +87,11 @@ std::optional<std::pair<double, int32_t>> activationQ(const ir::Value *v, const 
 void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int64_t channels,
                   int axis, Checker &c, NpuOp &op, const LegalityOptions &opts);
 
+/// A conv/depthwise stride the operation does not offer natively but its
+/// select pool stage does: `op` becomes the stride-1 command over the whole
+/// windows (NpuOp::poolSelect, poolK, poolOffY/X, outH/outW times the
+/// stride, padding); false with the reason recorded when it cannot (op
+/// unchanged), true when it does or has nothing to do (LegalitySelect.cpp).
+bool selectStrideLegal(Checker &c, NpuOp &op);
+
 } // namespace npucc::target::legality

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "npucc/target/Legality.h"
 
+#include "../../runtime/hal/npucc_params.h"
+
 #include <sstream>
 
 namespace npucc::target {
@@ -78,6 +80,22 @@ void spatial(std::vector<std::string> &c, const OpLimits &l, bool dilations) {
   c.push_back("kernel height in {" + list(l.kernelHeights, "any") + "}, width in {" +
               list(l.kernelWidths, "any") + "}");
   c.push_back("strides in {" + list(l.strides, "any") + "}");
+  // Strides by selection (LegalitySelect.cpp): a select kernel not offered natively.
+  if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT && l.allowsStride(1)) {
+    std::vector<int> sel;
+    for (unsigned k : l.poolKernels)
+      if (!l.allowsStride(int(k)))
+        sel.push_back(int(k));
+    std::string offs;
+    for (const auto &o : l.poolOffsets)
+      offs += std::string(offs.empty() ? "" : ", ") + "[" + std::to_string(o.first) + ", " +
+              std::to_string(o.second) + "]";
+    if (!sel.empty())
+      c.push_back("strides in {" + list(sel, "") +
+                  "} (equal in both dimensions) by selection: run at stride 1 over s x the "
+                  "output rows and columns, keeping the pixel the padding implies, one of " +
+                  offs + ", of each s x s window (s^2 x the MACs)");
+  }
   if (dilations)
     c.push_back("dilations in {" + list(l.dilations, "any") + "}");
   c.push_back("padding at most " + std::to_string(l.maxPad[0]) + " top, " +

@@ -55,17 +55,49 @@ bool OpLimits::defaultArithmetic() const {
   return true;
 }
 
-/// {"stage": "max", "kernels": [2, 4]}: ascending, distinct, 2..31.
+/// {"stage": "max" or "select", "kernels": [2, 4]}: ascending, distinct, 2..31.
 static void parsePoolKernels(const json_reader::Obj &so, OpLimits &l) {
   std::vector<int> ks = json_reader::intList(so, "kernels", {});
+  std::string stage = so.raw().value("stage", "");
   for (size_t i = 0; i < ks.size(); ++i) {
     std::string p = so.at("kernels") + "/" + std::to_string(i);
-    if (ks[i] < 2)
-      json_reader::fail(p, "a max pool window of " + std::to_string(ks[i]) +
-                               " pools nothing (window sizes are 2..31)");
+    if (ks[i] < 2 || ks[i] > 31)
+      json_reader::fail(p, "a " + stage + " pool window of " + std::to_string(ks[i]) +
+                               (ks[i] < 2 ? " pools nothing" : " is too large") +
+                               " (window sizes are 2..31)");
     if (i && ks[i] <= ks[i - 1])
       json_reader::fail(p, "window sizes must be ascending and distinct");
     l.poolKernels.push_back(unsigned(ks[i]));
+  }
+}
+
+/// {"stage": "select", "offsets": [[0, 0], [0, 1]]}: the kept pixels (row,
+/// column) the NPU offers, each inside every window of "kernels", distinct.
+static void parsePoolOffsets(const json_reader::Obj &so, OpLimits &l) {
+  const nlohmann::json &v = so.array("offsets");
+  if (v.empty())
+    json_reader::fail(so.at("offsets"), "the select stage offers no kept pixel: write "
+                                        "\"offsets\": [[0, 0]] (row, column in the window)");
+  unsigned kmin = l.poolKernels.empty() ? 2 : l.poolKernels.front();
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string p = so.at("offsets") + "/" + std::to_string(i);
+    if (!v[i].is_array() || v[i].size() != 2)
+      json_reader::fail(p, "expected a [row, column] pair of the kept pixel in the window");
+    unsigned yx[2];
+    for (size_t j = 0; j < 2; ++j) {
+      uint64_t o = json_reader::toU64(v[i][j], p + "/" + std::to_string(j));
+      if (o >= kmin)
+        json_reader::fail(p + "/" + std::to_string(j),
+                          "offset " + std::to_string(o) + " is outside the " +
+                              std::to_string(kmin) + "x" + std::to_string(kmin) +
+                              " window (offsets are 0..k-1 for every k of \"kernels\")");
+      yx[j] = unsigned(o);
+    }
+    for (const auto &q : l.poolOffsets)
+      if (q.first == yx[0] && q.second == yx[1])
+        json_reader::fail(p, "offset [" + std::to_string(yx[0]) + ", " + std::to_string(yx[1]) +
+                                 "] is listed twice");
+    l.poolOffsets.push_back({yx[0], yx[1]});
   }
 }
 
@@ -127,8 +159,12 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
       if (l.stages[size_t(slot)] == NPUCC_STAGE_ACT_PWL)
         l.pwlSegments = unsigned(so->range("segments", NPUCC_PWL_SEGMENTS, 2, NPUCC_PWL_SEGMENTS));
       // max: the window sizes k (k x k, stride k) the NPU pools with.
-      if (l.stages[size_t(slot)] == NPUCC_STAGE_POOL_MAX)
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_POOL_MAX ||
+          l.stages[size_t(slot)] == NPUCC_STAGE_POOL_SELECT)
         parsePoolKernels(*so, l);
+      // select: the kept pixels it offers inside a window.
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_POOL_SELECT)
+        parsePoolOffsets(*so, l);
       so->done();
     }
   }
@@ -139,6 +175,16 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
     if (l.poolKernels.empty())
       json_reader::fail(ao.at("pool"), "pool stage max needs its window sizes: write {\"stage\": "
                                        "\"max\", \"kernels\": [2]}");
+  }
+  if (l.stages[NPUCC_SLOT_POOL] == NPUCC_STAGE_POOL_SELECT) {
+    if (name == "matmul")
+      json_reader::fail(ao.at("pool"), "pool stage select keeps pixels of a spatial output: "
+                                       "operation 'matmul' has none (only conv and depthwise "
+                                       "fuse a pool)");
+    if (l.poolKernels.empty())
+      json_reader::fail(ao.at("pool"), "pool stage select needs its window sizes and offsets: "
+                                       "write {\"stage\": \"select\", \"kernels\": [2], "
+                                       "\"offsets\": [[0, 0]]}");
   }
   if (l.stages[NPUCC_SLOT_REQUANT] == NPUCC_STAGE_RQ_MUL_SHIFT_ADD && !l.perChannelRequant)
     json_reader::fail(ao.at("requant"), "requant stage mul_shift_add reads mul, shift and add per "

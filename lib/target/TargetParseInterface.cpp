@@ -530,6 +530,23 @@ void TargetParser::crossCheck() {
       fail("/compute/operations/" + c.kind + "/arithmetic/pool",
            "pool stage max takes its window size from parameter 'pool_k': bind it in /commands/" +
                c.kind + "/params");
+    // select: the window and every kept pixel the description offers are
+    // command parameters (an offset row or column other than 0 needs its
+    // parameter bound; 0 is the default).
+    if (l->stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT) {
+      bool offY = false, offX = false;
+      for (const auto &o : l->poolOffsets)
+        offY = offY || o.first, offX = offX || o.second;
+      const char *miss = !c.binding("pool_k")               ? "pool_k"
+                         : offY && !c.binding("pool_off_y") ? "pool_off_y"
+                         : offX && !c.binding("pool_off_x") ? "pool_off_x"
+                                                            : nullptr;
+      if (miss)
+        fail("/compute/operations/" + c.kind + "/arithmetic/pool",
+             std::string("pool stage select takes its window and kept pixel from parameters "
+                         "'pool_k', 'pool_off_y', 'pool_off_x': bind '") +
+                 miss + "' in /commands/" + c.kind + "/params");
+    }
     if (l->fusedClamp && (!c.binding("act_min") || !c.binding("act_max")))
       fail(p + "/params", "a fused clamp needs parameters 'act_min' and 'act_max' bound");
     if (c.kind == "depthwise" && (l->depthMultipliers.size() != 1 || l->depthMultipliers[0] != 1) &&

@@ -79,10 +79,18 @@ void TargetParser::checkCapabilitiesEncodable() const {
                                             std::to_string(l.maxPad[size_t(s * 2)]) +
                                             " cannot be programmed: " + why);
     }
-    if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX) {
+    if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX ||
+        l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT) {
       std::vector<int> ks(l.poolKernels.begin(), l.poolKernels.end());
       ks.push_back(1); // no pool
       fitsAll("pool_k", ks, "pool window", "arithmetic/pool/kernels");
+    }
+    if (l.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT) {
+      std::vector<int> ys, xs;
+      for (const auto &o : l.poolOffsets)
+        ys.push_back(int(o.first)), xs.push_back(int(o.second));
+      fitsAll("pool_off_y", ys, "kept pixel row", "arithmetic/pool/offsets");
+      fitsAll("pool_off_x", xs, "kept pixel column", "arithmetic/pool/offsets");
     }
     if (op == "depthwise")
       fitsAll("depth_mult", l.depthMultipliers, "channel multiplier", "channel_multipliers");

@@ -101,7 +101,10 @@
   /* The lut256 activation stage's 256-byte table (appended: ids above keep their values) */ \
   X(ACT_ADDR, "act_addr", 0, 0, NPUCC_KB_RQ, 0)                                              \
   /* The max pool stage's window (k x k, stride k; 1: no pooling; appended likewise) */      \
-  X(POOL_K, "pool_k", 1, 0, NPUCC_KB_CONVLIKE, 0)
+  X(POOL_K, "pool_k", 1, 0, NPUCC_KB_CONVLIKE, 0)                                           \
+  /* The select pool stage's kept pixel of each pool_k x pool_k window (row, column) */      \
+  X(POOL_OFF_Y, "pool_off_y", 0, 0, NPUCC_KB_CONVLIKE, 0)                                     \
+  X(POOL_OFF_X, "pool_off_x", 0, 0, NPUCC_KB_CONVLIKE, 0)
 /* clang-format on */
 
 typedef enum npucc_param {
@@ -161,7 +164,8 @@ typedef enum npucc_param {
   X(ACT_LUT256, "lut256", NPUCC_SLOT_ACTIVATION, 0)                                          \
   X(RQ_MUL_SHIFT_ADD, "mul_shift_add", NPUCC_SLOT_REQUANT, 0)                                 \
   X(ACT_PWL, "pwl", NPUCC_SLOT_ACTIVATION, 0)                                                 \
-  X(POOL_MAX, "max", NPUCC_SLOT_POOL, 0)
+  X(POOL_MAX, "max", NPUCC_SLOT_POOL, 0)                                                      \
+  X(POOL_SELECT, "select", NPUCC_SLOT_POOL, 0)
 /* clang-format on */
 
 typedef enum npucc_stage {

@@ -229,6 +229,19 @@ static inline int32_t npucc_stage_pool_max(const int8_t *base, long row, long co
   return m;
 }
 
+/* ---- pool: select ----
+ * The pixel (off_y, off_x) of a k x k window of activated values, per
+ * channel: element (i, j) of the window is base[i * row + j * col] (row,
+ * col: the pitches in elements). The window moves by k and there is no
+ * padding, so an h x w activation selects to floor(h / k) x floor(w / k).
+ * A stride-1 convolution followed by it is the stride-k convolution (the
+ * compiler picks the offset from the padding), so the stage is exact.
+ * 0 <= off_y, off_x < k. */
+static inline int32_t npucc_stage_pool_select(const int8_t *base, long row, long col, int off_y,
+                                              int off_x) {
+  return base[off_y * row + off_x * col];
+}
+
 /* ---- output: int8 ----
  * The stored byte of an activated value (saturated to int8). */
 static inline uint8_t npucc_stage_out_int8(int32_t v) {

@@ -339,14 +339,22 @@ static npucc_alayout act_layout(const npucc_sim *s, int kind) {
   return l;
 }
 
-/* The pool stage's window pool_k: 1 (no pool), or, with the max stage, a
- * size that divides the computed out_h x out_w (the compiler computes
- * only whole windows). 0 on success. */
+/* The pool stage's window pool_k: 1 (no pool), or, with the max or select
+ * stage, a size that divides the computed out_h x out_w (the compiler
+ * computes only whole windows); select's kept pixel (pool_off_y,
+ * pool_off_x) inside it. 0 on success. */
 static int check_pool(npucc_sim *s, int idx, int kind, const int64_t *p) {
   int st = npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL);
   if (P(POOL_K) < 1 || P(POOL_K) > 31)
     return sim_fail(s, idx, LIMIT, "field value out of range: pool_k %lld", (long long)P(POOL_K));
-  if (P(POOL_K) > 1 && st != NPUCC_STAGE_POOL_MAX)
+  if (P(POOL_OFF_Y) < 0 || P(POOL_OFF_X) < 0 || P(POOL_OFF_Y) >= P(POOL_K) ||
+      P(POOL_OFF_X) >= P(POOL_K))
+    return sim_fail(s, idx, LIMIT,
+                    "field value out of range: pool offset (%lld, %lld) outside the %lldx%lld "
+                    "window",
+                    (long long)P(POOL_OFF_Y), (long long)P(POOL_OFF_X), (long long)P(POOL_K),
+                    (long long)P(POOL_K));
+  if (P(POOL_K) > 1 && st != NPUCC_STAGE_POOL_MAX && st != NPUCC_STAGE_POOL_SELECT)
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: pool_k %lld but the operation's pool stage is "
                     "none",
@@ -375,12 +383,31 @@ static void pool_max(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow
   }
 }
 
+/* The select pool stage: pixel (oy_k, ox_k) of each k x k, stride k window
+ * of the computed tile `in` (oh x ow x c in layout al) into `out`. */
+static void pool_select(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow, int64_t c,
+                        int64_t k, int oy_k, int ox_k, uint8_t *out) {
+  int64_t y, x, ch;
+  for (ch = 0; ch < c; ++ch) {
+    uint64_t o = npucc_alayout_offset(al, oh, ow, c, 0, 0, ch);
+    long row = (long)(npucc_alayout_offset(al, oh, ow, c, 1, 0, ch) - o);
+    long col = (long)(npucc_alayout_offset(al, oh, ow, c, 0, 1, ch) - o);
+    for (y = 0; y < oh / k; ++y)
+      for (x = 0; x < ow / k; ++x)
+        out[npucc_alayout_offset(al, oh / k, ow / k, c, y, x, ch)] =
+            (uint8_t)npucc_stage_pool_select(
+                (const int8_t *)in + npucc_alayout_offset(al, oh, ow, c, y * k, x * k, ch), row,
+                col, oy_k, ox_k);
+  }
+}
+
 /* conv and depthwise: out[oy][ox][oc] over input and output in the
  * operation's activation layout (NHWC or channel-blocked: the whole padded
  * groups are read and written, pad output channels as zeros); conv weights
  * in the operation's layout, depthwise [k_h][k_w][channels]. out_h x out_w
- * is the computed resolution; with pool_k > 1 (the max pool stage) the
- * stored output is its (out_h / pool_k) x (out_w / pool_k) max pool. */
+ * is the computed resolution; with pool_k > 1 (the max or select pool
+ * stage) the stored output is its (out_h / pool_k) x (out_w / pool_k) max
+ * pool or selection. */
 static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[kind];
   int dw = kind == NPUCC_KIND_DEPTHWISE;
@@ -455,7 +482,11 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
       free(tmp);
       return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
     }
-    pool_max(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, pooled);
+    if (npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT)
+      pool_select(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, (int)P(POOL_OFF_Y), (int)P(POOL_OFF_X),
+                  pooled);
+    else
+      pool_max(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, pooled);
     free(tmp);
     tmp = pooled;
   }

@@ -351,6 +351,21 @@ if "$npucc" check "$src/test/lit/npu/Inputs/blocks_mirror" --target "$tmp/spm4k.
      --tolerance-steps 0 > "$tmp/bm.log" 2>&1 && grep -q "^blocks_mirror: PASS" "$tmp/bm.log"; then
   ok "check blocks_mirror: partial channel block and mirrored scratchpad (NPU simulator)"
 else bad "check blocks_mirror (4 KiB scratchpad):"; sed 's/^/    /' "$tmp/bm.log" | tail -5; fi
+# Issue 19 phase 7e: strides by selection. npu-select convolves at stride 1 only; the stride-2
+# conv, depthwise and 1x1 of test/lit/npu/Inputs/make_select.py run at stride 1 plus the select
+# pool stage (kept pixel [0, 0]); with an implied padding of 1 for 3x3, select_even's first conv
+# keeps [0, 1] (test/lit/npu/select-stride.test shows the commands): bit-exact with the
+# interpreter, 0 steps from the numpy golden output, 0 hazards, all three layers on the NPU.
+sed 's/"kernel_sizes": \[1, 2, 3, 5, 7\], "strides": \[1\],/"kernel_sizes": [1, 3], "implied_padding": {"1": 0, "3": 1}, "strides": [1],/' \
+  "$src/test/target/npu-select.json" > "$tmp/select-implied.json"
+for sm in "select $src/test/target/npu-select.json" "select_even $tmp/select-implied.json"; do
+  read -r sname starget <<< "$sm"
+  if "$npucc" check "$src/test/lit/npu/Inputs/$sname" --target "$starget" --interp-check on \
+       --tolerance-steps 0 > "$tmp/sel.log" 2>&1 && grep -q "^$sname: PASS" "$tmp/sel.log" \
+       && grep -q "hazards 0" "$tmp/sel.log" && grep -q "3 of 7 layers on the NPU" "$tmp/sel.log"; then
+    ok "check $sname: stride-2 convs by selection on $(basename "$starget" .json) (NPU simulator)"
+  else bad "check $sname on $starget:"; sed 's/^/    /' "$tmp/sel.log" | tail -5; fi
+done
 # A dynamic leading (batch) dim defaults to 1, with a note.
 if "$npucc" "$src/models/invalid/dynamic_batch.onnx" -o "$tmp/db" > "$tmp/db.log" 2>&1 \
    && grep -q "note: input 'x' \[N,4\] bound to 1x4 by default" "$tmp/db.log" \

@@ -8,7 +8,8 @@
 #    read-modify-write control register, clear register, init write; npu-sysmem: conv, depthwise
 #    and matmul read weights and tables from system memory themselves; npu-fp32lut: binary32
 #    requantization scales, the fp32_scale stage, and the lut256 activation tables; npu-pwl: the
-#    pwl segment tables; npu-fpool: the max pool stage's pool_k) builds for Cortex-M4 and
+#    pwl segment tables; npu-fpool: the max pool stage's pool_k; npu-select: the select pool
+#    stage's pool_k and pool_off_x) builds for Cortex-M4 and
 #    RV32 at -Os with -std=c99 -Wall -Wextra -Werror -pedantic, and references nothing from
 #    libc but memcpy/memset (no malloc, no printf) plus the compiler's own helper routines;
 #  - its .text/.data/.bss on Cortex-M4 is printed (the figures quoted in README.md);
@@ -53,7 +54,8 @@ for arch in cortex-m4 rv32; do
            "$src/test/target/npu-fifo.json" "$src/test/target/npu-cmdbuf.json" \
            "$src/test/target/npu-sysmem.json" "$src/test/target/npu-weights.json" \
            "$src/test/target/npu-fp32lut.json" "$src/test/target/npu-blocked.json" \
-           "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json"; do
+           "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json" \
+           "$src/test/target/npu-select.json"; do
     n="$(basename "$t" .json)"
     d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
@@ -358,7 +360,8 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
          "$src/test/target/npu-cmdbuf.json" "$src/test/target/npu-sysmem.json" \
          "$src/test/target/npu-weights.json" "$src/test/target/npu-fp32lut.json" \
          "$src/test/target/npu-shift.json" "$src/test/target/npu-msa.json" "$src/test/target/npu-blocked.json" \
-         "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json"; do
+         "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json" \
+         "$src/test/target/npu-select.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

@@ -44,6 +44,8 @@
 #    mlpt_kws_qdq, mlpt_vww_qdq.
 #  - test/target/npu-fpool.json (conv and depthwise fuse a following 2x2/4x4 max pool, the
 #    pool stage max): tinycnn_int8, torch_ptq_qdq (its conv -> MaxPool 2x2 fused).
+#  - test/target/npu-select.json (conv and depthwise convolve at stride 1 only; stride 2 by the
+#    select pool stage): tinycnn_int8, mlpt_ic_qdq, mlpt_vww_qdq (their stride-2 convs).
 # Usage: npu_targets_test.sh NPUCC SOURCE_DIR
 set -uo pipefail
 npucc="$1"
@@ -177,6 +179,9 @@ on_targets npu-fp32lut "mlpt_kws_qdq torch_ptq_qdq"
 on_targets npu-pwl "mlpt_kws_qdq mlpt_vww_qdq"
 # 2k. The max pool stage (issue 19, phase 7e): npu-fpool's conv fuses torch_ptq_qdq's MaxPool.
 on_targets npu-fpool "torch_ptq_qdq"
+# 2l. Strides by selection (issue 19, phase 7e second part): npu-select runs stride-2 convs and
+#     depthwise convs at stride 1 and keeps pixel (0, 0) of each 2x2 window.
+on_targets npu-select "mlpt_ic_qdq mlpt_vww_qdq"
 
 # 3. A compute address field narrower than the scratchpad.
 edit narrow 'j["registers"].append({"name": "IN12", "offset": "0x200", "fields": [{"name": "a", "lsb": 0, "width": 12}]})

@@ -456,6 +456,41 @@ TEST(NpuWaitsEstimate, ScheduledPooledConvRunsAsEstimatedAndStoresThePool) {
   }
 }
 
+TEST(NpuWaitsEstimate, ScheduledSelectConvRunsAsEstimatedAndStoresTheSelection) {
+  // npu-select's select stage (phase 7e, second part): a stride-2 conv run at
+  // stride 1 over the whole windows (24 x 16 computed), each row tile keeping
+  // pixel (0, 1) of every 2x2 window; the estimate predicts the simulator's
+  // cycles and traffic (MACs at the computed resolution); the stores write the
+  // 12 x 8 selection only.
+  TargetDesc t = load(test::testTarget("npu-select.json"));
+  target::NpuOp op = test::sameConv(24, 16, 32, 64, 3, true);
+  op.poolK = 2, op.poolSelect = true, op.poolOffX = 1;
+  lower::npu::Layer l = lower::npu::makeLayer(op);
+  auto c = lower::npu::chooseTiling(l, t);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->tiling.rows % 2, 0) << c->tiling.text();
+  uint64_t constBytes = 0, arenaBytes = 0;
+  lir::Program p = scheduledLayer(op, t, constBytes, arenaBytes);
+  ASSERT_FALSE(p.body.empty());
+  size_t selected = 0;
+  for (const lir::Instr &in : p.body)
+    if (in.opcode == "npu" && in.callee == "conv") {
+      EXPECT_EQ(lower::npu::paramValue(in, "pool_k"), 2);
+      EXPECT_EQ(lower::npu::paramValue(in, "pool_off_x"), 1);
+      EXPECT_EQ(lower::npu::paramValue(in, "stride_h"), 1);
+      EXPECT_EQ(lower::npu::paramValue(in, "out_h") % 2, 0);
+      ++selected;
+    }
+  EXPECT_GT(selected, 0u);
+  std::vector<uint8_t> arenaMem(arenaBytes, 3), constMem(constBytes, 1);
+  lower::NpuEstimate e = lower::estimateProgram(p, t);
+  SimRun r = runOnSim(p, t, arenaMem, constMem);
+  expectAsEstimated(r, e, "select 2 at [0, 1]");
+  EXPECT_EQ(r.totals.macs, op.macs);
+  EXPECT_EQ(e.macs, op.macs);
+  EXPECT_EQ(r.totals.sys_bytes_written, uint64_t(12 * 8 * 64));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTargets, NpuWaitsOnSim, ::testing::ValuesIn(test::allTargets()),
                          test::targetTestName);
 

@@ -287,35 +287,48 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     EXPECT_GT(st->mac_utilisation, 0.0);
     EXPECT_LE(st->mac_utilisation, 1.0);
     // The max pool stage: the same conv computed over whole k x k windows only
-    // (out_h/out_w the computed resolution, multiples of k), stored pooled.
-    for (unsigned k : l->poolKernels) {
-      int PH = OH / int(k), PW = OW / int(k);
-      if (PH == 0 || PW == 0)
-        continue;
-      I8 full = refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw);
-      I8 want(size_t(PH) * PW * OC, int8_t(-128));
-      for (int y = 0; y < PH * int(k); ++y)
-        for (int x = 0; x < PW * int(k); ++x)
-          for (int oc = 0; oc < OC; ++oc) {
-            int8_t &m = want[size_t(((y / int(k)) * PW + x / int(k)) * OC + oc)];
-            m = std::max(m, full[size_t((y * OW + x) * OC + oc)]);
-          }
-      const size_t pooledBytes = npucc_alayout_bytes(actLayout(r.D, kind), PH, PW, OC);
-      uint64_t pout = r.spmAlloc(pooledBytes);
-      p[NPUCC_P_OUT_ADDR] = int64_t(pout);
-      p[NPUCC_P_OUT_H] = PH * int(k), p[NPUCC_P_OUT_W] = PW * int(k);
-      p[NPUCC_P_POOL_K] = int64_t(k);
-      size_t at = npucc_sim_num_commands(r.Sim);
-      r.issue(kind, p);
-      r.wait(NPUCC_ENGINE_COMPUTE);
-      EXPECT_EQ(fromAct(r.D, kind, r.store(pout, pooledBytes), PH, PW, OC), want)
-          << "pool " << k << " after k=" << kh << "x" << kw;
-      const npucc_sim_cmd_stats *pst = npucc_sim_command(r.Sim, at);
-      ASSERT_NE(pst, nullptr);
-      EXPECT_EQ(pst->macs, uint64_t(PH) * k * PW * k * OC * kh * kw * (dw ? 1 : C));
-      EXPECT_EQ(pst->cycles, r.Table->commandCycles(kind, p, &macs));
-      p[NPUCC_P_POOL_K] = 1;
-    }
+    // (out_h/out_w the computed resolution, multiples of k), stored pooled; the
+    // select stage: the same, keeping pixel (oy, ox) of each window, for every
+    // offered offset.
+    bool select = l->stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT;
+    std::vector<std::pair<unsigned, unsigned>> offsets = l->poolOffsets;
+    if (!select)
+      offsets = {{0u, 0u}};
+    for (unsigned k : l->poolKernels)
+      for (auto [offY, offX] : offsets) {
+        int PH = OH / int(k), PW = OW / int(k);
+        if (PH == 0 || PW == 0 || offY >= k || offX >= k)
+          continue;
+        I8 full = refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw);
+        I8 want(size_t(PH) * PW * OC, int8_t(-128));
+        for (int y = 0; y < PH * int(k); ++y)
+          for (int x = 0; x < PW * int(k); ++x)
+            for (int oc = 0; oc < OC; ++oc) {
+              int8_t &m = want[size_t(((y / int(k)) * PW + x / int(k)) * OC + oc)];
+              int8_t v = full[size_t((y * OW + x) * OC + oc)];
+              if (!select)
+                m = std::max(m, v);
+              else if (y % int(k) == int(offY) && x % int(k) == int(offX))
+                m = v;
+            }
+        p[NPUCC_P_POOL_OFF_Y] = offY, p[NPUCC_P_POOL_OFF_X] = offX;
+        const size_t pooledBytes = npucc_alayout_bytes(actLayout(r.D, kind), PH, PW, OC);
+        uint64_t pout = r.spmAlloc(pooledBytes);
+        p[NPUCC_P_OUT_ADDR] = int64_t(pout);
+        p[NPUCC_P_OUT_H] = PH * int(k), p[NPUCC_P_OUT_W] = PW * int(k);
+        p[NPUCC_P_POOL_K] = int64_t(k);
+        size_t at = npucc_sim_num_commands(r.Sim);
+        r.issue(kind, p);
+        r.wait(NPUCC_ENGINE_COMPUTE);
+        EXPECT_EQ(fromAct(r.D, kind, r.store(pout, pooledBytes), PH, PW, OC), want)
+            << "pool " << k << " offset " << offY << "," << offX << " after k=" << kh << "x" << kw;
+        const npucc_sim_cmd_stats *pst = npucc_sim_command(r.Sim, at);
+        ASSERT_NE(pst, nullptr);
+        EXPECT_EQ(pst->macs, uint64_t(PH) * k * PW * k * OC * kh * kw * (dw ? 1 : C));
+        EXPECT_EQ(pst->cycles, r.Table->commandCycles(kind, p, &macs));
+        p[NPUCC_P_POOL_K] = 1;
+        p[NPUCC_P_POOL_OFF_Y] = 0, p[NPUCC_P_POOL_OFF_X] = 0;
+      }
   }
   EXPECT_FALSE(npucc_sim_failed(r.Sim)) << npucc_sim_error(r.Sim);
 }
@@ -468,10 +481,11 @@ INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::tes
 // Descriptions whose requantization stage is not in allTargets() (the model-level
 // tests there assume q31-like tables): every command with random mul_shift_add
 // tables (SimRig.h Quant); npu-fpool's conv and depthwise also with their fused
-// max pools (runConv).
+// max pools, npu-select's with their select pools at every offered offset (runConv).
 INSTANTIATE_TEST_SUITE_P(RequantStages, SimCommands,
                          ::testing::Values(npucc::test::testTarget("npu-msa.json"),
-                                           npucc::test::testTarget("npu-fpool.json")),
+                                           npucc::test::testTarget("npu-fpool.json"),
+                                           npucc::test::testTarget("npu-select.json")),
                          npucc::test::targetTestName);
 
 } // namespace

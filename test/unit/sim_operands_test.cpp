@@ -217,10 +217,12 @@ TEST(SimArithmetic, PwlTablesUseAtMostTheOperationsSegments) {
       << npucc_sim_error(r.Sim);
 }
 
-/// A 1x1 conv (4 x 4 x 2 -> 4 x 4 x 3) on npu-fpool (its simulator replaced by one of `alt`
-/// when given) with pool_k `k`: the simulator's error ("" if none).
-std::string pooledConv(const npucc_target_desc *alt, int64_t k) {
-  Rig r(npucc::test::testTarget("npu-fpool.json"));
+/// A 1x1 conv (4 x 4 x 2 -> 4 x 4 x 3) on npu-fpool (or `desc`; its simulator replaced by one
+/// of `alt` when given) with pool_k `k` (and select's kept column `offX`): the simulator's
+/// error ("" if none).
+std::string pooledConv(const npucc_target_desc *alt, int64_t k,
+                       const char *desc = "npu-fpool.json", int64_t offX = 0) {
+  Rig r(npucc::test::testTarget(desc));
   EXPECT_TRUE(r.ok());
   if (!r.ok())
     return "no simulator";
@@ -236,6 +238,7 @@ std::string pooledConv(const npucc_target_desc *alt, int64_t k) {
   p[NPUCC_P_IN_H] = 4, p[NPUCC_P_IN_W] = 4, p[NPUCC_P_IN_CH] = 2;
   p[NPUCC_P_OUT_H] = 4, p[NPUCC_P_OUT_W] = 4, p[NPUCC_P_OUT_CH] = 3;
   p[NPUCC_P_POOL_K] = k;
+  p[NPUCC_P_POOL_OFF_X] = offX;
   int bad = -1;
   EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_CONV, p.data(), &bad), NPUCC_OK);
   if (npucc_hal_wait(NPUCC_ENGINE_COMPUTE, 10000000) != NPUCC_OK || npucc_sim_failed(r.Sim))
@@ -267,6 +270,21 @@ TEST(SimArithmetic, PoolMaxWindowMustDivideTheOutputAndNeedsTheStage) {
   EXPECT_EQ(pooledConv(&d, 1), "");
   e = pooledConv(&d, 2);
   EXPECT_NE(e.find("field value out of range: pool_k 2 but the operation's pool stage is none"),
+            std::string::npos)
+      << e;
+}
+
+/// pool select (phase 7e, second part): the kept pixel must lie in the window (the selected
+/// results: SimCommands on npu-select, every offered offset).
+TEST(SimArithmetic, PoolSelectOffsetMustLieInTheWindow) {
+  EXPECT_EQ(pooledConv(nullptr, 2, "npu-select.json", 0), "");
+  EXPECT_EQ(pooledConv(nullptr, 2, "npu-select.json", 1), "");
+  std::string e = pooledConv(nullptr, 1, "npu-select.json", 1);
+  EXPECT_NE(e.find("field value out of range: pool offset (0, 1) outside the 1x1 window"),
+            std::string::npos)
+      << e;
+  e = pooledConv(nullptr, 3, "npu-select.json", 0);
+  EXPECT_NE(e.find("field value out of range: pool_k 3 does not divide the output 4x4"),
             std::string::npos)
       << e;
 }

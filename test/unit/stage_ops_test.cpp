@@ -400,6 +400,37 @@ TEST(StageOps, PoolMax) {
   EXPECT_EQ(npucc_stage_pool_max(last + 1, 2, 1, 1), -7);
 }
 
+/// pool select (phase 7e, second part): pixel (oy, ox) of every k x k, stride
+/// k window of random HWC tiles, strided as the tile is stored, against the
+/// naive reference: element (y * k + oy, x * k + ox) of the tile is output
+/// (y, x), which is what a stride-k sampling of the tile from (oy, ox) gives.
+TEST(StageOps, PoolSelect) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    int h = 1 + int(rng() % 9), w = 1 + int(rng() % 9), c = 1 + int(rng() % 5);
+    int k = 1 + int(rng() % 4), offY = int(rng() % unsigned(k)), offX = int(rng() % unsigned(k));
+    std::vector<int8_t> x(size_t(h * w * c));
+    for (int8_t &v : x)
+      v = int8_t(int(rng() % 256) - 128);
+    int oh = h / k, ow = w / k;
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox)
+        for (int ch = 0; ch < c; ++ch) {
+          int want = x[size_t(((oy * k + offY) * w + ox * k + offX) * c + ch)];
+          const int8_t *base = &x[size_t(((oy * k) * w + ox * k) * c + ch)];
+          ASSERT_EQ(npucc_stage_pool_select(base, long(w * c), long(c), offY, offX), want)
+              << "round " << round << " h " << h << " w " << w << " k " << k << " offset " << offY
+              << "," << offX << " at " << oy << "," << ox << "," << ch;
+        }
+  }
+  // A 2x2 window [[a, b], [c, d]] (row pitch 2): each offset its own pixel.
+  const int8_t win[4] = {-128, -7, 3, 126};
+  EXPECT_EQ(npucc_stage_pool_select(win, 2, 1, 0, 0), -128);
+  EXPECT_EQ(npucc_stage_pool_select(win, 2, 1, 0, 1), -7);
+  EXPECT_EQ(npucc_stage_pool_select(win, 2, 1, 1, 0), 3);
+  EXPECT_EQ(npucc_stage_pool_select(win, 2, 1, 1, 1), 126);
+}
+
 /// The default pipeline is today's npucc_requant_i8 (the simulator's
 /// arithmetic before the stages).
 TEST(StageOps, DefaultPipelineEqualsRequantI8) {

@@ -182,7 +182,7 @@ TEST(TargetArith, PoolMaxStageAndItsKernels) {
             "spatial output: operation 'matmul' has none (only conv and depthwise fuse a pool)");
   EXPECT_EQ(arithErr("conv", {{"pool", "avg"}}),
             "npu.json: error: /compute/operations/conv/arithmetic/pool: unknown pool stage 'avg' "
-            "(expected none, max)");
+            "(expected none, max, select)");
   EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "max"}, {"kernels", {2, 1}}}}}),
             "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels/1: a max pool "
             "window of 1 pools nothing (window sizes are 2..31)");
@@ -204,6 +204,92 @@ TEST(TargetArith, PoolMaxStageAndItsKernels) {
                                     "window 8 cannot be programmed"),
             std::string::npos)
       << wide.error().str();
+}
+
+/// pool select (phase 7e, second part): {"stage": "select", "kernels": [...],
+/// "offsets": [[row, column], ...]} on conv and depthwise, programmed through
+/// pool_k, pool_off_y and pool_off_x (an offset other than 0 needs its
+/// parameter bound).
+TEST(TargetArith, PoolSelectStageKernelsAndOffsets) {
+  auto r = loadTarget(testTarget("npu-select.json"));
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  using Offsets = std::vector<std::pair<unsigned, unsigned>>;
+  for (const char *op : {"conv", "depthwise"}) {
+    EXPECT_EQ(r->operation(op)->stage(NPUCC_SLOT_POOL), NPUCC_STAGE_POOL_SELECT) << op;
+    EXPECT_EQ(r->operation(op)->poolKernels, (std::vector<unsigned>{2})) << op;
+    EXPECT_EQ(r->operation(op)->poolOffsets, (Offsets{{0, 0}, {0, 1}})) << op;
+    EXPECT_EQ(r->operation(op)->strides, (std::vector<int>{1})) << op;
+  }
+  EXPECT_EQ(r->operation("matmul")->stage(NPUCC_SLOT_POOL), NPUCC_STAGE_POOL_NONE);
+  std::string src = emitCTableSource(*r);
+  EXPECT_NE(src.find(std::to_string(NPUCC_STAGE_POOL_SELECT)), std::string::npos);
+
+  json sel = {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", {{0, 0}}}}}};
+  EXPECT_EQ(arithErr("conv", sel),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: pool stage select takes "
+            "its window and kept pixel from parameters 'pool_k', 'pool_off_y', 'pool_off_x': "
+            "bind 'pool_k' in /commands/conv/params");
+  EXPECT_EQ(arithErr("conv", {{"pool", "select"}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: pool stage select needs "
+            "its window sizes and offsets: write {\"stage\": \"select\", \"kernels\": [2], "
+            "\"offsets\": [[0, 0]]}");
+  EXPECT_EQ(arithErr("matmul", sel),
+            "npu.json: error: /compute/operations/matmul/arithmetic/pool: pool stage select keeps "
+            "pixels of a spatial output: operation 'matmul' has none (only conv and depthwise "
+            "fuse a pool)");
+  EXPECT_EQ(arithErr("conv", {{"pool", {{"stage", "select"}, {"kernels", {2}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: missing required field "
+            "'offsets'");
+  EXPECT_EQ(
+      arithErr("conv",
+               {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", json::array()}}}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets: the select stage "
+      "offers no kept pixel: write \"offsets\": [[0, 0]] (row, column in the window)");
+  EXPECT_EQ(arithErr("conv",
+                     {{"pool",
+                       {{"stage", "select"}, {"kernels", {2, 4}}, {"offsets", {{0, 0}, {0, 2}}}}}}),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/1/1: offset 2 is "
+            "outside the 2x2 window (offsets are 0..k-1 for every k of \"kernels\")");
+  EXPECT_EQ(
+      arithErr("conv",
+               {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", {{0, 1}, {0, 1}}}}}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/1: offset [0, 1] is "
+      "listed twice");
+  EXPECT_EQ(
+      arithErr("conv", {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", {{0}}}}}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/0: expected a "
+      "[row, column] pair of the kept pixel in the window");
+  EXPECT_EQ(
+      arithErr("conv", {{"pool", {{"stage", "select"}, {"kernels", {1}}, {"offsets", {{0, 0}}}}}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/pool/kernels/0: a select pool "
+      "window of 1 pools nothing (window sizes are 2..31)");
+  // npu-select binds pool_k and pool_off_x (its offsets' rows are all 0).
+  json j = json::parse(readText(testTarget("npu-select.json")), nullptr, true, true);
+  json noX = j;
+  noX["commands"]["conv"]["params"].erase("pool_off_x");
+  auto e1 = parseTargetJson(noX.dump(2), "npu.json");
+  ASSERT_FALSE(e1.ok());
+  EXPECT_EQ(e1.error().str(),
+            "npu.json: error: /compute/operations/conv/arithmetic/pool: pool stage select takes "
+            "its window and kept pixel from parameters 'pool_k', 'pool_off_y', 'pool_off_x': "
+            "bind 'pool_off_x' in /commands/conv/params");
+  json rowOff = j;
+  rowOff["compute"]["operations"]["depthwise"]["arithmetic"]["pool"]["offsets"] = {{1, 0}};
+  auto e2 = parseTargetJson(rowOff.dump(2), "npu.json");
+  ASSERT_FALSE(e2.ok());
+  EXPECT_NE(e2.error().str().find("bind 'pool_off_y' in /commands/depthwise/params"),
+            std::string::npos)
+      << e2.error().str();
+  // A kept column the bound field cannot hold (COMP_POOL.off_x is 1 bit wide).
+  json wide = j;
+  wide["compute"]["operations"]["conv"]["arithmetic"]["pool"] = {
+      {"stage", "select"}, {"kernels", {3}}, {"offsets", {{0, 2}}}};
+  auto e3 = parseTargetJson(wide.dump(2), "npu.json");
+  ASSERT_FALSE(e3.ok());
+  EXPECT_NE(e3.error().str().find("/compute/operations/conv/arithmetic/pool/offsets: kept pixel "
+                                  "column 2 cannot be programmed"),
+            std::string::npos)
+      << e3.error().str();
 }
 
 TEST(TargetArith, Lut256ReadsItsTableThroughTheActOperand) {

@@ -65,6 +65,13 @@ struct NpuOp {
   /// pool (attribute pool_max = k): outH/outW are the convolution's, the
   /// stored output is (outH / k) x (outW / k). 1: no fused pool.
   int64_t poolK = 1;
+  /// The pool stage is select and the node is a conv/depthwise with stride
+  /// poolK > 1 the NPU does not offer natively: the command runs it at
+  /// stride 1 (strideH/W 1, outH/outW = the model's times poolK, padBottom /
+  /// padRight the rows and columns that makes whole windows) and keeps pixel
+  /// (poolOffY, poolOffX) of each poolK x poolK window.
+  bool poolSelect = false;
+  int64_t poolOffY = 0, poolOffX = 0;
   uint64_t macs = 0;
 };
 

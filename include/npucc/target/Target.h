@@ -147,7 +147,11 @@ struct OpLimits {
   unsigned pwlSegments = 16;
   /// "arithmetic": {"pool": {"stage": "max", "kernels": [2, 4]}}: the k of the k x k, stride k
   /// max pools the NPU fuses after the activation (ascending; empty without the max stage).
+  /// {"stage": "select", "kernels": [2], "offsets": [[0, 0], [0, 1]]}: the windows of the select
+  /// stage (it keeps one pixel of each k x k window: strides done by selection).
   std::vector<unsigned> poolKernels;
+  /// The select stage's offered kept pixels (row, column) inside a window, as listed.
+  std::vector<std::pair<unsigned, unsigned>> poolOffsets;
 
   bool inSystem(Operand o) const { return systemOperand[size_t(o)]; }
   /// The stage of a slot, the default resolved (TargetParseArith.cpp).

@@ -357,8 +357,12 @@ Status Emitter::compute(int64_t tile) {
     set(in, "pad_left", op.padLeft);
     if (op.kind == NPUCC_KIND_DEPTHWISE && op.depthMult != 1)
       set(in, "depth_mult", op.depthMult);
-    if (L.PK > 1) // the fused max pool: out_h x out_w computed, pooled when stored
+    if (L.PK > 1) // the fused max pool / select: out_h x out_w computed, pooled when stored
       set(in, "pool_k", L.PK);
+    if (op.poolOffY) // select's kept pixel (0 is the parameters' default)
+      set(in, "pool_off_y", op.poolOffY);
+    if (op.poolOffX)
+      set(in, "pool_off_x", op.poolOffX);
   }
   for (const auto &p : L.fixed)
     set(in, p.first, p.second);
