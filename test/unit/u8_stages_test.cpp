@@ -7,13 +7,16 @@
 // 0) on uint8 data (int8 + 128) give the int8 graph's accumulator exactly,
 // padding included; the loader's acceptance and refusals (with JSON paths)
 // and the C table's widths; the simulator's refusal of a correction
-// parameter wider than the stage (npu-u8's matmul).
+// parameter wider than the stage (npu-u8's matmul); legality keeping layers
+// on the CPU with the reason until the compiler targets these stages.
 //
 //===----------------------------------------------------------------------===//
 #include "RequantReference.h"
 #include "SimRig.h"
 
+#include "npucc/ir/Parser.h"
 #include "npucc/target/CTable.h"
+#include "npucc/target/Legality.h"
 #include "npucc/target/Target.h"
 
 #include "npucc_desc.h"
@@ -201,6 +204,27 @@ TEST(StageU8, SimulatorRefusesCorrectionParametersWiderThanTheStage) {
               std::string::npos)
         << npucc_sim_error(r.Sim);
   }
+}
+
+/// The compiler side is not there yet: legality refuses the layers, naming the stage
+/// (npucc --explain), where npu-default places the same conv.
+TEST(StageU8, LegalityKeepsLayersOnTheCpuNamingTheStage) {
+  const char *conv = "graph @main(%x: i8[1,2,8,8] q(0.05, 3)) -> (%y) {\n"
+                     "  const @w: i8[2,2,1,1] q(0.02, 0) = dense<[1, -3, 7, 2]>\n"
+                     "  %y = Conv(%x, @w) {kernel_shape=[1, 1]} : i8[1,2,8,8] q(0.1, -5)\n"
+                     "  return %y\n}\n";
+  auto g = npucc::ir::parseGraph(conv, "conv.ir").take();
+  auto def = loadTarget("npu-default");
+  ASSERT_TRUE(def.ok()) << def.error().str();
+  Placement p = placeNode(*g->nodes()[0], *def);
+  EXPECT_TRUE(p.onNpu()) << (p.reasons.empty() ? "" : p.reasons[0]);
+  auto u8 = loadTarget(testTarget("npu-u8.json"));
+  ASSERT_TRUE(u8.ok()) << u8.error().str();
+  Placement q = placeNode(*g->nodes()[0], *u8);
+  EXPECT_FALSE(q.onNpu());
+  ASSERT_FALSE(q.reasons.empty());
+  EXPECT_EQ(q.reasons.back(), "the NPU's conv computes with the uint8 input stage, which the "
+                              "compiler does not target yet");
 }
 
 } // namespace
