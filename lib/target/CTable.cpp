@@ -394,9 +394,9 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     // the other descriptions' tables stay as they were.
     bool widths = false;
     for (const auto &op : T.compute.operations)
-      widths = widths ||
-               op.second.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD ||
-               op.second.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL;
+      widths = widths || op.second.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD ||
+               op.second.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL ||
+               op.second.stage(NPUCC_SLOT_CORRECTION) == NPUCC_STAGE_CORR_TERMS;
     if (widths) {
       I.StageParams.assign(size_t(NPUCC_KIND_COUNT) * NPUCC_SP_COUNT, 0);
       for (const auto &op : T.compute.operations) {
@@ -408,6 +408,8 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
         row[NPUCC_SP_MSA_SHIFT_BITS] = uint8_t(op.second.msaBits[1]);
         row[NPUCC_SP_MSA_ADD_BITS] = uint8_t(op.second.msaBits[2]);
         row[NPUCC_SP_PWL_SEGMENTS] = uint8_t(op.second.pwlSegments);
+        for (size_t i = 0; i < 4; ++i)
+          row[NPUCC_SP_CORR_X_BITS + i] = uint8_t(op.second.corrBits[i]);
       }
       D.stage_params = I.StageParams.data();
     }

@@ -84,6 +84,19 @@ void checkRequant(const ir::Node &n, const ir::Value *w, const ir::Value *b, int
   const OpLimits &l = *c.limits();
   auto qx = activationQ(n.input(0), "input", c);
   auto qy = activationQ(n.output(0), "output", c);
+  // uint8 data and correction_terms (issue 19, phase 7b): the stages, the
+  // simulator and the command tests exist, the compiler's side (uint8 values
+  // and the conversions at the NPU's boundaries) does not yet.
+  for (size_t slot :
+       {size_t(NPUCC_SLOT_INPUT), size_t(NPUCC_SLOT_CORRECTION), size_t(NPUCC_SLOT_OUTPUT)})
+    if (l.stage(slot) != npucc_stage_default(int(slot))) {
+      c.fail(std::string("the NPU's ") + op.kindName + " computes with the " +
+             (slot == NPUCC_SLOT_INPUT    ? "uint8 input"
+              : slot == NPUCC_SLOT_OUTPUT ? "uint8 output"
+                                          : "correction_terms correction") +
+             " stage, which the compiler does not target yet");
+      return;
+    }
   if (!w || !w->isConstant() || w->dtype != ir::DType::I8 || !w->quant) {
     c.fail("weights are not a constant int8 tensor");
     return;

@@ -3,7 +3,8 @@
 // compute.operations.<op>.arithmetic: one stage per slot of the MAC
 // operations' pipeline, named by slot ("requant": "fp32_scale", or an object
 // {"stage": "mul_shift_add", "mul_bits": 24, ...} or {"stage": "pwl",
-// "segments": 8} for a stage with parameters); a slot not named runs its
+// "segments": 8}, {"stage": "correction_terms", "x_bits": 24, ...} for a
+// stage with parameters); a slot not named runs its
 // default stage. The vocabulary is NPUCC_STAGE_LIST
 // (runtime/hal/npucc_params.h), the arithmetic of each stage is in
 // runtime/include/npucc_stages.h. docs/target.md, "Arithmetic stages".
@@ -158,6 +159,14 @@ void TargetParser::parseArithmetic(const std::string &name, const Obj &ao, OpLim
       // pwl: how many of the table's 16 segments the compiler fits with.
       if (l.stages[size_t(slot)] == NPUCC_STAGE_ACT_PWL)
         l.pwlSegments = unsigned(so->range("segments", NPUCC_PWL_SEGMENTS, 2, NPUCC_PWL_SEGMENTS));
+      // correction_terms: the widths of corr_x, corr_w, the shifts and corr_add (the K210's
+      // 24/24/4/40); the bounds keep the stage's sums in 64 bits.
+      if (l.stages[size_t(slot)] == NPUCC_STAGE_CORR_TERMS) {
+        l.corrBits[0] = unsigned(so->range("x_bits", 24, 2, 32));
+        l.corrBits[1] = unsigned(so->range("w_bits", 24, 2, 32));
+        l.corrBits[2] = unsigned(so->range("shift_bits", 4, 1, 6));
+        l.corrBits[3] = unsigned(so->range("add_bits", 40, 8, 40));
+      }
       // max: the window sizes k (k x k, stride k) the NPU pools with.
       if (l.stages[size_t(slot)] == NPUCC_STAGE_POOL_MAX ||
           l.stages[size_t(slot)] == NPUCC_STAGE_POOL_SELECT)

@@ -525,6 +525,15 @@ void TargetParser::crossCheck() {
            "activation stage pwl reads its 144-byte segment table at parameter 'act_addr': bind "
            "it in /commands/" +
                c.kind + "/params");
+    // correction_terms: its three terms' factors are command parameters (the shifts may
+    // stay 0, their default).
+    if (l->stage(NPUCC_SLOT_CORRECTION) == NPUCC_STAGE_CORR_TERMS)
+      for (const char *q : {"corr_x", "corr_w", "corr_add"})
+        if (!c.binding(q) && !c.fixedParam(q))
+          fail("/compute/operations/" + c.kind + "/arithmetic/correction",
+               std::string("correction stage correction_terms adds its zero point terms with "
+                           "parameter '") +
+                   q + "': bind it in /commands/" + c.kind + "/params");
     // max pooling: the window size is a command parameter.
     if (l->stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX && !c.binding("pool_k"))
       fail("/compute/operations/" + c.kind + "/arithmetic/pool",

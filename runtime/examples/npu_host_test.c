@@ -19,7 +19,10 @@
  *      channel or per tensor, whichever the NPU's conv has (with binary32
  *      scales per channel where its requantization stage is fp32_scale, one
  *      right shift per channel where it is shift), its
- *      weights in the layout the NPU's conv reads
+ *      weights in the layout the NPU's conv reads (on an NPU with uint8
+ *      input and output and the correction_terms stage, the data is stored
+ *      + 128, the weights + 128 with their zero point in corr_x / corr_add:
+ *      the int8 reference holds bit for bit)
  *      (npucc_target_desc.weight_layout, npucc_layout.h), its input and output
  *      in the layout it reads and writes in the scratchpad (act_block: NHWC or
  *      channel-blocked, the pad channels zero);
@@ -227,6 +230,14 @@ int main(int argc, char **argv) {
       npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_LUT256;
   /* pwl: a 144-byte segment table there instead (npucc_stage_act_pwl). */
   int pwl = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL;
+  /* uint8 input / output and correction_terms: each int8 value q stored as the
+   * byte q + 128 (zero point + 128), int8 weights as w + 128 (zero point 128);
+   * the correction terms subtract both zero points (npucc_stage_corr_terms). */
+  int u8in = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_INPUT) == NPUCC_STAGE_IN_UINT8;
+  int u8out = npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_OUTPUT) == NPUCC_STAGE_OUT_UINT8;
+  int corr =
+      npucc_stage_of(d->arith, NPUCC_KIND_CONV, NPUCC_SLOT_CORRECTION) == NPUCC_STAGE_CORR_TERMS;
+  int32_t in_zp = u8in ? -3 + 128 : -3;
   uint32_t act_off = 0;
   int32_t rs[COUT];
   uint32_t scale_bits[COUT];
@@ -335,7 +346,7 @@ int main(int argc, char **argv) {
         for (kx = 0; kx < K; kx++)
           for (c = 0; c < CIN; c++)
             w_npu[npucc_wlayout_offset(wl, COUT, K, K, CIN, o, ky, kx, c)] =
-                weights[((o * K + ky) * K + kx) * CIN + c];
+                (int8_t)((uint8_t)weights[((o * K + ky) * K + kx) * CIN + c] ^ (corr ? 0x80u : 0u));
   }
   {
     npucc_alayout al;
@@ -351,7 +362,8 @@ int main(int argc, char **argv) {
     for (y = 0; y < H; y++)
       for (x = 0; x < W; x++)
         for (c = 0; c < CIN; c++)
-          in_npu[npucc_alayout_offset(al, H, W, CIN, y, x, c)] = input[(y * W + x) * CIN + c];
+          in_npu[npucc_alayout_offset(al, H, W, CIN, y, x, c)] =
+              (int8_t)((uint8_t)input[(y * W + x) * CIN + c] ^ (u8in ? 0x80u : 0u));
   }
 
   sim = npucc_sim_create(d);
@@ -407,8 +419,13 @@ int main(int argc, char **argv) {
   p[NPUCC_P_K_W] = K;
   p[NPUCC_P_PAD_TOP] = 1;
   p[NPUCC_P_PAD_LEFT] = 1;
-  p[NPUCC_P_IN_ZP] = -3;
+  p[NPUCC_P_IN_ZP] = in_zp;
   p[NPUCC_P_OUT_ZP] = 5;
+  if (corr) {
+    p[NPUCC_P_CORR_X] = -128;
+    p[NPUCC_P_CORR_W] = -in_zp;
+    p[NPUCC_P_CORR_ADD] = (int64_t)K * K * 128 * in_zp;
+  }
   if (per_channel) {
     p[NPUCC_P_PER_CHANNEL] = 1;
     p[NPUCC_P_RQ_ADDR] = (int64_t)(b_d + rq_off);
@@ -437,7 +454,9 @@ int main(int argc, char **argv) {
     for (y = 0; y < H; y++)
       for (x = 0; x < W; x++)
         for (c = 0; c < COUT; c++)
-          output[(y * W + x) * COUT + c] = out_npu[npucc_alayout_offset(al, H, W, COUT, y, x, c)];
+          output[(y * W + x) * COUT + c] =
+              (int8_t)((uint8_t)out_npu[npucc_alayout_offset(al, H, W, COUT, y, x, c)] ^
+                       (u8out ? 0x80u : 0u));
   }
   for (o = 0; o < (int)sizeof output; o++)
     mismatches += output[o] != expect[o];

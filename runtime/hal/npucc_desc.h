@@ -402,12 +402,18 @@ typedef struct npucc_reg_shadow {
 } npucc_reg_shadow;
 
 /* The columns of npucc_target_desc.stage_params: mul_shift_add's mul
- * (signed), shift and add (signed) widths in bits; pwl's segment count. */
+ * (signed), shift and add (signed) widths in bits; pwl's segment count;
+ * correction_terms' corr_x and corr_w (signed), shift (both shifts) and
+ * corr_add (signed) widths in bits. */
 #define NPUCC_SP_MSA_MUL_BITS 0
 #define NPUCC_SP_MSA_SHIFT_BITS 1
 #define NPUCC_SP_MSA_ADD_BITS 2
 #define NPUCC_SP_PWL_SEGMENTS 3
-#define NPUCC_SP_COUNT 4
+#define NPUCC_SP_CORR_X_BITS 4
+#define NPUCC_SP_CORR_W_BITS 5
+#define NPUCC_SP_CORR_SHIFT_BITS 6
+#define NPUCC_SP_CORR_ADD_BITS 7
+#define NPUCC_SP_COUNT 8
 
 typedef struct npucc_target_desc {
   const char *name;

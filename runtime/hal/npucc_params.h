@@ -104,7 +104,15 @@
   X(POOL_K, "pool_k", 1, 0, NPUCC_KB_CONVLIKE, 0)                                           \
   /* The select pool stage's kept pixel of each pool_k x pool_k window (row, column) */      \
   X(POOL_OFF_Y, "pool_off_y", 0, 0, NPUCC_KB_CONVLIKE, 0)                                     \
-  X(POOL_OFF_X, "pool_off_x", 0, 0, NPUCC_KB_CONVLIKE, 0)
+  X(POOL_OFF_X, "pool_off_x", 0, 0, NPUCC_KB_CONVLIKE, 0)                                     \
+  /* The correction_terms stage (appended likewise): the accumulator of the raw products    \
+   * plus (corr_x * sum_x >> corr_x_shift) + (corr_w * sum_w >> corr_w_shift)                 \
+   * + corr_add * the input channels of a group (npucc_stage_corr_terms) */                   \
+  X(CORR_X, "corr_x", 0, 0, NPUCC_KB_RQ, 1)                                                   \
+  X(CORR_X_SHIFT, "corr_x_shift", 0, 0, NPUCC_KB_RQ, 0)                                       \
+  X(CORR_W, "corr_w", 0, 0, NPUCC_KB_RQ, 1)                                                   \
+  X(CORR_W_SHIFT, "corr_w_shift", 0, 0, NPUCC_KB_RQ, 0)                                       \
+  X(CORR_ADD, "corr_add", 0, 0, NPUCC_KB_RQ, 1)
 /* clang-format on */
 
 typedef enum npucc_param {
@@ -165,7 +173,10 @@ typedef enum npucc_param {
   X(RQ_MUL_SHIFT_ADD, "mul_shift_add", NPUCC_SLOT_REQUANT, 0)                                 \
   X(ACT_PWL, "pwl", NPUCC_SLOT_ACTIVATION, 0)                                                 \
   X(POOL_MAX, "max", NPUCC_SLOT_POOL, 0)                                                      \
-  X(POOL_SELECT, "select", NPUCC_SLOT_POOL, 0)
+  X(POOL_SELECT, "select", NPUCC_SLOT_POOL, 0)                                                \
+  X(IN_UINT8, "uint8", NPUCC_SLOT_INPUT, 0)                                                   \
+  X(CORR_TERMS, "correction_terms", NPUCC_SLOT_CORRECTION, 0)                                 \
+  X(OUT_UINT8, "uint8", NPUCC_SLOT_OUTPUT, 0)
 /* clang-format on */
 
 typedef enum npucc_stage {

@@ -23,11 +23,46 @@
  * One stored byte read as a signed 8-bit element. */
 static inline int32_t npucc_stage_in_int8(uint8_t byte) { return (int32_t)(int8_t)byte; }
 
+/* ---- input: uint8 ----
+ * One stored byte read as an unsigned 8-bit element (0..255). A uint8 NPU
+ * holds an int8 value q as the byte q + 128 (its zero point zp as zp + 128);
+ * in_zp is the uint8 zero point (0..255), which the padding pixels hold. */
+static inline int32_t npucc_stage_in_uint8(uint8_t byte) { return (int32_t)byte; }
+
 /* ---- correction: subtract_zp ----
  * One product term of the MAC: (x - in_zp) * w, weights symmetric (no weight
  * zero point). |x - in_zp| <= 255, |w| <= 128: exact in int32. */
 static inline int32_t npucc_stage_subtract_zp(int32_t x, int32_t in_zp, int32_t w) {
   return (x - in_zp) * w;
+}
+
+/* ---- correction: correction_terms ----
+ * The K210 KPU's form: the MAC sums the raw products x * w (weights read as
+ * uint8 0..255, the padding pixels as in_zp), and this stage adds the zero
+ * point terms once per output element:
+ *   acc + (corr_x * sum_x >> sx) + (corr_w * sum_w >> sw) + corr_add * c_group
+ * sum_x: the window's inputs (padding included), sum_w: the output channel's
+ * weights, c_group: the input channels one output reads (conv: in_ch,
+ * depthwise: 1, matmul: k). The shifts are arithmetic (floor), 0..63. With
+ * corr_x = -zw, corr_w = -zx, corr_add = k_h * k_w * zw * zx and shifts 0 it
+ * is sum((x - zx) * (w - zw)) exactly. The widths are the description's
+ * (stage_params); the caller keeps |corr_x|, |corr_w| < 2^31, |sum_x|,
+ * |sum_w| < 2^31 and |corr_add| < 2^40, so nothing here overflows int64 for
+ * c_group < 2^22. */
+static inline int64_t npucc_corr_shift(int64_t v, int32_t sh) {
+  if (sh <= 0)
+    return v;
+  if (sh > 63)
+    sh = 63;
+  return v >= 0 ? v >> sh : -((-(v + 1)) >> sh) - 1; /* floor, no shift of a negative */
+}
+
+static inline int64_t npucc_stage_corr_terms(int64_t acc, int64_t sum_x, int64_t sum_w,
+                                             int32_t corr_x, int32_t corr_x_shift, int32_t corr_w,
+                                             int32_t corr_w_shift, int64_t corr_add,
+                                             int64_t c_group) {
+  return acc + npucc_corr_shift((int64_t)corr_x * sum_x, corr_x_shift) +
+         npucc_corr_shift((int64_t)corr_w * sum_w, corr_w_shift) + corr_add * c_group;
 }
 
 /* ---- mac ----
@@ -246,6 +281,15 @@ static inline int32_t npucc_stage_pool_select(const int8_t *base, long row, long
  * The stored byte of an activated value (saturated to int8). */
 static inline uint8_t npucc_stage_out_int8(int32_t v) {
   return (uint8_t)(int8_t)npucc_clamp_i32(v, -128, 127);
+}
+
+/* ---- output: uint8 ----
+ * The stored byte of an activated value on a uint8 NPU: the value
+ * (saturated to int8; requant and activation keep their int8 ranges, out_zp
+ * the int8 zero point) plus 128, so the stored tensor has zero point
+ * out_zp + 128 and equals the int8 tensor with its sign bit flipped. */
+static inline uint8_t npucc_stage_out_uint8(int32_t v) {
+  return (uint8_t)(npucc_clamp_i32(v, -128, 127) + 128);
 }
 
 #endif /* NPUCC_STAGES_H */

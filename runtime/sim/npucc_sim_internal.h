@@ -146,6 +146,9 @@ void sim_launch(npucc_sim *s, const npucc_cmd_desc *c);
  * after sim_fail. */
 int sim_check_msa_widths(npucc_sim *s, int idx, int kind, int64_t channels, const uint8_t *rq);
 int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t);
+/* The correction_terms stage's command parameters (corr_x, corr_w signed,
+ * the shifts, corr_add signed) against the operation's widths. */
+int sim_check_corr_widths(npucc_sim *s, int idx, int kind, const int64_t *p);
 
 /* Delivery "fifo" (npucc_sim_delivery.c): the delivery row of the first
  * command pushing its frame into register r, or NULL; a word pushed into r. */

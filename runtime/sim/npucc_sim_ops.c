@@ -1,7 +1,8 @@
 /* npucc_sim_ops.c - Semantics and checks of the simulated commands: DMA
  * (1D/2D/3D strided, zero fill, within the DMA's limits), conv, depthwise
  * (with a channel multiplier), matmul (int8 x int8 -> int32 + bias,
- * requantized per channel or per tensor via npucc_requant.h), max/avg pooling
+ * requantized per channel or per tensor via npucc_requant.h; uint8 data and
+ * uint8 weights with the correction_terms stage), max/avg pooling
  * and elementwise add, each within its operation's limits from the
  * description (kernel height and width, strides, dilations, padding per
  * side, channel counts and multiples, spatial and m/k/n limits, requant modes,
@@ -108,6 +109,9 @@ typedef struct rq_ctx {
   int32_t mult, shift, out_zp, lo, hi;
   int st[NPUCC_SLOT_COUNT];
   unsigned acc_bits;
+  /* correction_terms: corr_x, corr_x_shift, corr_w, corr_w_shift; corr_add */
+  int32_t corr[4];
+  int64_t corr_add;
 } rq_ctx;
 
 static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_t channels,
@@ -115,7 +119,12 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
   const npucc_op_limits *l = &s->d->ops[kind];
   sim_window w;
   int i;
-  if (P(IN_ZP) < -128 || P(IN_ZP) > 127 || P(OUT_ZP) < -128 || P(OUT_ZP) > 127)
+  /* A uint8 input's zero point is 0..255 (out_zp stays the int8 one: the
+   * uint8 output stage adds 128 after the activation). */
+  int u8 = kind != NPUCC_KIND_POOL && kind != NPUCC_KIND_ELTWISE &&
+           npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_INPUT) == NPUCC_STAGE_IN_UINT8;
+  if (P(IN_ZP) < (u8 ? 0 : -128) || P(IN_ZP) > (u8 ? 255 : 127) || P(OUT_ZP) < -128 ||
+      P(OUT_ZP) > 127)
     return sim_fail(s, idx, LIMIT, "field value out of range: zero points %lld/%lld",
                     (long long)P(IN_ZP), (long long)P(OUT_ZP));
   if (P(ACT_MIN) > P(ACT_MAX) || P(ACT_MIN) < -128 || P(ACT_MAX) > 127)
@@ -135,6 +144,13 @@ static int check_quant(npucc_sim *s, int idx, int kind, const int64_t *p, int64_
                       q->st[i]);
   }
   q->acc_bits = s->d->acc_bits >= 2 && s->d->acc_bits <= 63 ? s->d->acc_bits : 32;
+  if (q->st[NPUCC_SLOT_CORRECTION] == NPUCC_STAGE_CORR_TERMS) {
+    if (sim_check_corr_widths(s, idx, kind, p))
+      return -1;
+    q->corr[0] = (int32_t)P(CORR_X), q->corr[1] = (int32_t)P(CORR_X_SHIFT);
+    q->corr[2] = (int32_t)P(CORR_W), q->corr[3] = (int32_t)P(CORR_W_SHIFT);
+    q->corr_add = P(CORR_ADD);
+  }
   q->per_channel = P(PER_CHANNEL) != 0;
   if (q->per_channel && !(l->requant & NPUCC_RQ_PER_CHANNEL))
     return sim_fail(s, idx, LIMIT, "field value out of range: per-channel requant not supported");
@@ -252,12 +268,61 @@ static uint8_t requant(const rq_ctx *q, int64_t ch, int64_t channels, int32_t ac
   return npucc_stage_out_int8(activate(q, v));
 }
 
+/* The output stage over a computed (and pooled) tile of n int8 bytes: uint8
+ * stores each value plus 128 (npucc_stage_out_uint8). */
+static void output_stage(const rq_ctx *q, uint8_t *b, uint64_t n) {
+  uint64_t i;
+  if (q->st[NPUCC_SLOT_OUTPUT] == NPUCC_STAGE_OUT_UINT8)
+    for (i = 0; i < n; ++i)
+      b[i] = npucc_stage_out_uint8((int8_t)b[i]);
+}
+
+/* The input, correction and MAC stages for one output element: the sums of
+ * the products, inputs and weights as the correction stage needs them. */
+typedef struct mac_sums {
+  int64_t acc, sum_x, sum_w;
+} mac_sums;
+
+static void mac_tap(const rq_ctx *q, mac_sums *m, uint8_t xb, uint8_t wb, int32_t zp) {
+  int32_t x = q->st[NPUCC_SLOT_INPUT] == NPUCC_STAGE_IN_UINT8 ? npucc_stage_in_uint8(xb)
+                                                              : npucc_stage_in_int8(xb);
+  if (q->st[NPUCC_SLOT_CORRECTION] == NPUCC_STAGE_CORR_TERMS) {
+    int32_t w = (int32_t)wb; /* uint8 weights, their zero point in the terms */
+    m->acc = npucc_stage_mac(m->acc, x * w);
+    m->sum_x += x, m->sum_w += w;
+  } else {
+    m->acc = npucc_stage_mac(m->acc, npucc_stage_subtract_zp(x, zp, (int8_t)wb));
+  }
+}
+
+/* A padding tap: it holds the input zero point. subtract_zp adds nothing for
+ * it; correction_terms multiplies it (the stored zero point) as any input. */
+static void mac_pad(const rq_ctx *q, mac_sums *m, uint8_t wb, int32_t zp) {
+  if (q->st[NPUCC_SLOT_CORRECTION] == NPUCC_STAGE_CORR_TERMS) {
+    m->acc = npucc_stage_mac(m->acc, zp * (int32_t)wb);
+    m->sum_x += zp, m->sum_w += wb;
+  }
+}
+
 /* The accumulator's width: an overflow is a limit error. */
 static int check_acc(npucc_sim *s, int idx, const rq_ctx *q, int64_t acc) {
   if (npucc_stage_acc_fits(acc, q->acc_bits))
     return 0;
   return sim_fail(s, idx, LIMIT, "accumulator overflow: %lld does not fit %u bits", (long long)acc,
                   q->acc_bits);
+}
+
+/* The correction stage's result for one output element (c_group: the input
+ * channels it reads), both the raw sum and the result checked against the
+ * accumulator's width; 0 or -1 after sim_fail. */
+static int corrected(npucc_sim *s, int idx, const rq_ctx *q, mac_sums *m, int64_t c_group) {
+  if (q->st[NPUCC_SLOT_CORRECTION] != NPUCC_STAGE_CORR_TERMS)
+    return check_acc(s, idx, q, m->acc);
+  if (check_acc(s, idx, q, m->acc))
+    return -1;
+  m->acc = npucc_stage_corr_terms(m->acc, m->sum_x, m->sum_w, q->corr[0], q->corr[1], q->corr[2],
+                                  q->corr[3], q->corr_add, c_group);
+  return check_acc(s, idx, q, m->acc);
 }
 
 static int check_channels(npucc_sim *s, int idx, const npucc_op_limits *l, int64_t in,
@@ -443,38 +508,36 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   for (oy = 0; oy < P(OUT_H); ++oy)
     for (ox = 0; ox < P(OUT_W); ++ox)
       for (oc = 0; oc < oc_n; ++oc) {
-        int64_t acc = 0;
+        mac_sums m = {0, 0, 0};
         int32_t zp = (int32_t)P(IN_ZP);
         for (ky = 0; ky < P(K_H); ++ky) {
           int64_t iy = oy * P(STRIDE_H) - P(PAD_TOP) + ky * P(DIL_H);
-          if (iy < 0 || iy >= P(IN_H))
-            continue;
           for (kx = 0; kx < P(K_W); ++kx) {
             int64_t ix = ox * P(STRIDE_W) - P(PAD_LEFT) + kx * P(DIL_W);
-            if (ix < 0 || ix >= P(IN_W))
-              continue;
+            int inside = iy >= 0 && iy < P(IN_H) && ix >= 0 && ix < P(IN_W);
 #define IN_AT(ch) wi.ptr[npucc_alayout_offset(al, P(IN_H), P(IN_W), ic, iy, ix, (ch))]
+#define W_AT(ch) ww.ptr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, (ch))]
             if (dw) {
-              int8_t wv = ((const int8_t *)ww.ptr)[(ky * P(K_W) + kx) * oc_n + oc];
-              acc = npucc_stage_mac(
-                  acc, npucc_stage_subtract_zp(npucc_stage_in_int8(IN_AT(oc / dm)), zp, wv));
+              uint8_t wv = ww.ptr[(ky * P(K_W) + kx) * oc_n + oc];
+              if (inside)
+                mac_tap(&q, &m, IN_AT(oc / dm), wv, zp);
+              else
+                mac_pad(&q, &m, wv, zp);
             } else {
-              const int8_t *wr = (const int8_t *)ww.ptr;
               for (c = 0; c < ic; ++c)
-                acc = npucc_stage_mac(
-                    acc,
-                    npucc_stage_subtract_zp(
-                        npucc_stage_in_int8(IN_AT(c)), zp,
-                        wr[npucc_wlayout_offset(wl, oc_n, P(K_H), P(K_W), ic, oc, ky, kx, c)]));
+                if (inside)
+                  mac_tap(&q, &m, IN_AT(c), W_AT(c), zp);
+                else
+                  mac_pad(&q, &m, W_AT(c), zp);
             }
           }
         }
-        if (check_acc(s, idx, &q, acc)) {
+        if (corrected(s, idx, &q, &m, dw ? 1 : ic)) {
           free(tmp);
           return -1;
         }
         tmp[npucc_alayout_offset(al, P(OUT_H), P(OUT_W), oc_n, oy, ox, oc)] =
-            requant(&q, oc, oc_n, (int32_t)acc);
+            requant(&q, oc, oc_n, (int32_t)m.acc);
       }
   if (pk > 1) {
     uint8_t *pooled = (uint8_t *)calloc((size_t)out_sz, 1);
@@ -490,6 +553,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
     free(tmp);
     tmp = pooled;
   }
+  output_stage(&q, tmp, out_sz);
   if (sim_check_write(s, idx, &wo, out_sz, "output")) {
     free(tmp);
     return -1;
@@ -499,6 +563,7 @@ static int exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
   return 0;
 }
 #undef IN_AT
+#undef W_AT
 
 static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
   const npucc_op_limits *l = &s->d->ops[NPUCC_KIND_MATMUL];
@@ -524,19 +589,18 @@ static int exec_matmul(npucc_sim *s, int idx, const int64_t *p) {
     return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
   for (i = 0; i < m; ++i)
     for (j = 0; j < n; ++j) {
-      int64_t acc = 0;
+      mac_sums ms = {0, 0, 0};
       const uint8_t *a = wa.ptr + i * k;
-      const int8_t *w = (const int8_t *)ww.ptr;
       for (c = 0; c < k; ++c)
-        acc = npucc_stage_mac(
-            acc, npucc_stage_subtract_zp(npucc_stage_in_int8(a[c]), (int32_t)P(IN_ZP),
-                                         w[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)]));
-      if (check_acc(s, idx, &q, acc)) {
+        mac_tap(&q, &ms, a[c], ww.ptr[npucc_wlayout_offset(wl, n, 1, 1, k, j, 0, 0, c)],
+                (int32_t)P(IN_ZP));
+      if (corrected(s, idx, &q, &ms, k)) {
         free(tmp);
         return -1;
       }
-      tmp[i * n + j] = requant(&q, j, n, (int32_t)acc);
+      tmp[i * n + j] = requant(&q, j, n, (int32_t)ms.acc);
     }
+  output_stage(&q, tmp, (uint64_t)(m * n));
   if (sim_check_write(s, idx, &wo, (uint64_t)(m * n), "output")) {
     free(tmp);
     return -1;

@@ -1,5 +1,6 @@
-/* npucc_sim_tables.c - The simulator's checks of a layer's tables against the
- * description's stage widths (npucc_target_desc.stage_params): what the
+/* npucc_sim_tables.c - The simulator's checks of a layer's tables and stage
+ * parameters against the description's stage widths
+ * (npucc_target_desc.stage_params): what the
  * hardware's fields can hold, so a compiler that fits parameters wider than
  * the NPU's fails in the simulator, not on silicon. */
 #include "npucc_sim_internal.h"
@@ -62,5 +63,31 @@ int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t) {
                     "pwl segment table: %u segments in use (record %u differs from the one "
                     "before it), the operation has %u",
                     used, used - 1, n);
+  return 0;
+}
+
+int sim_check_corr_widths(npucc_sim *s, int idx, int kind, const int64_t *p) {
+  static const int params[5] = {NPUCC_P_CORR_X, NPUCC_P_CORR_X_SHIFT, NPUCC_P_CORR_W,
+                                NPUCC_P_CORR_W_SHIFT, NPUCC_P_CORR_ADD};
+  static const char *const names[5] = {"corr_x", "corr_x_shift", "corr_w", "corr_w_shift",
+                                       "corr_add"};
+  static const int col[5] = {NPUCC_SP_CORR_X_BITS, NPUCC_SP_CORR_SHIFT_BITS, NPUCC_SP_CORR_W_BITS,
+                             NPUCC_SP_CORR_SHIFT_BITS, NPUCC_SP_CORR_ADD_BITS};
+  int k;
+  for (k = 0; k < 5; ++k) {
+    int64_t v = p[params[k]];
+    int is_signed = k != 1 && k != 3;
+    /* Without the table the stage's own bounds: 32-bit factors, shifts
+     * 0..63, a 40-bit corr_add (npucc_stage_corr_terms). */
+    unsigned bits = s->d->stage_params ? s->d->stage_params[kind * NPUCC_SP_COUNT + col[k]]
+                    : k == 4           ? 40u
+                    : is_signed        ? 32u
+                                       : 6u;
+    if (!fits_bits(v, bits, is_signed))
+      return sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+                      "field value out of range: %s %lld does not fit the correction stage's %u "
+                      "%sbits",
+                      names[k], (long long)v, bits, is_signed ? "signed " : "");
+  }
   return 0;
 }

@@ -55,7 +55,7 @@ for arch in cortex-m4 rv32; do
            "$src/test/target/npu-sysmem.json" "$src/test/target/npu-weights.json" \
            "$src/test/target/npu-fp32lut.json" "$src/test/target/npu-blocked.json" \
            "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json" \
-           "$src/test/target/npu-select.json"; do
+           "$src/test/target/npu-select.json" "$src/test/target/npu-u8.json"; do
     n="$(basename "$t" .json)"
     d="$tmp/rt-$n-$arch"
     if ! "$npucc" --target "$t" --emit-runtime "$d" > "$tmp/log" 2>&1 \
@@ -361,7 +361,7 @@ for t in npu-default npu-small "$src/test/target/npu-third.json" "$src/test/targ
          "$src/test/target/npu-weights.json" "$src/test/target/npu-fp32lut.json" \
          "$src/test/target/npu-shift.json" "$src/test/target/npu-msa.json" "$src/test/target/npu-blocked.json" \
          "$src/test/target/npu-pwl.json" "$src/test/target/npu-fpool.json" \
-         "$src/test/target/npu-select.json"; do
+         "$src/test/target/npu-select.json" "$src/test/target/npu-u8.json"; do
   name="$(basename "$t" .json)"
   rm -rf "$tmp/sim"
   if ! "$npucc" --target "$t" --emit-runtime "$tmp/sim" --with-sim > "$tmp/log" 2>&1; then

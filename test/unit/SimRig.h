@@ -173,6 +173,11 @@ struct Quant {
   I8 pwl;                       // pwl: npucc_stage_act_pwl's table (empty: not the pwl stage)
   std::vector<float> scale;
   int32_t inZp = 0, outZp = 0, actMin = -128, actMax = 127;
+  /// uint8 input (bytes 0..255, inZp 0..255), uint8 output (stored value + 128), and the
+  /// correction_terms stage (uint8 weights with zero point wZp; corr_x = -wZp, corr_w = -inZp,
+  /// corr_add = taps * wZp * inZp, shifts 0).
+  bool u8In = false, u8Out = false, corr = false;
+  int32_t wZp = 0;
 
   Quant(std::mt19937 &g, const OpLimits &op, size_t ch) {
     fp32 = op.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_FP32;
@@ -199,7 +204,11 @@ struct Quant {
       }
       msaAdd = randI32(g, ch, -10, 10);
     }
-    inZp = randI32(g, 1, -20, 20)[0];
+    u8In = op.stage(NPUCC_SLOT_INPUT) == NPUCC_STAGE_IN_UINT8;
+    u8Out = op.stage(NPUCC_SLOT_OUTPUT) == NPUCC_STAGE_OUT_UINT8;
+    corr = op.stage(NPUCC_SLOT_CORRECTION) == NPUCC_STAGE_CORR_TERMS;
+    inZp = u8In ? randI32(g, 1, 60, 200)[0] : randI32(g, 1, -20, 20)[0];
+    wZp = corr ? randI32(g, 1, 0, 255)[0] : 0;
     outZp = randI32(g, 1, -10, 10)[0];
     actMin = -100;
     actMax = 110;
@@ -244,8 +253,24 @@ struct Quant {
     int8_t c = int8_t(std::clamp(v, actMin, actMax));
     return lut.empty() ? c : lut[size_t(c + 128)];
   }
-  /// Loads bias (and the per-channel table) and sets the parameters.
-  void program(Rig &r, std::vector<int64_t> &p, const char *op) const {
+  /// The input stage's value of a stored byte, the weight minus its zero point, the stored
+  /// bytes of activated values.
+  int32_t x(int8_t b) const { return u8In ? int32_t(uint8_t(b)) : int32_t(b); }
+  int32_t w(int8_t b) const { return corr ? int32_t(uint8_t(b)) - wZp : int32_t(b); }
+  I8 stored(I8 v) const {
+    if (u8Out)
+      for (int8_t &b : v)
+        b = int8_t(uint8_t(int(b) + 128));
+    return v;
+  }
+  /// Loads bias (and the per-channel table) and sets the parameters; taps: the
+  /// kernel's k_h * k_w (corr_add).
+  void program(Rig &r, std::vector<int64_t> &p, const char *op, int taps = 1) const {
+    if (corr) {
+      p[NPUCC_P_CORR_X] = -wZp;
+      p[NPUCC_P_CORR_W] = -inZp;
+      p[NPUCC_P_CORR_ADD] = int64_t(taps) * wZp * inZp;
+    }
     p[NPUCC_P_BIAS_ADDR] = int64_t(r.constant(op, Operand::Bias, bias));
     if (msa) {
       I32 table = msaMul;
@@ -286,10 +311,10 @@ inline I8 matmulRef(const I8 &a, const I8 &w, int M, int K, int N, const Quant &
     for (int j = 0; j < N; ++j) {
       int32_t acc = 0;
       for (int c = 0; c < K; ++c)
-        acc += (a[i * K + c] - q.inZp) * w[j * K + c];
+        acc += (q.x(a[i * K + c]) - q.inZp) * q.w(w[j * K + c]);
       ref[i * N + j] = q.apply(size_t(j), acc);
     }
-  return ref;
+  return q.stored(ref);
 }
 
 } // namespace npucc::test

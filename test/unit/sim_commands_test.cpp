@@ -205,15 +205,17 @@ I8 refConv(const I8 &in, const I8 &w, const Quant &q, int H, int W, int C, int O
             if (iy < 0 || iy >= H || ix < 0 || ix >= W)
               continue;
             if (dw) {
-              acc += (in[(iy * W + ix) * C + oc / mult] - q.inZp) * w[(ky * kw + kx) * OC + oc];
+              acc += (q.x(in[(iy * W + ix) * C + oc / mult]) - q.inZp) *
+                     q.w(w[(ky * kw + kx) * OC + oc]);
             } else {
               for (int c = 0; c < C; ++c)
-                acc += (in[(iy * W + ix) * C + c] - q.inZp) * w[((oc * kh + ky) * kw + kx) * C + c];
+                acc += (q.x(in[(iy * W + ix) * C + c]) - q.inZp) *
+                       q.w(w[((oc * kh + ky) * kw + kx) * C + c]);
             }
           }
         out[(oy * OW + ox) * OC + oc] = q.apply(size_t(oc), acc);
       }
-  return out;
+  return out; // int8 values: the caller applies the output stage (Quant::stored)
 }
 
 void runConv(Rig &r, bool dw, std::mt19937 &g) {
@@ -242,7 +244,7 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     p[NPUCC_P_W_ADDR] =
         int64_t(r.constant(dw ? "depthwise" : "conv", Operand::W,
                            dw ? w : relaid(r.D, NPUCC_KIND_CONV, w, OC, kh, kw, C)));
-    q.program(r, p, dw ? "depthwise" : "conv");
+    q.program(r, p, dw ? "depthwise" : "conv", kh * kw);
     uint64_t out = r.spmAlloc(outBytes);
     p[NPUCC_P_OUT_ADDR] = int64_t(out);
     p[NPUCC_P_IN_H] = H, p[NPUCC_P_IN_W] = W, p[NPUCC_P_IN_CH] = C;
@@ -259,7 +261,7 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
     r.issue(dw ? NPUCC_KIND_DEPTHWISE : NPUCC_KIND_CONV, p);
     r.wait(NPUCC_ENGINE_COMPUTE);
     I8 got = fromAct(r.D, kind, r.store(out, outBytes), OH, OW, OC);
-    EXPECT_EQ(got, refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw))
+    EXPECT_EQ(got, q.stored(refConv(in, w, q, H, W, C, OH, OW, OC, kh, kw, s, dil, padT, padL, dw)))
         << "k=" << kh << "x" << kw << " s=" << s << " dil=" << dil << " pad=" << padT << "," << padL
         << " mult=" << mult;
     const npucc_sim_cmd_stats *st = npucc_sim_command(r.Sim, before);
@@ -320,7 +322,7 @@ void runConv(Rig &r, bool dw, std::mt19937 &g) {
         size_t at = npucc_sim_num_commands(r.Sim);
         r.issue(kind, p);
         r.wait(NPUCC_ENGINE_COMPUTE);
-        EXPECT_EQ(fromAct(r.D, kind, r.store(pout, pooledBytes), PH, PW, OC), want)
+        EXPECT_EQ(fromAct(r.D, kind, r.store(pout, pooledBytes), PH, PW, OC), q.stored(want))
             << "pool " << k << " offset " << offY << "," << offX << " after k=" << kh << "x" << kw;
         const npucc_sim_cmd_stats *pst = npucc_sim_command(r.Sim, at);
         ASSERT_NE(pst, nullptr);
@@ -448,6 +450,11 @@ TEST_P(SimCommands, Pool) {
 TEST_P(SimCommands, EltwiseAdd) {
   Rig r(GetParam());
   ASSERT_TRUE(r.ok());
+  if (!r.T.supports("eltwise")) { // npu-u8: the command layer refuses it
+    auto p = r.params();
+    EXPECT_EQ(npucc_npu_issue(r.D, NPUCC_KIND_ELTWISE, p.data(), nullptr), NPUCC_ERR_UNSUPPORTED);
+    return;
+  }
   std::mt19937 g(8);
   const int N = 300;
   I8 a = randI8(g, N), b = randI8(g, N);
@@ -481,11 +488,13 @@ INSTANTIATE_TEST_SUITE_P(AllTargets, SimCommands, ::testing::ValuesIn(npucc::tes
 // Descriptions whose requantization stage is not in allTargets() (the model-level
 // tests there assume q31-like tables): every command with random mul_shift_add
 // tables (SimRig.h Quant); npu-fpool's conv and depthwise also with their fused
-// max pools, npu-select's with their select pools at every offered offset (runConv).
+// max pools, npu-select's with their select pools at every offered offset (runConv);
+// npu-u8's uint8 data, uint8 weights and correction terms.
 INSTANTIATE_TEST_SUITE_P(RequantStages, SimCommands,
                          ::testing::Values(npucc::test::testTarget("npu-msa.json"),
                                            npucc::test::testTarget("npu-fpool.json"),
-                                           npucc::test::testTarget("npu-select.json")),
+                                           npucc::test::testTarget("npu-select.json"),
+                                           npucc::test::testTarget("npu-u8.json")),
                          npucc::test::targetTestName);
 
 } // namespace

@@ -145,6 +145,10 @@ struct OpLimits {
   /// "arithmetic": {"activation": {"stage": "pwl", "segments"}}: the segments the compiler fits a
   /// pwl activation with (2..16; the table always holds NPUCC_PWL_SEGMENTS records).
   unsigned pwlSegments = 16;
+  /// "arithmetic": {"correction": {"stage": "correction_terms", "x_bits", "w_bits", "shift_bits",
+  /// "add_bits"}}: the widths of corr_x and corr_w (signed), of both shifts, and of corr_add
+  /// (signed); the K210's 24/24/4/40.
+  std::array<unsigned, 4> corrBits{24, 24, 4, 40};
   /// "arithmetic": {"pool": {"stage": "max", "kernels": [2, 4]}}: the k of the k x k, stride k
   /// max pools the NPU fuses after the activation (ascending; empty without the max stage).
   /// {"stage": "select", "kernels": [2], "offsets": [[0, 0], [0, 1]]}: the windows of the select
