@@ -237,12 +237,10 @@ const Node *DriverContext::nextNpuConsumer() const {
   if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end())
     return nullptr;
   std::vector<Node *> users = g.users(v);
-  if (users.size() != 1 || users[0] != &c || c.inputs.empty() || c.input(0) != v)
+  if (users.size() != 1 || users[0] != &c)
     return nullptr;
-  for (size_t i = 1; i < c.inputs.size(); ++i)
-    if (c.inputs[i] == v)
-      return nullptr;
-  return &c;
+  // Read once (the NPU lowering decides which operands it can take in place).
+  return std::count(c.inputs.begin(), c.inputs.end(), v) == 1 ? &c : nullptr;
 }
 
 int DriverContext::reserveConstant(const std::string &name) { return L.reserveConstant(name); }

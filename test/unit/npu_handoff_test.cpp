@@ -10,6 +10,7 @@
 
 #include "npucc/driver/Driver.h"
 #include "npucc/driver/Report.h"
+#include "npucc/quant/Multiplier.h"
 #include "npucc/target/Target.h"
 
 #include "CiSkip.h"
@@ -93,38 +94,28 @@ struct TwoLayers {
   uint64_t mid = 0, end = 0, outBytes = 0, recB = 0, constBytes = 0;
 };
 
-TwoLayers schedule(const TargetDesc &t, const Layer &a, const Layer &b, bool handoff) {
-  TwoLayers r;
+/// A's and B's tilings, B reading A's kept output as its input `operand`
+/// when `handoff`; then both scheduled into `r.p` (blob of r.constBytes).
+bool scheduleTwo(TwoLayers &r, const TargetDesc &t, const Layer &a, const Layer &b, bool handoff,
+                 int operand, const LayerIo &ia, const LayerIo &ib) {
   Handoff ha, hb;
   ha.out = handoff;
   auto ca = chooseTiling(a, t, ha);
   EXPECT_TRUE(ca.ok()) << (ca.ok() ? "" : ca.error().message);
   if (!ca.ok())
-    return r;
+    return false;
   if (handoff) {
     Buffers bufs = tilingBuffers(a, t, ca->tiling, ha);
     hb.in = ca->spm[size_t(bufs.inCount + bufs.in2Count + bufs.wCount)];
     hb.inBytes = bufs.outBytes;
+    hb.inOperand = operand;
   }
   auto cb = chooseTiling(b, t, hb);
   EXPECT_TRUE(cb.ok()) << (cb.ok() ? "" : cb.error().message);
   if (!cb.ok())
-    return r;
-  EXPECT_EQ(ca->tiling.block, a.OC);
-  EXPECT_EQ(cb->tiling.block, b.OC); // one block each: records at known offsets
-  uint64_t inBytes = uint64_t(a.H * a.W * a.C);
-  r.mid = 4096;
-  r.end = r.mid + 4096;
-  r.outBytes = uint64_t(b.OH * b.OW * b.OC);
-  r.recB = 4096;
-  r.constBytes = r.recB + recordLayout(b, t, b.OC).size;
-  LayerIo ia, ib;
-  ia.in = arenaAt(0, int64_t(inBytes));
-  ia.out = ib.in = arenaAt(int64_t(r.mid), int64_t(a.OH * a.OW * a.OC));
-  ib.out = arenaAt(int64_t(r.end), int64_t(r.outBytes));
-  ia.blob = ib.blob = lir::BufferRef();
-  ia.blob.region = ib.blob.region = lir::Region::Const;
-  ib.recordsOffset = r.recB;
+    return false;
+  EXPECT_EQ(ca->tiling.block, a.OC); // one block each: records at known offsets
+  EXPECT_EQ(cb->tiling.block, b.OC);
   lir::ConstBuffer blob;
   blob.name = "npu_const";
   blob.data = ir::Tensor(ir::DType::U8, {int64_t(r.constBytes)});
@@ -134,6 +125,24 @@ TwoLayers schedule(const TargetDesc &t, const Layer &a, const Layer &b, bool han
   EXPECT_TRUE(scheduleLayer(a, t, ca->tiling, ca->spm, ia, tok, "A", r.p.body, ha).ok());
   EXPECT_TRUE(scheduleLayer(b, t, cb->tiling, cb->spm, ib, tok, "B", r.p.body, hb).ok());
   EXPECT_TRUE(lower::insertNpuWaits(r.p, t).ok());
+  return true;
+}
+
+TwoLayers schedule(const TargetDesc &t, const Layer &a, const Layer &b, bool handoff) {
+  TwoLayers r;
+  r.mid = 4096;
+  r.end = r.mid + 4096;
+  r.outBytes = uint64_t(b.OH * b.OW * b.OC);
+  r.recB = 4096;
+  r.constBytes = r.recB + recordLayout(b, t, b.OC).size;
+  LayerIo ia, ib;
+  ia.in = arenaAt(0, a.H * a.W * a.C);
+  ia.out = ib.in = arenaAt(int64_t(r.mid), a.OH * a.OW * a.OC);
+  ib.out = arenaAt(int64_t(r.end), int64_t(r.outBytes));
+  ia.blob.region = ib.blob.region = lir::Region::Const;
+  ib.recordsOffset = r.recB;
+  if (!scheduleTwo(r, t, a, b, handoff, 0, ia, ib))
+    r.p.body.clear();
   return r;
 }
 
@@ -185,6 +194,74 @@ TEST(Handoff, TwoConvsRunToTheSameBytesWithoutTheIntermediateInMemory) {
   // (Without it, B's input tiles re-read their halo rows.)
   EXPECT_GE(rOff.totals.sys_bytes_read, rOn.totals.sys_bytes_read + interBytes);
   EXPECT_LT(rOn.totals.end_cycles, rOff.totals.end_cycles);
+}
+
+/// A conv whose output is an eltwise add's second operand (the first from
+/// the arena at `mid2`): with or without the hand-off, in one body.
+TwoLayers convIntoAdd(const TargetDesc &t, const Layer &a, const Layer &add, bool handoff,
+                      uint64_t mid2) {
+  TwoLayers r;
+  uint64_t bytes = uint64_t(add.op.length);
+  r.mid = 4096;
+  r.end = mid2 + 4096;
+  r.outBytes = bytes;
+  r.constBytes = recordLayout(a, t, a.OC).size;
+  LayerIo ia, ib;
+  ia.in = arenaAt(0, a.H * a.W * a.C);
+  ia.out = ib.in2 = arenaAt(int64_t(r.mid), int64_t(bytes));
+  ib.in = arenaAt(int64_t(mid2), int64_t(bytes));
+  ib.out = arenaAt(int64_t(r.end), int64_t(bytes));
+  ia.blob.region = ib.blob.region = lir::Region::Const;
+  if (!scheduleTwo(r, t, a, add, handoff, 1, ia, ib))
+    r.p.body.clear();
+  return r;
+}
+
+TEST(Handoff, ConvIntoAnEltwiseAddsSecondOperand) {
+  TargetDesc t = load("npu-default");
+  Layer a = makeLayer(test::sameConv(8, 8, 8, 16, 3));
+  a.fixed = {{"requant_shift", 4}};
+  target::NpuOp op;
+  op.kind = NPUCC_KIND_ELTWISE;
+  op.kindName = "eltwise";
+  op.length = 8 * 8 * 16;
+  Layer add = makeLayer(op);
+  quant::AddParams ap = quant::addParams(0.1, 0.05, 0.12);
+  add.fixed = {{"left_shift", ap.leftShift},   {"in_mult", ap.a.mult},
+               {"in_shift", ap.a.shift},       {"in2_mult", ap.b.mult},
+               {"in2_shift", ap.b.shift},      {"requant_mult", ap.out.mult},
+               {"requant_shift", ap.out.shift}};
+  EXPECT_TRUE(canHandOff(a, add, t, 1));
+  EXPECT_TRUE(canHandOff(a, add, t, 0));
+  EXPECT_FALSE(canHandOff(a, makeLayer(test::sameConv(8, 8, 16, 8, 3)), t, 1));
+  uint64_t mid2 = 8192;
+  TwoLayers on = convIntoAdd(t, a, add, true, mid2), off = convIntoAdd(t, a, add, false, mid2);
+  ASSERT_FALSE(on.p.body.empty());
+  ASSERT_FALSE(off.p.body.empty());
+  std::mt19937 rng(11);
+  std::vector<uint8_t> arena0(on.end + on.outBytes, 0), consts(on.constBytes, 0);
+  for (uint64_t i = 0; i < uint64_t(a.H * a.W * a.C); ++i)
+    arena0[i] = uint8_t(rng());
+  for (uint64_t i = 0; i < on.outBytes; ++i) // the add's first operand
+    arena0[mid2 + i] = uint8_t(rng());
+  RecordLayout rl = recordLayout(a, t, a.OC);
+  for (uint64_t i = 0; i < rl.wBytes; ++i)
+    consts[rl.wOff + i] = uint8_t(int8_t(int(rng() % 15) - 7));
+  std::vector<uint8_t> memOn = arena0, memOff = arena0, cOn = consts, cOff = consts;
+  test::SimRun rOn = test::runOnSim(on.p, t, memOn, cOn);
+  test::SimRun rOff = test::runOnSim(off.p, t, memOff, cOff);
+  ASSERT_TRUE(rOn.ok) << rOn.error;
+  ASSERT_TRUE(rOff.ok) << rOff.error;
+  test::expectAsEstimated(rOn, lower::estimateProgram(on.p, t), "conv into add");
+  std::vector<uint8_t> outOn(memOn.begin() + long(on.end), memOn.end());
+  std::vector<uint8_t> outOff(memOff.begin() + long(off.end), memOff.end());
+  EXPECT_EQ(outOn, outOff);
+  EXPECT_GT(std::set<uint8_t>(outOn.begin(), outOn.end()).size(), 8u);
+  for (uint64_t i = on.mid; i < on.mid + on.outBytes; ++i) // never stored
+    ASSERT_EQ(memOn[i], 0) << i;
+  EXPECT_EQ(rOn.totals.sys_bytes_written + on.outBytes, rOff.totals.sys_bytes_written);
+  // (The two schedules may tile the conv differently: its halo re-reads differ.)
+  EXPECT_GE(rOff.totals.sys_bytes_read, rOn.totals.sys_bytes_read + on.outBytes);
 }
 
 TEST(Handoff, ConsumerMustMatchTheKeptShape) {

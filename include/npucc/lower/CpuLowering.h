@@ -50,8 +50,8 @@ public:
   /// (precomputed folded bias and requantization words) instead of the reference ones.
   virtual bool fastKernels() const { return false; }
   /// The node lowered right after the current one when both are placed on
-  /// the NPU and it alone reads the current node's only output, which is no
-  /// model output (the NPU hand-off's candidate); else null.
+  /// the NPU and it alone reads the current node's only output, once, and
+  /// that output is no model output (the NPU hand-off's candidate); else null.
   virtual const ir::Node *nextNpuConsumer() const { return nullptr; }
 };
 

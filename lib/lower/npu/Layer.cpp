@@ -145,11 +145,14 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
   if (l.op.kind == NPUCC_KIND_ELTWISE) {
     int64_t chunks = ceilDiv(l.op.length, tl.rows);
     int count = chunks > 1 ? 2 : 1;
-    b.inCount = b.in2Count = b.outCount = count;
+    // A kept input (either operand) is read in place: no tiles for it.
+    b.inCount = h.in && h.inOperand == 0 ? 0 : count;
+    b.in2Count = h.in && h.inOperand == 1 ? 0 : count;
+    b.outCount = count;
     b.inBytes = b.outBytes = uint64_t(tl.rows);
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < b.inCount; ++i)
       b.requests.push_back({"input tile", b.inBytes, role(Operand::In), {}});
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < b.in2Count; ++i)
       b.requests.push_back({"second input tile", b.inBytes, role(Operand::In2), {}});
     for (int i = 0; i < count; ++i)
       b.requests.push_back({"output tile", b.outBytes, role(Operand::Out), {}});
@@ -207,13 +210,16 @@ Buffers tilingBuffers(const Layer &l, const target::TargetDesc &t, const Tiling 
   return b;
 }
 
-bool canHandOff(const Layer &p, const Layer &c, const target::TargetDesc &t) {
+bool canHandOff(const Layer &p, const Layer &c, const target::TargetDesc &t, int operand) {
   auto kindOk = [](int k) {
     return k == NPUCC_KIND_CONV || k == NPUCC_KIND_DEPTHWISE || k == NPUCC_KIND_POOL;
   };
-  return kindOk(p.op.kind) && kindOk(c.op.kind) && actLayoutOf(t, p).kind == NPUCC_AL_NHWC &&
-         actLayoutOf(t, c).kind == NPUCC_AL_NHWC && p.OH / p.PK == c.H && p.OW / p.PK == c.W &&
-         p.OC == c.C;
+  if (!kindOk(p.op.kind) || actLayoutOf(t, p).kind != NPUCC_AL_NHWC)
+    return false;
+  if (c.op.kind == NPUCC_KIND_ELTWISE) // either operand, as elements
+    return (operand == 0 || operand == 1) && p.OH / p.PK * (p.OW / p.PK) * p.OC == c.op.length;
+  return operand == 0 && kindOk(c.op.kind) && actLayoutOf(t, c).kind == NPUCC_AL_NHWC &&
+         p.OH / p.PK == c.H && p.OW / p.PK == c.W && p.OC == c.C;
 }
 
 } // namespace npucc::lower::npu

@@ -119,18 +119,22 @@ Layer makeLayer(const target::NpuOp &op);
 struct Handoff {
   std::optional<SpmPlace> in; // the input, kept there by the layer before
   uint64_t inBytes = 0;       // its size (the kept buffer's)
+  int inOperand = 0;          // which input it is: 0 (in) or 1 (in2, an eltwise's second)
   bool out = false;           // keep this layer's output
   /// The kept input, which the layer's own buffers must avoid.
   std::vector<SpmRange> reserved() const {
     if (!in)
       return {};
-    return {{in->spm, in->offset, in->offset + inBytes, 1u << unsigned(target::Operand::In)}};
+    target::Operand o = inOperand ? target::Operand::In2 : target::Operand::In;
+    return {{in->spm, in->offset, in->offset + inBytes, 1u << unsigned(o)}};
   }
 };
-/// Can `producer`'s output be handed to `consumer` in the scratchpad? Both
-/// conv, depthwise or pool with the NHWC layout, the producer's stored
-/// output exactly the consumer's input.
-bool canHandOff(const Layer &producer, const Layer &consumer, const target::TargetDesc &t);
+/// Can `producer`'s output be handed to `consumer`'s input `operand` (0 or
+/// 1) in the scratchpad? The producer conv, depthwise or pool with the NHWC
+/// layout; the consumer the same kinds reading it as input 0 with the same
+/// shape, or an eltwise command reading it as either operand.
+bool canHandOff(const Layer &producer, const Layer &consumer, const target::TargetDesc &t,
+                int operand = 0);
 
 struct Tiling {
   int64_t rows = 1;         // output rows per tile (eltwise: elements per chunk)

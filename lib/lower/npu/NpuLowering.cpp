@@ -54,11 +54,12 @@ struct NpuLowering::Impl {
 };
 
 Result<Choice> NpuLowering::Impl::choose(const ir::Node &n, const Layer &l, const Handoff &h) {
-  std::string key = n.name +
-                    (h.in ? "|in " + std::to_string(h.in->spm) + ":" +
-                                std::to_string(h.in->offset) + ":" + std::to_string(h.inBytes)
-                          : "") +
-                    (h.out ? "|out" : "");
+  std::string key =
+      n.name +
+      (h.in ? "|in " + std::to_string(h.in->spm) + ":" + std::to_string(h.in->offset) + ":" +
+                  std::to_string(h.inBytes) + ":" + std::to_string(h.inOperand)
+            : "") +
+      (h.out ? "|out" : "");
   if (auto it = Chosen.find(key); it != Chosen.end())
     return it->second;
   auto c = chooseTiling(l, T, h);
@@ -218,11 +219,12 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
   // The input the layer before kept in the scratchpad.
   Handoff h;
   if (I.Held) {
-    if (I.Held->value != n.input(0))
+    if (I.Held->value != n.input(0) && (n.inputs.size() < 2 || I.Held->value != n.input(1)))
       return error("the NPU layer before kept its output '" + I.Held->value->name +
                    "' in the scratchpad, but this layer does not read it");
     h.in = I.Held->place;
     h.inBytes = I.Held->bytes;
+    h.inOperand = n.input(0) == I.Held->value ? 0 : 1;
     I.Held.reset();
   }
   auto choice = I.choose(n, l, h);
@@ -252,13 +254,15 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     auto lc = layerOf(*c, I.T);
     Handoff hk = h;
     hk.out = true;
-    if (lc && canHandOff(l, *lc, I.T))
+    int operand = c->input(0) == n.output(0) ? 0 : 1;
+    if (lc && canHandOff(l, *lc, I.T, operand))
       if (auto kept = I.choose(n, l, hk)) {
         Buffers kb = tilingBuffers(l, I.T, kept->tiling, hk);
         size_t at = size_t(kb.inCount + kb.in2Count + kb.wCount);
         std::vector<SpmPlace> places = awayFromPrev(*kept, hk);
         Handoff hc;
         hc.in = places[at];
+        hc.inOperand = operand;
         hc.inBytes = kb.outBytes;
         auto held = I.choose(*c, *lc, hc);
         auto plain = I.choose(*c, *lc, Handoff());

@@ -236,15 +236,17 @@ Status Emitter::blockedOut(const SpmPlace &buf, const lir::BufferRef &dst, int64
 }
 
 Status Emitter::loadInput(int64_t tile, int slot) {
+  if (L.op.kind == NPUCC_KIND_ELTWISE) { // the operand not kept by the layer before
+    int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, L.op.length - e0);
+    if (!H.in || H.inOperand != 0)
+      NPUCC_TRY(copy(at(Io.in, e0, n), spmRef(Spm[size_t(slot)], 0, n), n, 1, n, n));
+    if (!H.in || H.inOperand != 1)
+      NPUCC_TRY(copy(at(Io.in2, e0, n), spmRef(Spm[size_t(B.inCount + slot)], 0, n), n, 1, n, n));
+    return success();
+  }
   if (H.in)
     return success(); // the commands read the kept input
   const SpmPlace &buf = Spm[size_t(slot)];
-  if (L.op.kind == NPUCC_KIND_ELTWISE) {
-    int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, L.op.length - e0);
-    NPUCC_TRY(copy(at(Io.in, e0, n), spmRef(buf, 0, n), n, 1, n, n));
-    const SpmPlace &buf2 = Spm[size_t(B.inCount + slot)];
-    return copy(at(Io.in2, e0, n), spmRef(buf2, 0, n), n, 1, n, n);
-  }
   int64_t r0 = rowOf(tile) * Tl.rows, r1 = std::min(L.OH, r0 + Tl.rows);
   auto rows = L.inRows(r0, r1);
   int64_t rowBytes = L.W * L.C, n = rows.second - rows.first;
@@ -280,8 +282,10 @@ Status Emitter::compute(int64_t tile) {
   lir::Instr &in = cmd(op.kindName);
   if (op.kind == NPUCC_KIND_ELTWISE) {
     int64_t e0 = rowOf(tile) * Tl.rows, n = std::min(Tl.rows, op.length - e0);
-    set(in, "in_addr", spmRef(Spm[size_t(inSlot)], 0, n));
-    set(in, "in2_addr", spmRef(Spm[size_t(B.inCount + inSlot)], 0, n));
+    bool kept0 = H.in && H.inOperand == 0, kept1 = H.in && H.inOperand == 1;
+    set(in, "in_addr", kept0 ? spmRef(*H.in, e0, n) : spmRef(Spm[size_t(inSlot)], 0, n));
+    set(in, "in2_addr",
+        kept1 ? spmRef(*H.in, e0, n) : spmRef(Spm[size_t(B.inCount + inSlot)], 0, n));
     set(in, "out_addr", spmRef(outBuf, 0, n));
     set(in, "length", n);
     for (const auto &p : L.fixed)
@@ -403,7 +407,7 @@ Status Emitter::run() {
   int slot = -1;
   for (int64_t i = 0; i < n; ++i) {
     if (newInput(i))
-      slot = (slot + 1) % std::max(1, B.inCount);
+      slot = (slot + 1) % std::max({1, B.inCount, B.in2Count});
     InSlotOf[size_t(i)] = slot;
   }
   bool dmaRecords = L.hasWeights() && !recordsInSystem(L, T);
