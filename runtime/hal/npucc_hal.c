@@ -419,12 +419,14 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
                     int *bad_param) {
   npucc_reg_write w[NPUCC_MAX_CMD_REGS];
   const npucc_delivery_desc *dl;
+  const npucc_cmd_desc *c;
   npucc_status_bit done;
   int n = 0, i, engine;
   int rc = npucc_npu_encode(d, kind, params, w, &n, bad_param);
   if (rc != NPUCC_OK)
     return rc;
-  engine = npucc_desc_find_cmd(d, kind)->engine;
+  c = npucc_desc_find_cmd(d, kind); /* found: the encoding succeeded */
+  engine = c->engine;
   rc = acquire_slot(d, engine);
   if (rc != NPUCC_OK)
     return rc;
@@ -440,7 +442,7 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   }
   if (d == g_desc)
     g_pending_done[engine] = 0;
-  dl = d->num_deliveries ? npucc_desc_delivery(d, npucc_desc_find_cmd(d, kind)) : NULL;
+  dl = d->num_deliveries ? npucc_desc_delivery(d, c) : NULL;
   if (dl != NULL && dl->mode == NPUCC_DELIVERY_INSN) {
     /* Two words per instruction, an odd last word with 0. */
     for (i = 0; i < n; i += 2) {
@@ -488,7 +490,7 @@ int npucc_npu_issue(const npucc_target_desc *d, int kind, const int64_t params[N
   for (i = 0; i < n; ++i) {
     const npucc_reg_desc *r = &d->regs[w[i].reg];
     uint64_t v = w[i].value;
-    if (npucc_npu_skip(d, npucc_desc_find_cmd(d, kind), &w[i], d->shadow))
+    if (npucc_npu_skip(d, c, &w[i], d->shadow))
       continue; /* the register holds the value already */
     if (r->flags & NPUCC_REG_RMW)
       v |= reg_read(d, r->offset, r->width) & ~w[i].mask & ~w1c_bits(d, w[i].reg);
