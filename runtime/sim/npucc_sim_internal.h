@@ -152,6 +152,10 @@ int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t);
 /* The correction_terms stage's command parameters (corr_x, corr_w signed,
  * the shifts, corr_add signed) against the operation's widths. */
 int sim_check_corr_widths(npucc_sim *s, int idx, int kind, const int64_t *p);
+/* The max or select pool stage's window k (above 1) among the sizes the
+ * description lists for the operation, and select's kept pixel (oy, ox)
+ * among the offered ones (NPUCC_SPP_*). */
+int sim_check_pool_lists(npucc_sim *s, int idx, int kind, int64_t k, int64_t oy, int64_t ox);
 
 /* Delivery "fifo" (npucc_sim_delivery.c): the delivery row of the first
  * command pushing its frame into register r, or NULL; a word pushed into r. */

@@ -254,8 +254,8 @@ static npucc_wlayout weight_layout(const npucc_sim *s, int kind) {
 
 /* The pool stage's window pool_k: 1 (no pool), or, with the max or select
  * stage, a size that divides the computed out_h x out_w (the compiler
- * computes only whole windows); select's kept pixel (pool_off_y,
- * pool_off_x) inside it. 0 on success. */
+ * computes only whole windows) and the description lists; select's kept
+ * pixel (pool_off_y, pool_off_x) inside it and offered. 0 on success. */
 static int check_pool(npucc_sim *s, int idx, int kind, const int64_t *p) {
   int st = npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL);
   if (P(POOL_K) < 1 || P(POOL_K) > 31)
@@ -276,7 +276,7 @@ static int check_pool(npucc_sim *s, int idx, int kind, const int64_t *p) {
     return sim_fail(s, idx, LIMIT,
                     "field value out of range: pool_k %lld does not divide the output %lldx%lld",
                     (long long)P(POOL_K), (long long)P(OUT_H), (long long)P(OUT_W));
-  return 0;
+  return sim_check_pool_lists(s, idx, kind, P(POOL_K), P(POOL_OFF_Y), P(POOL_OFF_X));
 }
 
 /* The max pool stage: the k x k, stride k windows of the computed tile
