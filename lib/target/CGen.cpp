@@ -151,15 +151,24 @@ std::string emitCTableHeader(const TargetDesc &t) {
 
 namespace {
 
-/// `static const uint8_t <name>[NPUCC_KIND_COUNT * cols]`: one row of `cols`
-/// values per command kind, the kind named in a comment.
-void kindTable(std::ostream &o, const std::string &name, const uint8_t *v, int cols) {
-  o << "static const uint8_t " << name << "[" << NPUCC_KIND_COUNT * cols << "] = {\n";
-  for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
-    o << "    ";
-    for (int c = 0; c < cols; ++c)
-      o << unsigned(v[k * cols + c]) << (c + 1 < cols ? ", " : "");
-    o << ", /* " << KindEnumNames[k] << " */\n";
+/// `static const uint8_t <name>[NPUCC_KIND_COUNT * (cols + cols2)]`: one row
+/// of `cols` values per command kind, the kind named in a comment, then (cols2
+/// > 0) one row of `cols2` values per kind after the comment `more`.
+void kindTable(std::ostream &o, const std::string &name, const uint8_t *v, int cols, int cols2 = 0,
+               const char *more = "") {
+  o << "static const uint8_t " << name << "[" << NPUCC_KIND_COUNT * (cols + cols2) << "] = {\n";
+  for (int block = 0; block < (cols2 ? 2 : 1); ++block) {
+    int n = block ? cols2 : cols;
+    if (block) {
+      v += NPUCC_KIND_COUNT * cols;
+      o << "    /* " << more << " */\n";
+    }
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k) {
+      o << "    ";
+      for (int c = 0; c < n; ++c)
+        o << unsigned(v[k * n + c]) << (c + 1 < n ? ", " : "");
+      o << ", /* " << KindEnumNames[k] << " */\n";
+    }
   }
   o << "};\n";
 }
@@ -311,7 +320,14 @@ std::string emitCTableSource(const TargetDesc &t) {
   if (d.stage_params) {
     o << "/* The stages' widths (npucc_desc.h NPUCC_SP_*): mul_shift_add's mul, shift and add\n"
          " * bits, pwl's segments. */\n";
-    kindTable(o, id + "_stage_params", d.stage_params, NPUCC_SP_COUNT);
+    // The pool rows follow where an operation has a max or select stage.
+    bool pool = false;
+    for (int k = 0; k < NPUCC_KIND_COUNT; ++k)
+      pool = pool || npucc_stage_of(d.arith, k, NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX ||
+             npucc_stage_of(d.arith, k, NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT;
+    kindTable(o, id + "_stage_params", d.stage_params, NPUCC_SP_COUNT, pool ? NPUCC_SPP_COUNT : 0,
+              "pool (NPUCC_SPP_*): window sizes (bit k, 4 bytes), select's kept\n"
+              "     * pixels (bit 8 * row + column, 8 bytes)");
   }
   bool persist = false;
   for (uint16_t i = 0; i < d.num_regs; ++i)

@@ -392,13 +392,19 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
     D.arith = I.Arith.data();
     // The widths only when some operation uses a stage that has them, so
     // the other descriptions' tables stay as they were.
-    bool widths = false;
-    for (const auto &op : T.compute.operations)
+    // The pool rows (NPUCC_SPP_*) only where some operation has a max or
+    // select pool stage.
+    bool widths = false, pool = false;
+    for (const auto &op : T.compute.operations) {
       widths = widths || op.second.stage(NPUCC_SLOT_REQUANT) == NPUCC_STAGE_RQ_MUL_SHIFT_ADD ||
                op.second.stage(NPUCC_SLOT_ACTIVATION) == NPUCC_STAGE_ACT_PWL ||
                op.second.stage(NPUCC_SLOT_CORRECTION) == NPUCC_STAGE_CORR_TERMS;
-    if (widths) {
-      I.StageParams.assign(size_t(NPUCC_KIND_COUNT) * NPUCC_SP_COUNT, 0);
+      pool = pool || op.second.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_MAX ||
+             op.second.stage(NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT;
+    }
+    if (widths || pool) {
+      I.StageParams.assign(
+          size_t(NPUCC_KIND_COUNT) * (NPUCC_SP_COUNT + (pool ? NPUCC_SPP_COUNT : 0)), 0);
       for (const auto &op : T.compute.operations) {
         int k = commandKindId(op.first);
         if (k < 0)
@@ -410,6 +416,13 @@ CTable::CTable(const TargetDesc &t) : P(std::make_unique<Impl>()) {
         row[NPUCC_SP_PWL_SEGMENTS] = uint8_t(op.second.pwlSegments);
         for (size_t i = 0; i < 4; ++i)
           row[NPUCC_SP_CORR_X_BITS + i] = uint8_t(op.second.corrBits[i]);
+        if (!pool)
+          continue;
+        uint8_t *pr = &I.StageParams[NPUCC_SPP_BASE + size_t(k) * NPUCC_SPP_COUNT];
+        for (unsigned w : op.second.poolKernels)
+          pr[NPUCC_SPP_KERNELS + w / 8] |= uint8_t(1u << (w % 8));
+        for (const auto &o : op.second.poolOffsets)
+          pr[NPUCC_SPP_OFFSETS + o.first] |= uint8_t(1u << o.second);
       }
       D.stage_params = I.StageParams.data();
     }

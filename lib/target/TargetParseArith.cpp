@@ -73,7 +73,8 @@ static void parsePoolKernels(const json_reader::Obj &so, OpLimits &l) {
 }
 
 /// {"stage": "select", "offsets": [[0, 0], [0, 1]]}: the kept pixels (row,
-/// column) the NPU offers, each inside every window of "kernels", distinct.
+/// column) the NPU offers, each inside every window of "kernels" and 0..7 (the C table's
+/// NPUCC_SPP_OFFSETS mask), distinct.
 static void parsePoolOffsets(const json_reader::Obj &so, OpLimits &l) {
   const nlohmann::json &v = so.array("offsets");
   if (v.empty())
@@ -92,6 +93,11 @@ static void parsePoolOffsets(const json_reader::Obj &so, OpLimits &l) {
                           "offset " + std::to_string(o) + " is outside the " +
                               std::to_string(kmin) + "x" + std::to_string(kmin) +
                               " window (offsets are 0..k-1 for every k of \"kernels\")");
+      if (o > 7)
+        json_reader::fail(p + "/" + std::to_string(j),
+                          "offset " + std::to_string(o) +
+                              " is beyond the simulator's table (offsets are 0..7: the C "
+                              "table's stage_params carries them as an 8x8 bit mask)");
       yx[j] = unsigned(o);
     }
     for (const auto &q : l.poolOffsets)

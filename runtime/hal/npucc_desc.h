@@ -414,6 +414,16 @@ typedef struct npucc_reg_shadow {
 #define NPUCC_SP_CORR_SHIFT_BITS 6
 #define NPUCC_SP_CORR_ADD_BITS 7
 #define NPUCC_SP_COUNT 8
+/* Where an operation has the max or select pool stage, stage_params goes on
+ * after those rows (at NPUCC_SPP_BASE) with NPUCC_KIND_COUNT rows of
+ * NPUCC_SPP_COUNT bytes: the window sizes pool_k the stage offers (bit k of
+ * the little-endian 32-bit mask at NPUCC_SPP_KERNELS, k = 2..31) and the
+ * select stage's kept pixels (bit 8 * pool_off_y + pool_off_x of the
+ * little-endian 64-bit mask at NPUCC_SPP_OFFSETS, both 0..7). */
+#define NPUCC_SPP_KERNELS 0
+#define NPUCC_SPP_OFFSETS 4
+#define NPUCC_SPP_COUNT 12
+#define NPUCC_SPP_BASE (NPUCC_KIND_COUNT * NPUCC_SP_COUNT)
 
 typedef struct npucc_target_desc {
   const char *name;
@@ -507,8 +517,11 @@ typedef struct npucc_target_desc {
    * operation runs the default stages. */
   const uint8_t *arith;
   /* The stages' widths: NPUCC_KIND_COUNT rows of NPUCC_SP_COUNT values
-   * (NPUCC_SP_*); NULL where no operation uses mul_shift_add or pwl. The
-   * simulator refuses tables whose values do not fit them. */
+   * (NPUCC_SP_*), then the pool rows (NPUCC_SPP_*) where an operation has a
+   * max or select pool stage; NULL where no operation uses mul_shift_add,
+   * pwl, correction_terms or a pool stage. The simulator refuses tables
+   * whose values do not fit them and pool windows or kept pixels they do
+   * not list. */
   const uint8_t *stage_params;
   /* The HAL's record of the registers that persist (NPUCC_REG_PERSIST);
    * NULL: every command writes every register it binds. */

@@ -3,8 +3,8 @@
  * One definition of every layout a description can ask for (issue 19,
  * phase 6; docs/target.md "Weight layouts"), shared by the compiler (which
  * writes them: lib/lower/npu/Records.cpp), the simulator (which reads them:
- * runtime/sim/npucc_sim_ops.c) and the unit tests (test/unit/layout_test.cpp
- * checks them against a naive definition).
+ * runtime/sim/npucc_sim_mac.c, npucc_sim_ops.c) and the unit tests
+ * (test/unit/layout_test.cpp checks them against a naive definition).
  *
  * Weights of a conv (or matmul: kh = kw = 1, o = n, i = k) with O output
  * channels, I input channels and a KH x KW kernel:

@@ -4,7 +4,7 @@
  * a pipeline of stages, one per slot (NPUCC_STAGE_LIST in npucc_params.h):
  *   input -> correction -> mac -> requant -> activation -> pool -> output.
  * Each stage's arithmetic is one function here, shared by the simulator
- * (runtime/sim/npucc_sim_ops.c) and the compiler's integer interpreter; a
+ * (runtime/sim/npucc_sim_mac.c) and the compiler's integer interpreter; a
  * naive reference checks each of them (test/unit/stage_ops_test.cpp).
  * Static inline C99 on top of npucc_requant.h; no other dependency.
  */

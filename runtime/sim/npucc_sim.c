@@ -1,8 +1,9 @@
 /* npucc_sim.c - Simulator core: register file, doorbell and opcode decoding,
  * the two-engine timeline (optionally with job queues), the protocol checks
  * and the statistics. Status bits: npucc_sim_status.c; memories:
- * npucc_sim_mem.c; command semantics: npucc_sim_ops.c; frame words arriving
- * through a FIFO register or custom instructions: npucc_sim_delivery.c. */
+ * npucc_sim_mem.c; command semantics: npucc_sim_ops.c and (conv, depthwise,
+ * matmul) npucc_sim_mac.c; frame words arriving through a FIFO register or
+ * custom instructions: npucc_sim_delivery.c. */
 #include "npucc_sim_internal.h"
 
 #include "npucc_hal.h"

@@ -1,10 +1,13 @@
 /* npucc_sim_internal.h - Simulator state shared by npucc_sim.c (registers,
  * timeline, checks), npucc_sim_status.c (status bits), npucc_sim_mem.c
- * (memories, hazards), npucc_sim_ops.c (command semantics) and
+ * (memories, hazards), npucc_sim_ops.c (command dispatch, DMA, pool,
+ * eltwise and the shared checks), npucc_sim_mac.c (conv, depthwise, matmul),
+ * npucc_sim_tables.c (stage parameters against the description) and
  * npucc_sim_delivery.c (frame words from a FIFO or custom instructions). */
 #ifndef NPUCC_SIM_INTERNAL_H
 #define NPUCC_SIM_INTERNAL_H
 
+#include "npucc_layout.h"
 #include "npucc_sim.h"
 
 #define NPUCC_SIM_MAX_MAPS 32
@@ -30,8 +33,8 @@ typedef struct sim_map {
 } sim_map;
 
 typedef struct sim_engine {
-  int cmd;       /* index of the last command started, -1 = none */
-  uint64_t end;  /* completion time of that command */
+  int cmd;        /* index of the last command started, -1 = none */
+  uint64_t end;   /* completion time of that command */
   uint32_t error; /* sticky error code (0 = none) */
   size_t obs_cursor;
   uint64_t busy_cycles;
@@ -106,8 +109,8 @@ int sim_resolve(npucc_sim *s, int idx, int64_t addr, uint64_t len, int write, co
                 sim_window *w);
 /* Scratchpad-only operand: in range, aligned to the operand's alignment
  * (NPUCC_OPND_*, or -1 for the scratchpad's). */
-int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, int operand,
-                const char *what, sim_window *w);
+int sim_operand(npucc_sim *s, int idx, int64_t addr, uint64_t len, int operand, const char *what,
+                sim_window *w);
 /* A constant operand (w, bias, rq) of a command of `kind`: in the scratchpad
  * as sim_operand, or, where the operation reads it from system memory
  * (npucc_op_limits.operand_mem), in a mapped system window, aligned to its
@@ -149,6 +152,10 @@ int sim_check_pwl_segments(npucc_sim *s, int idx, int kind, const uint8_t *t);
 /* The correction_terms stage's command parameters (corr_x, corr_w signed,
  * the shifts, corr_add signed) against the operation's widths. */
 int sim_check_corr_widths(npucc_sim *s, int idx, int kind, const int64_t *p);
+/* The max or select pool stage's window k (above 1) among the sizes the
+ * description lists for the operation, and select's kept pixel (oy, ox)
+ * among the offered ones (NPUCC_SPP_*). */
+int sim_check_pool_lists(npucc_sim *s, int idx, int kind, int64_t k, int64_t oy, int64_t ox);
 
 /* Delivery "fifo" (npucc_sim_delivery.c): the delivery row of the first
  * command pushing its frame into register r, or NULL; a word pushed into r. */
@@ -157,6 +164,27 @@ void sim_fifo_push(npucc_sim *s, int r, const npucc_delivery_desc *dl, uint64_t 
 /* Delivery "buffer": the kick was written; reads the words at the address
  * and length the kick's registers hold and starts their frames in order. */
 void sim_buffer_kick(npucc_sim *s);
+
+/* v (1..31) is in the bit mask; v exceeds a limit (0: none). */
+static inline int sim_in_mask(uint32_t mask, int64_t v) {
+  return v >= 1 && v <= 31 && ((mask >> v) & 1u);
+}
+static inline int sim_over(uint64_t max, int64_t v) { return max && v > (int64_t)max; }
+
+/* Checks every operation shares (npucc_sim_ops.c), 0 or -1 after sim_fail:
+ * zero points, act_min/act_max and the fused clamp; input (and, unless
+ * out < 0, output) channel counts, multiples and limits; kernel, stride,
+ * dilation, spatial limits and padding per side; the scratchpad's bank
+ * rules. The activation layout of operation `kind`. */
+int sim_check_zp_clamp(npucc_sim *s, int idx, int kind, const int64_t *p);
+int sim_check_channels(npucc_sim *s, int idx, const npucc_op_limits *l, int64_t in, int64_t out);
+int sim_check_spatial(npucc_sim *s, int idx, int kind, const int64_t *p);
+int sim_check_banks(npucc_sim *s, int idx, int kind, const int64_t *p);
+npucc_alayout sim_act_layout(const npucc_sim *s, int kind);
+/* The MAC-array commands (npucc_sim_mac.c): conv or depthwise (`kind`) and
+ * matmul, as sim_exec. */
+int sim_exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p);
+int sim_exec_matmul(npucc_sim *s, int idx, const int64_t *p);
 
 /* Executes a decoded command of description `c`: validates, performs it,
  * fills cycles/macs/bytes in s->cmds[idx]. Returns 0 or -1 (after sim_fail). */

@@ -1,5 +1,5 @@
 /* npucc_sim_tables.c - The simulator's checks of a layer's tables and stage
- * parameters against the description's stage widths
+ * parameters against the description's stage widths and pool lists
  * (npucc_target_desc.stage_params): what the
  * hardware's fields can hold, so a compiler that fits parameters wider than
  * the NPU's fails in the simulator, not on silicon. */
@@ -7,6 +7,7 @@
 
 #include "npucc_stages.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int64_t rd_le_i32(const uint8_t *b, size_t i) {
@@ -90,4 +91,48 @@ int sim_check_corr_widths(npucc_sim *s, int idx, int kind, const int64_t *p) {
                       names[k], (long long)v, bits, is_signed ? "signed " : "");
   }
   return 0;
+}
+
+/* Bits 0..n-1 of the little-endian mask at b (n / 8 bytes). */
+static uint64_t rd_mask(const uint8_t *b, unsigned bytes) {
+  uint64_t m = 0;
+  unsigned i;
+  for (i = 0; i < bytes; ++i)
+    m |= (uint64_t)b[i] << (8 * i);
+  return m;
+}
+
+int sim_check_pool_lists(npucc_sim *s, int idx, int kind, int64_t k, int64_t oy, int64_t ox) {
+  const uint8_t *row;
+  uint32_t kernels;
+  uint64_t offsets;
+  char list[520]; /* at most 64 offsets of 8 characters */
+  size_t n = 0;
+  unsigned i;
+  int st = npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL);
+  if (s->d->stage_params == NULL || k <= 1 ||
+      (st != NPUCC_STAGE_POOL_MAX && st != NPUCC_STAGE_POOL_SELECT))
+    return 0;
+  row = &s->d->stage_params[NPUCC_SPP_BASE + kind * NPUCC_SPP_COUNT];
+  kernels = (uint32_t)rd_mask(row + NPUCC_SPP_KERNELS, 4);
+  offsets = rd_mask(row + NPUCC_SPP_OFFSETS, 8);
+  list[0] = '\0';
+  if (k > 31 || !((kernels >> k) & 1u)) {
+    for (i = 2; i < 32; ++i)
+      if (((kernels >> i) & 1u) && n + 8 < sizeof(list))
+        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? ", " : "", i);
+    return sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+                    "field value out of range: pool_k %lld is not one of the %s pool stage's "
+                    "windows (%s)",
+                    (long long)k, st == NPUCC_STAGE_POOL_MAX ? "max" : "select", list);
+  }
+  if (st != NPUCC_STAGE_POOL_SELECT || (oy < 8 && ox < 8 && ((offsets >> (8 * oy + ox)) & 1u)))
+    return 0;
+  for (i = 0; i < 64; ++i)
+    if (((offsets >> i) & 1u) && n + 10 < sizeof(list))
+      n += (size_t)snprintf(list + n, sizeof(list) - n, "%s[%u, %u]", n ? ", " : "", i / 8, i % 8);
+  return sim_fail(s, idx, NPUCC_DEVERR_LIMIT,
+                  "field value out of range: pool offset (%lld, %lld) is not one the select "
+                  "stage offers (%s)",
+                  (long long)oy, (long long)ox, list);
 }

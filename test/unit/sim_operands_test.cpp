@@ -289,4 +289,55 @@ TEST(SimArithmetic, PoolSelectOffsetMustLieInTheWindow) {
       << e;
 }
 
+/// The pool stage's lists in the C table (stage_params' NPUCC_SPP_* rows): a window the
+/// description lists runs, another is refused, naming the value and the list.
+TEST(SimArithmetic, PoolWindowMustBeListed) {
+  auto t = loadTarget(npucc::test::testTarget("npu-fpool.json"));
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  CTable table(*t);
+  npucc_target_desc d = *table.get();
+  ASSERT_NE(d.stage_params, nullptr);
+  size_t conv = NPUCC_SPP_BASE + NPUCC_KIND_CONV * NPUCC_SPP_COUNT + NPUCC_SPP_KERNELS;
+  size_t dw = NPUCC_SPP_BASE + NPUCC_KIND_DEPTHWISE * NPUCC_SPP_COUNT + NPUCC_SPP_KERNELS;
+  EXPECT_EQ(d.stage_params[conv], (1u << 2) | (1u << 4)); // conv: [2, 4]
+  EXPECT_EQ(d.stage_params[dw], 1u << 2);                 // depthwise: [2]
+  EXPECT_EQ(pooledConv(&d, 4), "");
+  // The same description with conv offering only 2.
+  std::vector<uint8_t> sp(d.stage_params,
+                          d.stage_params + NPUCC_SPP_BASE + NPUCC_KIND_COUNT * NPUCC_SPP_COUNT);
+  sp[conv] = 1u << 2;
+  d.stage_params = sp.data();
+  EXPECT_EQ(pooledConv(&d, 2), "");
+  std::string e = pooledConv(&d, 4);
+  EXPECT_NE(e.find("field value out of range: pool_k 4 is not one of the max pool stage's "
+                   "windows (2)"),
+            std::string::npos)
+      << e;
+}
+
+/// select's kept pixel must be one the description offers (npu-select offers (0, 0) and
+/// (0, 1); its HAL cannot program another, so the simulator's table offers (0, 0) only).
+TEST(SimArithmetic, PoolSelectOffsetMustBeOffered) {
+  auto t = loadTarget(npucc::test::testTarget("npu-select.json"));
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  CTable table(*t);
+  npucc_target_desc d = *table.get();
+  ASSERT_NE(d.stage_params, nullptr);
+  size_t conv = NPUCC_SPP_BASE + NPUCC_KIND_CONV * NPUCC_SPP_COUNT;
+  EXPECT_EQ(d.stage_params[conv + NPUCC_SPP_KERNELS], 1u << 2);
+  EXPECT_EQ(d.stage_params[conv + NPUCC_SPP_OFFSETS], (1u << 0) | (1u << 1)); // (0, 0), (0, 1)
+  EXPECT_EQ(pooledConv(&d, 2, "npu-select.json", 1), "");
+  std::vector<uint8_t> sp(d.stage_params,
+                          d.stage_params + NPUCC_SPP_BASE + NPUCC_KIND_COUNT * NPUCC_SPP_COUNT);
+  sp[conv + NPUCC_SPP_OFFSETS] = 1u << 0;
+  d.stage_params = sp.data();
+  EXPECT_EQ(pooledConv(&d, 2, "npu-select.json", 0), "");
+  std::string e = pooledConv(&d, 2, "npu-select.json", 1);
+  EXPECT_NE(
+      e.find("field value out of range: pool offset (0, 1) is not one the select stage offers "
+             "([0, 0])"),
+      std::string::npos)
+      << e;
+}
+
 } // namespace

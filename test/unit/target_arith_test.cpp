@@ -255,6 +255,12 @@ TEST(TargetArith, PoolSelectStageKernelsAndOffsets) {
                {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", {{0, 1}, {0, 1}}}}}}),
       "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/1: offset [0, 1] is "
       "listed twice");
+  // The C table carries offsets 0..7 (an 8x8 mask, npucc_desc.h NPUCC_SPP_OFFSETS).
+  EXPECT_EQ(
+      arithErr("conv", {{"pool", {{"stage", "select"}, {"kernels", {9}}, {"offsets", {{0, 8}}}}}}),
+      "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/0/1: offset 8 is beyond "
+      "the simulator's table (offsets are 0..7: the C table's stage_params carries them as an "
+      "8x8 bit mask)");
   EXPECT_EQ(
       arithErr("conv", {{"pool", {{"stage", "select"}, {"kernels", {2}}, {"offsets", {{0}}}}}}),
       "npu.json: error: /compute/operations/conv/arithmetic/pool/offsets/0: expected a "

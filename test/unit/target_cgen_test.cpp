@@ -184,13 +184,13 @@ int main(void) {
 )";
   writeFile(d + "/main.c", main);
   std::string src = std::string(NPUCC_SOURCE_DIR) + "/runtime";
-  std::string cmd = "cc -std=c99 -Wall -Wextra -Werror -pedantic -DNPUCC_HAL_SIM -I'" + d +
-                    "' -I'" + src + "/hal' -I'" + src + "/sim' -I'" + src + "/include' '" + d +
-                    "/main.c' '" + d + "/target.c' '" + src + "/hal/npucc_hal.c' '" + src +
-                    "/hal/npucc_npu.c' '" + src + "/sim/npucc_sim.c' '" + src +
-                    "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mem.c' '" + src +
-                    "/sim/npucc_sim_status.c' '" + src + "/sim/npucc_sim_delivery.c' '" + src +
-                    "/sim/npucc_sim_tables.c' -o '" + d + "/fw'";
+  std::string cmd =
+      "cc -std=c99 -Wall -Wextra -Werror -pedantic -DNPUCC_HAL_SIM -I'" + d + "' -I'" + src +
+      "/hal' -I'" + src + "/sim' -I'" + src + "/include' '" + d + "/main.c' '" + d +
+      "/target.c' '" + src + "/hal/npucc_hal.c' '" + src + "/hal/npucc_npu.c' '" + src +
+      "/sim/npucc_sim.c' '" + src + "/sim/npucc_sim_ops.c' '" + src + "/sim/npucc_sim_mac.c' '" +
+      src + "/sim/npucc_sim_mem.c' '" + src + "/sim/npucc_sim_status.c' '" + src +
+      "/sim/npucc_sim_delivery.c' '" + src + "/sim/npucc_sim_tables.c' -o '" + d + "/fw'";
   ASSERT_EQ(run(cmd), 0);
   EXPECT_EQ(run("'" + d + "/fw'"), 0);
 }

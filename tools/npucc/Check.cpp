@@ -160,9 +160,9 @@ Result<int> checkModel(const CommonCompileFlags &common, const CheckFlags &flags
   if (sim)
     for (const char *f :
          {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
-          "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c", "sim/npucc_sim_tables.c",
-          "hal/npucc_timing.h", "include/npucc_requant.h", "include/npucc_layout.h",
-          "include/npucc_stages.h"}) {
+          "sim/npucc_sim_mac.c", "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c",
+          "sim/npucc_sim_delivery.c", "sim/npucc_sim_tables.c", "hal/npucc_timing.h",
+          "include/npucc_requant.h", "include/npucc_layout.h", "include/npucc_stages.h"}) {
       const std::string *text = codegen::findRuntimeFile(f);
       std::string base = fs::path(f).filename().string();
       if (!text)

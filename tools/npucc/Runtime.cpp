@@ -22,16 +22,15 @@ int runEmitRuntime(const std::string &targetName, const std::string &dir, bool s
   auto t = driver::loadTarget(targetName);
   if (!t)
     return reportError(t.error());
-  std::vector<std::string> names = {"hal/npucc_hal.c",    "hal/npucc_hal.h",
-                                    "hal/npucc_npu.c",    "hal/npucc_npu.h",
-                                    "hal/npucc_desc.h",   "hal/npucc_params.h",
+  std::vector<std::string> names = {"hal/npucc_hal.c",   "hal/npucc_hal.h",  "hal/npucc_npu.c",
+                                    "hal/npucc_npu.h",   "hal/npucc_desc.h", "hal/npucc_params.h",
                                     "hal/npucc_timing.h"};
   if (sim)
     for (const char *s :
          {"sim/npucc_sim.c", "sim/npucc_sim.h", "sim/npucc_sim_internal.h", "sim/npucc_sim_ops.c",
-          "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c", "sim/npucc_sim_delivery.c", "sim/npucc_sim_tables.c",
-          "include/npucc_requant.h", "include/npucc_layout.h",
-          "include/npucc_stages.h"})
+          "sim/npucc_sim_mac.c", "sim/npucc_sim_mem.c", "sim/npucc_sim_status.c",
+          "sim/npucc_sim_delivery.c", "sim/npucc_sim_tables.c", "include/npucc_requant.h",
+          "include/npucc_layout.h", "include/npucc_stages.h"})
       names.push_back(s);
   std::vector<codegen::EmittedFile> files;
   for (const std::string &n : names) {
