@@ -279,38 +279,24 @@ static int check_pool(npucc_sim *s, int idx, int kind, const int64_t *p) {
   return sim_check_pool_lists(s, idx, kind, P(POOL_K), P(POOL_OFF_Y), P(POOL_OFF_X));
 }
 
-/* The max pool stage: the k x k, stride k windows of the computed tile
- * `in` (oh x ow x c in layout al) into `out` ((oh / k) x (ow / k) x c). */
-static void pool_max(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow, int64_t c,
-                     int64_t k, uint8_t *out) {
+/* The fused pool stages: each k x k, stride k window of the computed tile
+ * `in` (oh x ow x c in layout al) into `out` ((oh / k) x (ow / k) x c): its
+ * maximum (max), or its pixel (oy_k, ox_k) when `select` is set. */
+static void pool_stage(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow, int64_t c,
+                       int64_t k, int select, int oy_k, int ox_k, uint8_t *out) {
   int64_t y, x, ch;
   for (ch = 0; ch < c; ++ch) {
     uint64_t o = npucc_alayout_offset(al, oh, ow, c, 0, 0, ch);
     long row = (long)(npucc_alayout_offset(al, oh, ow, c, 1, 0, ch) - o);
     long col = (long)(npucc_alayout_offset(al, oh, ow, c, 0, 1, ch) - o);
     for (y = 0; y < oh / k; ++y)
-      for (x = 0; x < ow / k; ++x)
-        out[npucc_alayout_offset(al, oh / k, ow / k, c, y, x, ch)] = (uint8_t)npucc_stage_pool_max(
-            (const int8_t *)in + npucc_alayout_offset(al, oh, ow, c, y * k, x * k, ch), row, col,
-            (int)k);
-  }
-}
-
-/* The select pool stage: pixel (oy_k, ox_k) of each k x k, stride k window
- * of the computed tile `in` (oh x ow x c in layout al) into `out`. */
-static void pool_select(npucc_alayout al, const uint8_t *in, int64_t oh, int64_t ow, int64_t c,
-                        int64_t k, int oy_k, int ox_k, uint8_t *out) {
-  int64_t y, x, ch;
-  for (ch = 0; ch < c; ++ch) {
-    uint64_t o = npucc_alayout_offset(al, oh, ow, c, 0, 0, ch);
-    long row = (long)(npucc_alayout_offset(al, oh, ow, c, 1, 0, ch) - o);
-    long col = (long)(npucc_alayout_offset(al, oh, ow, c, 0, 1, ch) - o);
-    for (y = 0; y < oh / k; ++y)
-      for (x = 0; x < ow / k; ++x)
+      for (x = 0; x < ow / k; ++x) {
+        const int8_t *win =
+            (const int8_t *)in + npucc_alayout_offset(al, oh, ow, c, y * k, x * k, ch);
         out[npucc_alayout_offset(al, oh / k, ow / k, c, y, x, ch)] =
-            (uint8_t)npucc_stage_pool_select(
-                (const int8_t *)in + npucc_alayout_offset(al, oh, ow, c, y * k, x * k, ch), row,
-                col, oy_k, ox_k);
+            (uint8_t)(select ? npucc_stage_pool_select(win, row, col, oy_k, ox_k)
+                             : npucc_stage_pool_max(win, row, col, (int)k));
+      }
   }
 }
 
@@ -393,11 +379,9 @@ int sim_exec_conv(npucc_sim *s, int idx, int kind, const int64_t *p) {
       free(tmp);
       return sim_fail(s, idx, NPUCC_DEVERR_PROTOCOL, "out of memory");
     }
-    if (npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT)
-      pool_select(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, (int)P(POOL_OFF_Y), (int)P(POOL_OFF_X),
-                  pooled);
-    else
-      pool_max(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk, pooled);
+    pool_stage(al, tmp, P(OUT_H), P(OUT_W), oc_n, pk,
+               npucc_stage_of(s->d->arith, kind, NPUCC_SLOT_POOL) == NPUCC_STAGE_POOL_SELECT,
+               (int)P(POOL_OFF_Y), (int)P(POOL_OFF_X), pooled);
     free(tmp);
     tmp = pooled;
   }
