@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -146,6 +147,34 @@ TwoLayers schedule(const TargetDesc &t, const Layer &a, const Layer &b, bool han
   return r;
 }
 
+/// Runs both schedules on the simulator from the same memory: the hand-off's
+/// run is as estimated, ends with the same (varied) output bytes, leaves the
+/// intermediate's system memory [lo, hi) untouched, and writes `interBytes`
+/// fewer bytes; the runs are returned for the caller's bounds on reads.
+std::pair<test::SimRun, test::SimRun>
+runBoth(const TwoLayers &on, const TwoLayers &off, const TargetDesc &t,
+        const std::vector<uint8_t> &arena0, const std::vector<uint8_t> &consts, uint64_t lo,
+        uint64_t hi, uint64_t interBytes, const std::string &what) {
+  std::vector<uint8_t> memOn = arena0, memOff = arena0, cOn = consts, cOff = consts;
+  test::SimRun rOn = test::runOnSim(on.p, t, memOn, cOn);
+  test::SimRun rOff = test::runOnSim(off.p, t, memOff, cOff);
+  EXPECT_TRUE(rOn.ok) << rOn.error;
+  EXPECT_TRUE(rOff.ok) << rOff.error;
+  if (!rOn.ok || !rOff.ok)
+    return {rOn, rOff};
+  test::expectAsEstimated(rOn, lower::estimateProgram(on.p, t), what);
+  std::vector<uint8_t> outOn(memOn.begin() + long(on.end), memOn.end());
+  std::vector<uint8_t> outOff(memOff.begin() + long(off.end), memOff.end());
+  EXPECT_EQ(outOn, outOff) << what;
+  EXPECT_GT(std::set<uint8_t>(outOn.begin(), outOn.end()).size(), 8u)
+      << what << ": the outputs should vary";
+  // The intermediate stayed in the scratchpad: its arena bytes are untouched.
+  EXPECT_EQ(std::count(memOn.begin() + long(lo), memOn.begin() + long(hi), 0), long(hi - lo))
+      << what << ": the intermediate's system memory was written";
+  EXPECT_EQ(rOn.totals.sys_bytes_written + interBytes, rOff.totals.sys_bytes_written) << what;
+  return {rOn, rOff};
+}
+
 TEST(Handoff, TwoConvsRunToTheSameBytesWithoutTheIntermediateInMemory) {
   TargetDesc t = load("npu-default");
   Layer a = makeLayer(test::sameConv(12, 10, 8, 16, 3));
@@ -175,22 +204,9 @@ TEST(Handoff, TwoConvsRunToTheSameBytesWithoutTheIntermediateInMemory) {
                        uint64_t(ref->offset) < on.end)
               << lir::printInstr(on.p, in);
         }
-  std::vector<uint8_t> memOn = arena0, memOff = arena0, cOn = consts, cOff = consts;
-  test::SimRun rOn = test::runOnSim(on.p, t, memOn, cOn);
-  test::SimRun rOff = test::runOnSim(off.p, t, memOff, cOff);
-  ASSERT_TRUE(rOn.ok) << rOn.error;
-  ASSERT_TRUE(rOff.ok) << rOff.error;
-  test::expectAsEstimated(rOn, lower::estimateProgram(on.p, t), "hand-off");
-  std::vector<uint8_t> outOn(memOn.begin() + long(on.end), memOn.end());
-  std::vector<uint8_t> outOff(memOff.begin() + long(off.end), memOff.end());
-  EXPECT_EQ(outOn, outOff);
-  std::set<uint8_t> distinct(outOn.begin(), outOn.end());
-  EXPECT_GT(distinct.size(), 8u) << "the outputs should vary";
-  // The intermediate stayed in the scratchpad: its arena bytes are untouched.
-  for (uint64_t i = on.mid; i < on.end; ++i)
-    ASSERT_EQ(memOn[i], 0) << i;
   uint64_t interBytes = uint64_t(a.OH * a.OW * a.OC);
-  EXPECT_EQ(rOn.totals.sys_bytes_written + interBytes, rOff.totals.sys_bytes_written);
+  auto [rOn, rOff] = runBoth(on, off, t, arena0, consts, on.mid, on.end, interBytes, "hand-off");
+  ASSERT_TRUE(rOn.ok && rOff.ok);
   // (Without it, B's input tiles re-read their halo rows.)
   EXPECT_GE(rOff.totals.sys_bytes_read, rOn.totals.sys_bytes_read + interBytes);
   EXPECT_LT(rOn.totals.end_cycles, rOff.totals.end_cycles);
@@ -247,19 +263,9 @@ TEST(Handoff, ConvIntoAnEltwiseAddsSecondOperand) {
   RecordLayout rl = recordLayout(a, t, a.OC);
   for (uint64_t i = 0; i < rl.wBytes; ++i)
     consts[rl.wOff + i] = uint8_t(int8_t(int(rng() % 15) - 7));
-  std::vector<uint8_t> memOn = arena0, memOff = arena0, cOn = consts, cOff = consts;
-  test::SimRun rOn = test::runOnSim(on.p, t, memOn, cOn);
-  test::SimRun rOff = test::runOnSim(off.p, t, memOff, cOff);
-  ASSERT_TRUE(rOn.ok) << rOn.error;
-  ASSERT_TRUE(rOff.ok) << rOff.error;
-  test::expectAsEstimated(rOn, lower::estimateProgram(on.p, t), "conv into add");
-  std::vector<uint8_t> outOn(memOn.begin() + long(on.end), memOn.end());
-  std::vector<uint8_t> outOff(memOff.begin() + long(off.end), memOff.end());
-  EXPECT_EQ(outOn, outOff);
-  EXPECT_GT(std::set<uint8_t>(outOn.begin(), outOn.end()).size(), 8u);
-  for (uint64_t i = on.mid; i < on.mid + on.outBytes; ++i) // never stored
-    ASSERT_EQ(memOn[i], 0) << i;
-  EXPECT_EQ(rOn.totals.sys_bytes_written + on.outBytes, rOff.totals.sys_bytes_written);
+  auto [rOn, rOff] = runBoth(on, off, t, arena0, consts, on.mid, on.mid + on.outBytes, on.outBytes,
+                             "conv into add");
+  ASSERT_TRUE(rOn.ok && rOff.ok);
   // (The two schedules may tile the conv differently: its halo re-reads differ.)
   EXPECT_GE(rOff.totals.sys_bytes_read, rOn.totals.sys_bytes_read + on.outBytes);
 }

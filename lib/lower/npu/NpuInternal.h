@@ -206,6 +206,10 @@ struct LayerIo {
   uint64_t recordsOffset = 0;
 };
 
+/// System operands at placeholder addresses (region only), for schedules
+/// that are timed or proven but not emitted.
+LayerIo placeholderIo();
+
 /// The commands of one layer under a tiling, placed at `spm`. Appends `npu`
 /// instructions (tokens from `nextToken`) to `out`; no waits (Waits.cpp).
 Status scheduleLayer(const Layer &l, const target::TargetDesc &t, const Tiling &tl,

@@ -154,13 +154,6 @@ Result<Layer> layerOf(const ir::Node &n, const target::TargetDesc &t) {
   return l;
 }
 
-lir::BufferRef placeholderRef(lir::Region r) {
-  lir::BufferRef b;
-  b.region = r;
-  b.dtype = ir::DType::I8;
-  return b;
-}
-
 /// Cycles, then system-memory bytes.
 std::pair<uint64_t, uint64_t> costOf(const Choice &c) {
   return {c.estimate.cycles, c.estimate.sysRead + c.estimate.sysWrite};
@@ -237,12 +230,9 @@ Status NpuLowering::lower(const ir::Node &n, LowerContext &ctx, std::vector<lir:
     avoid.insert(avoid.end(), I.Prev.begin(), I.Prev.end());
     auto a = allocateSpm(I.T, tilingBuffers(l, I.T, c.tiling, hh).requests, l.op.kind, avoid);
     if (a) {
-      LayerIo trialIo;
-      trialIo.in = trialIo.in2 = trialIo.out = placeholderRef(lir::Region::Arena);
-      trialIo.blob = placeholderRef(lir::Region::Const);
       std::vector<lir::Instr> trial;
       int tok = 0;
-      if (scheduleLayer(l, I.T, c.tiling, *a, trialIo, tok, "", trial, hh))
+      if (scheduleLayer(l, I.T, c.tiling, *a, placeholderIo(), tok, "", trial, hh))
         return a.take();
     }
     return c.spm;

@@ -128,6 +128,13 @@ lir::BufferRef placeholder(lir::Region r) {
 
 } // namespace
 
+LayerIo placeholderIo() {
+  LayerIo io;
+  io.in = io.in2 = io.out = placeholder(lir::Region::Arena);
+  io.blob = placeholder(lir::Region::Const);
+  return io;
+}
+
 namespace {
 
 /// The candidates, grouped: one group per (block, loop order, residency),
@@ -213,11 +220,7 @@ struct WorstCase {
 
 Result<Choice> chooseTiling(const Layer &l, const target::TargetDesc &t, const Handoff &h) {
   target::CTable table(t);
-  LayerIo io;
-  io.in = placeholder(lir::Region::Arena);
-  io.in2 = placeholder(lir::Region::Arena);
-  io.out = placeholder(lir::Region::Arena);
-  io.blob = placeholder(lir::Region::Const);
+  LayerIo io = placeholderIo();
   std::vector<Choice> all;
   std::optional<Choice> best;
   WorstCase worst;
@@ -278,11 +281,7 @@ bool npuTilingFits(const target::NpuOp &op, const target::TargetDesc &t, std::st
   // Feasibility only: the first candidate that fits and schedules.
   npu::Layer l = npu::makeLayer(op);
   npu::WorstCase worst;
-  npu::LayerIo io;
-  io.in = npu::placeholder(lir::Region::Arena);
-  io.in2 = npu::placeholder(lir::Region::Arena);
-  io.out = npu::placeholder(lir::Region::Arena);
-  io.blob = npu::placeholder(lir::Region::Const);
+  npu::LayerIo io = npu::placeholderIo();
   for (const auto &group : npu::candidateGroups(l, t))
     for (const npu::Tiling &tl : group) {
       npu::Feasibility f = npu::checkCandidate(l, t, tl);
